@@ -1,0 +1,238 @@
+// Package daemon is lunad's workspace service: the single writer over one
+// workspace's store and the one core that every adapter (the CLI today; the
+// language server and the MCP server later) calls. It joins the pure edit
+// engine (editor) to the git-backed store (gitstore).
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/editor"
+	"github.com/lunad/lunad/gitstore"
+)
+
+// Service serves one workspace.
+type Service struct {
+	store *gitstore.Store
+}
+
+// Open serves the workspace at dir. Returns lunad.ErrNotWorkspace if there is none.
+func Open(dir string, opts gitstore.Options) (*Service, error) {
+	st, err := gitstore.Open(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{store: st}, nil
+}
+
+// Init makes or adopts the workspace at dir and serves it.
+func Init(dir string, opts gitstore.Options) (*Service, gitstore.AdoptReport, error) {
+	st, rep, err := gitstore.Init(dir, opts)
+	if err != nil {
+		return nil, rep, err
+	}
+	return &Service{store: st}, rep, nil
+}
+
+// Close waits for writes in flight and releases the workspace.
+func (s *Service) Close() error { return s.store.Close() }
+
+// Root is the workspace's root directory.
+func (s *Service) Root() string { return s.store.Root() }
+
+// EditRequest is one edit of an artifact. Exactly one of Blocks,
+// BlocksText, Patch or Content (with Rewrite) is used.
+type EditRequest struct {
+	ID         string
+	Blocks     []editor.Block // structured SEARCH/REPLACE pairs
+	BlocksText string         // Aider-style fenced SEARCH/REPLACE text
+	Patch      string         // a unified diff
+	Content    []byte         // whole new content, with Rewrite
+	Rewrite    bool
+	gitstore.Change
+}
+
+// EditResult is a committed edit and where each block matched.
+type EditResult struct {
+	gitstore.Result
+	Matches []editor.Match `json:"matches"`
+}
+
+// matchTrailer records the tiers in a commit trailer (Luna-Match), so an
+// idempotent replay can report them.
+const matchTrailer = "Match"
+
+// Edit applies an edit to an artifact's current content and commits it.
+// Errors: lunad.ErrNotFound, lunad.ErrConflict (base version moved),
+// lunad.ErrNotApplied wrapping the editor's error (no match, ambiguous,
+// already applied), lunad.ErrInvalid (bad blocks, patch or content).
+func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error) {
+	apply, err := req.applier()
+	if err != nil {
+		return EditResult{}, err
+	}
+	var matches []editor.Match
+	res, err := s.store.Edit(ctx, req.ID, req.Change, func(cur []byte) ([]byte, map[string]string, error) {
+		r, err := apply(cur)
+		if err != nil {
+			return nil, nil, classify(err)
+		}
+		matches = r.Matches
+		return r.Content, map[string]string{matchTrailer: tiers(r.Matches)}, nil
+	})
+	if err != nil {
+		return EditResult{}, err
+	}
+	if res.Replayed {
+		matches = nil
+		for i, t := range strings.Split(res.Version.Extra[matchTrailer], ",") {
+			if t != "" {
+				matches = append(matches, editor.Match{Block: i, Tier: editor.Tier(t)})
+			}
+		}
+	}
+	return EditResult{Result: res, Matches: matches}, nil
+}
+
+func (r EditRequest) applier() (func([]byte) (editor.Result, error), error) {
+	n := 0
+	for _, set := range []bool{len(r.Blocks) > 0, r.BlocksText != "", r.Patch != "", r.Rewrite} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("%w: give exactly one of SEARCH/REPLACE blocks, a patch, or new content", lunad.ErrInvalid)
+	}
+	switch {
+	case r.BlocksText != "":
+		blocks, err := editor.ParseBlocks(r.BlocksText)
+		if err != nil {
+			return nil, classify(err)
+		}
+		return func(c []byte) (editor.Result, error) { return editor.ApplyBlocks(c, blocks) }, nil
+	case len(r.Blocks) > 0:
+		return func(c []byte) (editor.Result, error) { return editor.ApplyBlocks(c, r.Blocks) }, nil
+	case r.Patch != "":
+		return func(c []byte) (editor.Result, error) { return editor.ApplyPatch(c, r.Patch) }, nil
+	default:
+		return func(c []byte) (editor.Result, error) { return editor.Rewrite(c, r.Content) }, nil
+	}
+}
+
+// classify marks the editor's input errors as invalid input; match
+// failures stay "not applied".
+func classify(err error) error {
+	for _, e := range []error{editor.ErrBinary, editor.ErrInvalidUTF8, editor.ErrBadBlocks, editor.ErrBadPatch, editor.ErrEmptySearch} {
+		if errors.Is(err, e) {
+			return fmt.Errorf("%w: %w", lunad.ErrInvalid, err)
+		}
+	}
+	return err
+}
+
+func tiers(ms []editor.Match) string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = string(m.Tier)
+	}
+	return strings.Join(out, ",")
+}
+
+// Diff returns a unified diff of an artifact between versions from and to.
+// to 0 means the current version; from 0 means the version before to.
+func (s *Service) Diff(ctx context.Context, id string, from, to int) (string, error) {
+	if to == 0 {
+		a, err := s.store.Artifact(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		to = a.Version
+	}
+	if from == 0 {
+		from = to - 1
+	}
+	if from < 1 {
+		return "", fmt.Errorf("%w: artifact %s has no version before %d", lunad.ErrNotFound, id, to)
+	}
+	a, aa, err := s.store.Read(ctx, id, strconv.Itoa(from))
+	if err != nil {
+		return "", err
+	}
+	b, ba, err := s.store.Read(ctx, id, strconv.Itoa(to))
+	if err != nil {
+		return "", err
+	}
+	return editor.Diff(aa.Path, ba.Path, a, b), nil
+}
+
+// Create adds an artifact.
+func (s *Service) Create(ctx context.Context, spec gitstore.CreateSpec) (gitstore.Result, error) {
+	return s.store.Create(ctx, spec)
+}
+
+// List returns every artifact on the current branch.
+func (s *Service) List(ctx context.Context) ([]lunad.Artifact, error) { return s.store.List(ctx) }
+
+// Artifact returns one artifact by ID or path.
+func (s *Service) Artifact(ctx context.Context, ref string) (lunad.Artifact, error) {
+	return s.store.Artifact(ctx, ref)
+}
+
+// Read returns content at "" (current), a version number or a commit.
+func (s *Service) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error) {
+	return s.store.Read(ctx, ref, at)
+}
+
+// History returns an artifact's versions, or all lunad commits for ref "".
+func (s *Service) History(ctx context.Context, ref string) ([]lunad.Version, error) {
+	return s.store.History(ctx, ref)
+}
+
+// Undo reverts the latest change not yet undone.
+func (s *Service) Undo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
+	return s.store.Undo(ctx, ref, ch)
+}
+
+// Redo reverts the latest undo.
+func (s *Service) Redo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
+	return s.store.Redo(ctx, ref, ch)
+}
+
+// Restore brings back the state of version n.
+func (s *Service) Restore(ctx context.Context, ref string, n int, ch gitstore.Change) (gitstore.Result, error) {
+	return s.store.Restore(ctx, ref, n, ch)
+}
+
+// Move renames an artifact's file.
+func (s *Service) Move(ctx context.Context, ref, path string, ch gitstore.Change) (gitstore.Result, error) {
+	return s.store.Move(ctx, ref, path, ch)
+}
+
+// Archive marks an artifact archived.
+func (s *Service) Archive(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
+	return s.store.Archive(ctx, ref, ch)
+}
+
+// Link records an explicit link.
+func (s *Service) Link(ctx context.Context, src, dst, kind string, ch gitstore.Change) (gitstore.Result, error) {
+	return s.store.Link(ctx, src, dst, kind, ch)
+}
+
+// Branch creates a branch at from ("" = HEAD).
+func (s *Service) Branch(ctx context.Context, name, from string) (lunad.Branch, error) {
+	return s.store.Branch(ctx, name, from)
+}
+
+// Switch checks out a branch.
+func (s *Service) Switch(ctx context.Context, name string) (lunad.Branch, error) {
+	return s.store.Switch(ctx, name)
+}
+
+// Branches lists the branches.
+func (s *Service) Branches(ctx context.Context) ([]lunad.Branch, error) { return s.store.Branches(ctx) }

@@ -1,0 +1,26 @@
+package lunad
+
+import "errors"
+
+// Sentinel errors shared by every package. Callers test them with errors.Is;
+// packages wrap them with %w and add what the user should do. Exit codes and
+// protocol error codes are derived from them only at the edges (cmd/lunad).
+var (
+	// ErrNotWorkspace: the directory is not a lunad workspace (run `lunad init`).
+	ErrNotWorkspace = errors.New("not a lunad workspace")
+	// ErrNotFound: no such artifact, version, commit or branch.
+	ErrNotFound = errors.New("not found")
+	// ErrExists: the artifact path, ID or branch already exists.
+	ErrExists = errors.New("already exists")
+	// ErrInvalid: bad input (a path, a name, content, a flag value).
+	ErrInvalid = errors.New("invalid input")
+	// ErrConflict: the base version of an edit is not the artifact's current version,
+	// or a ref moved underneath a commit.
+	ErrConflict = errors.New("conflict")
+	// ErrNotApplied: an edit could not be applied (no match, ambiguous match, already applied).
+	ErrNotApplied = errors.New("edit did not apply")
+	// ErrLocked: another lunad writer holds the workspace lock.
+	ErrLocked = errors.New("workspace is locked by another writer")
+	// ErrDirty: the working tree has changes that lunad will not overwrite.
+	ErrDirty = errors.New("uncommitted changes in the working tree")
+)

@@ -1,0 +1,220 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/lunad/lunad"
+)
+
+// Group commit. Callers queue operations; the first caller to find no batch
+// running leads: it takes the workspace lock, runs every queued operation
+// in turn (each one its own commit on top of the previous), makes all their
+// objects durable with one round of fsyncs, moves the branch once by
+// compare-and-swap, updates the working tree, and answers every caller.
+// Operations queued meanwhile form the next batch. No goroutine outlives a
+// call.
+
+// Result is what a write returns.
+type Result struct {
+	Artifact lunad.Artifact `json:"artifact"`
+	Version  lunad.Version  `json:"version"`
+	// Replayed is true when an idempotency key matched an earlier edit: the
+	// result is that edit's and nothing was committed.
+	Replayed bool `json:"replayed,omitempty"`
+}
+
+type request struct {
+	op   func(*txn) (Result, error)
+	res  Result
+	err  error
+	done chan struct{}
+}
+
+type writeQueue struct {
+	mu      sync.Mutex
+	pending []*request
+	leading bool
+	idle    sync.Cond
+}
+
+// wait blocks until no batch is running or queued.
+func (q *writeQueue) wait() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.idle.L == nil {
+		q.idle.L = &q.mu
+	}
+	for q.leading || len(q.pending) > 0 {
+		q.idle.Wait()
+	}
+}
+
+// submit runs op in a batch and returns its result.
+func (s *Store) submit(ctx context.Context, op func(*txn) (Result, error)) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	r := &request{op: op, done: make(chan struct{})}
+	q := &s.queue
+	q.mu.Lock()
+	if q.idle.L == nil {
+		q.idle.L = &q.mu
+	}
+	q.pending = append(q.pending, r)
+	lead := !q.leading
+	q.leading = true
+	q.mu.Unlock()
+	if lead {
+		for {
+			q.mu.Lock()
+			batch := q.pending
+			q.pending = nil
+			if len(batch) == 0 {
+				q.leading = false
+				q.idle.Broadcast()
+				q.mu.Unlock()
+				break
+			}
+			q.mu.Unlock()
+			s.runBatch(ctx, batch)
+		}
+	}
+	<-r.done
+	return r.res, r.err
+}
+
+func (s *Store) runBatch(ctx context.Context, batch []*request) {
+	defer func() {
+		for _, r := range batch {
+			close(r.done)
+		}
+	}()
+	fail := func(err error) {
+		for _, r := range batch {
+			if r.err == nil {
+				r.res, r.err = Result{}, err
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		fail(fmt.Errorf("%w: store is closed", lunad.ErrInvalid))
+		return
+	}
+	if err := s.lock.lock(context.WithoutCancel(ctx), s.opts.LockTimeout); err != nil {
+		fail(err)
+		return
+	}
+	defer s.lock.unlock()
+	if err := s.recoverIfForeign(); err != nil {
+		fail(err)
+		return
+	}
+	branch, tip, root, err := s.current()
+	if err != nil {
+		fail(err)
+		return
+	}
+	t := &txn{s: s, branch: branch, start: tip, tip: tip, root: root, startRoot: root, files: map[string]fileChange{}, old: map[string]node{}}
+	for _, r := range batch {
+		mark := t.mark()
+		r.res, r.err = r.op(t)
+		if r.err != nil {
+			t.rollback(mark)
+		}
+	}
+	if t.tip == t.start {
+		return // nothing to commit (all failed, or all replayed)
+	}
+	if err := t.finish(); err != nil {
+		s.hist = nil // rebuilt from the repository on next use
+		s.objs.reset()
+		for _, r := range batch {
+			if r.err == nil && !r.res.Replayed {
+				r.res, r.err = Result{}, err
+			}
+		}
+	}
+}
+
+// txn is one batch's view of the branch as its operations commit.
+type txn struct {
+	s          *Store
+	branch     string
+	start, tip plumbing.Hash // commits
+	startRoot  plumbing.Hash // tree of start
+	root       plumbing.Hash // tree of tip
+	files      map[string]fileChange
+	old        map[string]node // state at start of each touched path (zero hash: absent)
+	entries    []*entry
+}
+
+type txnMark struct {
+	tip, root plumbing.Hash
+	entries   int
+	files     map[string]fileChange
+}
+
+func (t *txn) mark() txnMark {
+	files := make(map[string]fileChange, len(t.files))
+	for k, v := range t.files {
+		files[k] = v
+	}
+	return txnMark{t.tip, t.root, len(t.entries), files}
+}
+
+func (t *txn) rollback(m txnMark) {
+	for len(t.entries) > m.entries {
+		t.s.hist.remove(t.entries[len(t.entries)-1])
+		t.entries = t.entries[:len(t.entries)-1]
+	}
+	t.tip, t.root, t.files = m.tip, m.root, m.files
+	t.s.hist.tip = t.tip
+}
+
+// commit writes one commit on top of the transaction's tip.
+func (t *txn) commit(changes map[string]fileChange, rec record, body string, author Signature, adopted ...string) (*entry, error) {
+	for p, c := range changes {
+		if _, seen := t.old[p]; !seen {
+			n, err := t.s.lookup(t.startRoot, p)
+			if err != nil {
+				n = node{}
+			}
+			t.old[p] = n
+		}
+		t.files[p] = c
+	}
+	root, err := t.s.rewriteTree(t.root, changes)
+	if err != nil {
+		return nil, err
+	}
+	now := t.s.opts.Clock()
+	c := &object.Commit{
+		Author:    object.Signature{Name: author.Name, Email: author.Email, When: now},
+		Committer: object.Signature{Name: "lunad", Email: "lunad@localhost", When: now},
+		Message:   rec.message(body),
+		TreeHash:  root,
+	}
+	if !t.tip.IsZero() {
+		c.ParentHashes = []plumbing.Hash{t.tip}
+	}
+	h, err := t.s.writeCommit(c)
+	if err != nil {
+		return nil, err
+	}
+	e := &entry{Commit: h.String(), Unix: now.Unix(), Author: author.Name, Rec: rec, Lunad: true, Adopted: adopted}
+	if !t.tip.IsZero() {
+		e.Parents = []string{t.tip.String()}
+	}
+	t.tip, t.root = h, root
+	t.entries = append(t.entries, e)
+	t.s.hist.add(e)
+	t.s.hist.tip = h
+	return e, nil
+}

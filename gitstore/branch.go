@@ -1,0 +1,227 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/lunad/lunad"
+)
+
+var badBranch = regexp.MustCompile(`(^[-./])|(\.\.)|(@\{)|([\x00-\x20~^:?*\[\\\x7f])|(\.lock$)|(/$)|(//)|(\.$)|(/\.)`)
+
+func checkBranch(name string) error {
+	if name == "" || len(name) > 200 || badBranch.MatchString(name) || name == "@" || name == "HEAD" {
+		return fmt.Errorf("%w: branch name %q (letters, digits, - _ / and . are fine; no spaces, .., ~ ^ : ? * [ or \\)", lunad.ErrInvalid, name)
+	}
+	return nil
+}
+
+// Branch creates a branch at from (a branch name or commit; "" for HEAD)
+// without switching to it. Returns ErrExists if it exists.
+func (s *Store) Branch(ctx context.Context, name, from string) (lunad.Branch, error) {
+	if err := checkBranch(name); err != nil {
+		return lunad.Branch{}, err
+	}
+	s.queue.wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, tip, _, err := s.current()
+	if err != nil {
+		return lunad.Branch{}, err
+	}
+	at := tip
+	if from != "" {
+		if at, err = s.resolveRev(from); err != nil {
+			return lunad.Branch{}, err
+		}
+	}
+	if at.IsZero() {
+		return lunad.Branch{}, fmt.Errorf("%w: nothing to branch from: the repository has no commits", lunad.ErrInvalid)
+	}
+	err = updateRef(s.gitDir, "refs/heads/"+name, plumbing.ZeroHash, at)
+	if errors.Is(err, lunad.ErrConflict) {
+		return lunad.Branch{}, fmt.Errorf("%w: branch %s", lunad.ErrExists, name)
+	}
+	return lunad.Branch{Name: name, Commit: at.String()}, err
+}
+
+// resolveRev accepts a branch name or a commit.
+func (s *Store) resolveRev(rev string) (plumbing.Hash, error) {
+	if h, err := readRef(s.gitDir, "refs/heads/"+rev); err == nil {
+		return h, nil
+	}
+	h, err := s.resolveCommit(rev)
+	if err != nil {
+		return h, err
+	}
+	if _, err := s.treeOf(h); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
+// Branches lists every branch, marking the current one.
+func (s *Store) Branches(ctx context.Context) ([]lunad.Branch, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	head, _, err := readHead(s.gitDir)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := listBranches(s.gitDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []lunad.Branch
+	for name, h := range refs {
+		out = append(out, lunad.Branch{Name: strings.TrimPrefix(name, "refs/heads/"), Commit: h.String(), Current: name == head})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Switch checks out a branch: HEAD moves and the working tree and index
+// follow. Returns ErrNotFound for an unknown branch and ErrDirty, naming
+// the files, when uncommitted changes would be overwritten.
+func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
+	if err := checkBranch(name); err != nil {
+		return lunad.Branch{}, err
+	}
+	s.queue.wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.lock.lock(ctx, s.opts.LockTimeout); err != nil {
+		return lunad.Branch{}, err
+	}
+	defer s.lock.unlock()
+	if err := s.syncIndexLocked(nil); err != nil {
+		return lunad.Branch{}, err
+	}
+	head, tip, err := readHead(s.gitDir)
+	if err != nil {
+		return lunad.Branch{}, err
+	}
+	ref := "refs/heads/" + name
+	target, err := readRef(s.gitDir, ref)
+	if err != nil {
+		return lunad.Branch{}, fmt.Errorf("%w: branch %s (see `lunad branches`)", lunad.ErrNotFound, name)
+	}
+	from, err := s.treeOf(tip)
+	if err != nil {
+		return lunad.Branch{}, err
+	}
+	to, err := s.treeOf(target)
+	if err != nil {
+		return lunad.Branch{}, err
+	}
+	changed := map[string][2]node{}
+	if err := s.diffTrees(from, to, "", changed); err != nil {
+		return lunad.Branch{}, err
+	}
+	var dirty []string
+	var pending bytes.Buffer
+	for p, ft := range changed {
+		work, _, err := s.workHash(p)
+		if err != nil {
+			return lunad.Branch{}, err
+		}
+		if work != ft[0].hash && work != ft[1].hash {
+			dirty = append(dirty, p)
+		}
+		fmt.Fprintf(&pending, "%s %s %s\n", hashOrDash(ft[0].hash), hashOrDash(ft[1].hash), p)
+	}
+	if len(dirty) > 0 {
+		sort.Strings(dirty)
+		return lunad.Branch{}, fmt.Errorf("%w: switching to %s would overwrite %s; commit them with `lunad edit` or `git commit`, or discard them", lunad.ErrDirty, name, strings.Join(dirty, ", "))
+	}
+	if head == ref {
+		return lunad.Branch{Name: name, Commit: target.String(), Current: true}, nil
+	}
+	// Pending list first, then HEAD, then files: a crash in between is
+	// repaired towards the new HEAD by the pending-list recovery.
+	if err := s.appendPending(pending.Bytes()); err != nil {
+		return lunad.Branch{}, err
+	}
+	if err := writeHead(s.gitDir, ref); err != nil {
+		return lunad.Branch{}, fmt.Errorf("switch: %w", err)
+	}
+	if err := s.syncIndexLocked(nil); err != nil {
+		return lunad.Branch{}, err
+	}
+	if _, _, _, err := s.current(); err != nil {
+		return lunad.Branch{}, err
+	}
+	return lunad.Branch{Name: name, Commit: target.String(), Current: true}, nil
+}
+
+func hashOrDash(h plumbing.Hash) string {
+	if h.IsZero() {
+		return "-"
+	}
+	return h.String()
+}
+
+// diffTrees collects the files that differ between two trees, skipping
+// subtrees with equal hashes.
+func (s *Store) diffTrees(a, b plumbing.Hash, prefix string, out map[string][2]node) error {
+	if a == b {
+		return nil
+	}
+	list := func(h plumbing.Hash) (map[string]node, error) {
+		m := map[string]node{}
+		if h.IsZero() {
+			return m, nil
+		}
+		es, err := s.readTree(h)
+		for _, e := range es {
+			m[e.Name] = node{hash: e.Hash, mode: e.Mode}
+		}
+		return m, err
+	}
+	am, err := list(a)
+	if err != nil {
+		return err
+	}
+	bm, err := list(b)
+	if err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for n := range am {
+		names[n] = true
+	}
+	for n := range bm {
+		names[n] = true
+	}
+	for n := range names {
+		x, y := am[n], bm[n]
+		if x == y {
+			continue
+		}
+		p := prefix + n
+		var xt, yt plumbing.Hash
+		if x.mode == modeDir {
+			xt, x = x.hash, node{}
+		}
+		if y.mode == modeDir {
+			yt, y = y.hash, node{}
+		}
+		if !xt.IsZero() || !yt.IsZero() {
+			if err := s.diffTrees(xt, yt, p+"/", out); err != nil {
+				return err
+			}
+		}
+		if x != y {
+			out[p] = [2]node{x, y}
+		}
+	}
+	return nil
+}
+

@@ -1,0 +1,276 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/lunad/lunad"
+)
+
+// The history index answers "which versions does artifact X have on this
+// branch" and "was idempotency key K used" without walking and diffing
+// commits per query. It is derived from history alone: each commit's
+// provenance is parsed once from its trailers and kept in a cache file
+// (.git/luna/commits, one JSON line per commit, append-only, rebuilt when
+// missing or unreadable); for a given tip the index is the ancestry of the
+// tip, assembled from that cache.
+
+// entry is the cached provenance of one commit.
+type entry struct {
+	Commit  string   `json:"c"`
+	Parents []string `json:"p,omitempty"`
+	Unix    int64    `json:"t"`
+	Author  string   `json:"a"`
+	Rec     record   `json:"r"`
+	Lunad   bool     `json:"l,omitempty"`
+	Adopted []string `json:"ad,omitempty"` // artifacts an adopt commit brought in
+}
+
+func (e *entry) version(id string) lunad.Version {
+	v := lunad.Version{Artifact: id, Number: e.Rec.Version, Commit: e.Commit, Op: e.Rec.Op,
+		Agent: e.Rec.Agent, Message: e.Rec.Subject, Time: time.Unix(e.Unix, 0).UTC(),
+		IdempotencyKey: e.Rec.Key, Extra: e.Rec.Extra}
+	if v.Agent == "" {
+		v.Agent = e.Author
+	}
+	if e.Rec.Op == lunad.OpAdopt {
+		v.Number = 1
+	}
+	return v
+}
+
+// history is the index for one tip.
+type history struct {
+	tip        plumbing.Hash
+	all        []*entry // lunad commits in the tip's ancestry, parents before children
+	byArtifact map[string][]*entry
+	byKey      map[string]*entry
+}
+
+func (h *history) add(e *entry) {
+	if !e.Lunad {
+		return
+	}
+	h.all = append(h.all, e)
+	if e.Rec.Artifact != "" {
+		h.byArtifact[e.Rec.Artifact] = append(h.byArtifact[e.Rec.Artifact], e)
+	}
+	for _, id := range e.Adopted {
+		h.byArtifact[id] = append(h.byArtifact[id], e)
+	}
+	if e.Rec.Key != "" {
+		h.byKey[e.Rec.Key] = e
+	}
+}
+
+// remove undoes add for the most recently added entry.
+func (h *history) remove(e *entry) {
+	if !e.Lunad || len(h.all) == 0 || h.all[len(h.all)-1] != e {
+		return
+	}
+	h.all = h.all[:len(h.all)-1]
+	pop := func(id string) {
+		if es := h.byArtifact[id]; len(es) > 0 && es[len(es)-1] == e {
+			h.byArtifact[id] = es[:len(es)-1]
+		}
+	}
+	pop(e.Rec.Artifact)
+	for _, id := range e.Adopted {
+		pop(id)
+	}
+	if e.Rec.Key != "" && h.byKey[e.Rec.Key] == e {
+		delete(h.byKey, e.Rec.Key)
+	}
+}
+
+// latest returns the newest version entry of an artifact, or nil.
+func (h *history) latest(id string) *entry {
+	es := h.byArtifact[id]
+	if len(es) == 0 {
+		return nil
+	}
+	return es[len(es)-1]
+}
+
+// commitCache is the on-disk cache of commit provenance.
+type commitCache struct {
+	path    string
+	entries map[string]*entry
+}
+
+func loadCommitCache(path string) *commitCache {
+	c := &commitCache{path: path, entries: map[string]*entry{}}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var e entry
+		if json.Unmarshal(sc.Bytes(), &e) == nil && plumbing.IsHash(e.Commit) {
+			c.entries[e.Commit] = &e
+		}
+		// A torn last line (a crash mid-append) is skipped and re-derived.
+	}
+	return c
+}
+
+func (c *commitCache) append(es []*entry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, e := range es {
+		c.entries[e.Commit] = e
+		b, _ := json.Marshal(e)
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	f, err := os.OpenFile(c.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("history cache: %w", err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("history cache: %w", err)
+	}
+	return f.Close()
+}
+
+// buildHistory assembles the index for tip, parsing (and caching) commits
+// the cache does not know yet.
+func (s *Store) buildHistory(tip plumbing.Hash) (*history, error) {
+	h := &history{tip: tip, byArtifact: map[string][]*entry{}, byKey: map[string]*entry{}}
+	if tip.IsZero() {
+		return h, nil
+	}
+	var fresh []*entry
+	// Iterative DFS producing a post-order: parents before children.
+	type frame struct {
+		e    *entry
+		next int
+	}
+	seen := map[string]bool{}
+	get := func(hash string) (*entry, error) {
+		if e, ok := s.cache.entries[hash]; ok {
+			return e, nil
+		}
+		e, err := s.parseCommit(plumbing.NewHash(hash))
+		if err != nil {
+			return nil, err
+		}
+		s.cache.entries[hash] = e
+		fresh = append(fresh, e)
+		return e, nil
+	}
+	root, err := get(tip.String())
+	if err != nil {
+		return nil, err
+	}
+	stack := []frame{{e: root}}
+	seen[root.Commit] = true
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.e.Parents) {
+			p := top.e.Parents[top.next]
+			top.next++
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			pe, err := get(p)
+			if err != nil {
+				return nil, err
+			}
+			stack = append(stack, frame{e: pe})
+			continue
+		}
+		h.add(top.e)
+		stack = stack[:len(stack)-1]
+	}
+	if err := s.cache.append(fresh); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// parseCommit reads one commit's provenance from the object store.
+func (s *Store) parseCommit(hash plumbing.Hash) (*entry, error) {
+	c, err := object.GetCommit(s.stor, hash)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", hash, translate(err))
+	}
+	e := &entry{Commit: hash.String(), Unix: c.Author.When.Unix(), Author: c.Author.Name}
+	for _, p := range c.ParentHashes {
+		e.Parents = append(e.Parents, p.String())
+	}
+	e.Rec, e.Lunad = parseRecord(c.Message)
+	if e.Lunad && e.Rec.Op == lunad.OpAdopt {
+		var parentTree plumbing.Hash
+		if len(c.ParentHashes) > 0 {
+			pc, err := object.GetCommit(s.stor, c.ParentHashes[0])
+			if err != nil {
+				return nil, fmt.Errorf("read commit %s: %w", c.ParentHashes[0], translate(err))
+			}
+			parentTree = pc.TreeHash
+		}
+		before, err := s.listIDs(parentTree)
+		if err != nil {
+			return nil, err
+		}
+		after, err := s.listIDs(c.TreeHash)
+		if err != nil {
+			return nil, err
+		}
+		for id := range after {
+			if !before[id] {
+				e.Adopted = append(e.Adopted, id)
+			}
+		}
+		sort.Strings(e.Adopted)
+	}
+	return e, nil
+}
+
+// listIDs returns the set of artifact IDs whose metadata exists in a tree.
+func (s *Store) listIDs(tree plumbing.Hash) (idSet, error) {
+	set := idSet{}
+	if tree.IsZero() {
+		return set, nil
+	}
+	dir, err := s.lookup(tree, artifactsDir)
+	if err != nil || dir.mode != modeDir {
+		return set, nil
+	}
+	fans, err := s.readTree(dir.hash)
+	if err != nil {
+		return nil, err
+	}
+	for _, fan := range fans {
+		if fan.Mode != modeDir {
+			continue
+		}
+		files, err := s.readTree(fan.Hash)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if id, ok := strings.CutSuffix(f.Name, ".json"); ok {
+				set[id] = true
+			}
+		}
+	}
+	return set, nil
+}
+
+type idSet map[string]bool

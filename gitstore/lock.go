@@ -1,0 +1,74 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lunad/lunad"
+)
+
+// wsLock is the workspace's writer lock: an flock on .git/luna/lock. Every
+// lunad process takes it around each batch of commits, so there is one
+// writer at a time across processes. The kernel drops it when a process
+// dies, so a SIGKILLed writer never leaves the workspace locked.
+type wsLock struct {
+	f *os.File
+}
+
+func openLock(path string) (*wsLock, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace lock: %w", err)
+	}
+	return &wsLock{f: f}, nil
+}
+
+// lock waits up to timeout (and while ctx lives) for the lock. It returns
+// ErrLocked, naming the holder's pid, when the wait runs out.
+func (l *wsLock) lock(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	delay := 200 * time.Microsecond
+	for {
+		err := unix.Flock(int(l.f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			l.f.Truncate(0)
+			l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+			return nil
+		}
+		if err != unix.EWOULDBLOCK && err != unix.EINTR {
+			return fmt.Errorf("lock workspace: %w", err)
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("%w (pid %s) for more than %v; wait for it to finish or stop it", lunad.ErrLocked, l.holder(), timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		if delay < 20*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+func (l *wsLock) holder() string {
+	b := make([]byte, 32)
+	n, _ := l.f.ReadAt(b, 0)
+	if s := strings.TrimSpace(string(b[:n])); s != "" {
+		return s
+	}
+	return "unknown"
+}
+
+func (l *wsLock) unlock() error {
+	return unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+}
+
+func (l *wsLock) close() error { return l.f.Close() }

@@ -1,0 +1,426 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/lunad/lunad"
+)
+
+// CreateSpec describes a new artifact.
+type CreateSpec struct {
+	Title   string
+	Type    string       // "" infers it from Path
+	Path    string       // "" derives it from Title and Type
+	Status  lunad.Status // "" means active
+	Content []byte
+	Change
+}
+
+// Create adds an artifact: its file and its metadata, in one commit.
+// Returns ErrExists if the path is taken, ErrInvalid for a bad path, type,
+// title or content.
+func (s *Store) Create(ctx context.Context, spec CreateSpec) (Result, error) {
+	if err := spec.validate(); err != nil {
+		return Result{}, err
+	}
+	if spec.Status == "" {
+		spec.Status = lunad.StatusActive
+	}
+	if !spec.Status.Valid() {
+		return Result{}, fmt.Errorf("%w: status %q (use active, draft or archived)", lunad.ErrInvalid, spec.Status)
+	}
+	if err := checkTrailerValue("title", spec.Title); err != nil || spec.Title == "" {
+		return Result{}, fmt.Errorf("%w: a title of one line is required", lunad.ErrInvalid)
+	}
+	if spec.Path == "" {
+		if spec.Type == "" {
+			spec.Type = "text/markdown"
+		}
+		spec.Path = slug(spec.Title) + extForType(spec.Type)
+	}
+	if spec.Type == "" {
+		spec.Type = TypeForPath(spec.Path)
+	}
+	if err := checkType(spec.Type); err != nil {
+		return Result{}, err
+	}
+	if err := checkPath(spec.Path); err != nil {
+		return Result{}, err
+	}
+	if err := s.checkContent(spec.Content); err != nil {
+		return Result{}, err
+	}
+	return s.submit(ctx, func(t *txn) (Result, error) {
+		if r, ok, err := t.replay(spec.Change, ""); ok || err != nil {
+			return r, err
+		}
+		if err := t.checkNewPath(spec.Path); err != nil {
+			return Result{}, err
+		}
+		id := s.opts.NewID()
+		if !validID(id) {
+			return Result{}, fmt.Errorf("%w: generated ID %q is not lowercase base32", lunad.ErrInvalid, id)
+		}
+		if _, err := s.lookup(t.root, metaPath(id)); err == nil {
+			return Result{}, fmt.Errorf("%w: artifact ID %s", lunad.ErrExists, id)
+		}
+		m := meta{ID: id, Path: spec.Path, Type: spec.Type, Title: spec.Title, Status: spec.Status}
+		changes, err := t.stage(nil, spec.Content, m)
+		if err != nil {
+			return Result{}, err
+		}
+		sig, agent := s.author(spec.Agent)
+		subj, body := subject("create "+spec.Path, spec.Message)
+		rec := record{Op: lunad.OpCreate, Artifact: id, Version: 1, Agent: agent, Key: spec.IdempotencyKey, Extra: spec.Extra, Subject: subj}
+		e, err := t.commit(changes, rec, body, sig)
+		if err != nil {
+			return Result{}, err
+		}
+		return t.result(id, e)
+	})
+}
+
+// stage writes the blobs for an artifact's new state and returns the tree
+// changes: its content at m.Path (old, if it moved away, is deleted) and its
+// metadata file. content nil keeps the current content.
+func (t *txn) stage(old *meta, content []byte, m meta) (map[string]fileChange, error) {
+	changes := map[string]fileChange{}
+	mode := modeFile
+	if old != nil {
+		if n, err := t.s.lookup(t.root, old.Path); err == nil {
+			mode = n.mode
+			if content == nil {
+				changes[m.Path] = fileChange{hash: n.hash, mode: mode}
+			}
+		}
+		if old.Path != m.Path {
+			changes[old.Path] = fileChange{del: true}
+		}
+		if !bytes.Equal(old.encode(), m.encode()) {
+			if err := t.putMeta(changes, m); err != nil {
+				return nil, err
+			}
+		}
+	} else if err := t.putMeta(changes, m); err != nil {
+		return nil, err
+	}
+	if content != nil {
+		h, err := t.s.objs.write(plumbing.BlobObject, content)
+		if err != nil {
+			return nil, err
+		}
+		changes[m.Path] = fileChange{hash: h, mode: mode}
+	}
+	return changes, nil
+}
+
+func (t *txn) putMeta(changes map[string]fileChange, m meta) error {
+	h, err := t.s.objs.write(plumbing.BlobObject, m.encode())
+	if err != nil {
+		return err
+	}
+	changes[metaPath(m.ID)] = fileChange{hash: h, mode: modeFile}
+	return nil
+}
+
+// Edit changes an artifact's content. apply receives the current content
+// and returns the new one, plus trailers to record (e.g. the match tier).
+// Changes a person left in the file are committed first as the human's
+// edit. Returns ErrNotFound, ErrConflict (base version moved),
+// ErrNotApplied (apply failed, wrapped, or changed nothing), ErrInvalid (bad
+// content, or an apply error that already wraps ErrInvalid).
+func (s *Store) Edit(ctx context.Context, ref string, ch Change, apply func(current []byte) ([]byte, map[string]string, error)) (Result, error) {
+	if err := ch.validate(); err != nil {
+		return Result{}, err
+	}
+	return s.submit(ctx, func(t *txn) (Result, error) {
+		id, m, err := t.resolve(ref)
+		if err != nil {
+			return Result{}, err
+		}
+		if r, ok, err := t.replay(ch, id); ok || err != nil {
+			return r, err
+		}
+		if err := t.checkWorkPath(m.Path); err != nil {
+			return Result{}, err
+		}
+		if err := t.commitHumanChanges(id, m); err != nil {
+			return Result{}, err
+		}
+		if err := t.checkBase(id, ch.BaseVersion); err != nil {
+			return Result{}, err
+		}
+		cur, _, err := s.readFile(t.root, m.Path)
+		if err != nil {
+			return Result{}, err
+		}
+		out, extra, err := apply(cur)
+		if err != nil && !errors.Is(err, lunad.ErrInvalid) {
+			err = fmt.Errorf("%w: %w", lunad.ErrNotApplied, err)
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		if bytes.Equal(out, cur) {
+			return Result{}, fmt.Errorf("%w: the edit changes nothing in %s", lunad.ErrNotApplied, m.Path)
+		}
+		if err := s.checkContent(out); err != nil {
+			return Result{}, err
+		}
+		changes, err := t.stage(&m, out, m)
+		if err != nil {
+			return Result{}, err
+		}
+		for k, v := range ch.Extra {
+			if extra == nil {
+				extra = map[string]string{}
+			}
+			extra[k] = v
+		}
+		return t.commitOp(id, lunad.OpEdit, "edit "+m.Path, ch, extra, 0, changes)
+	})
+}
+
+// commitOp commits one operation on an artifact with its provenance.
+func (t *txn) commitOp(id string, op lunad.Op, what string, ch Change, extra map[string]string, target int, changes map[string]fileChange) (Result, error) {
+	sig, agent := t.s.author(ch.Agent)
+	subj, body := subject(what, ch.Message)
+	rec := record{Op: op, Artifact: id, Version: t.s.latestVersion(id) + 1, Agent: agent,
+		Key: ch.IdempotencyKey, Target: target, Extra: extra, Subject: subj}
+	e, err := t.commit(changes, rec, body, sig)
+	if err != nil {
+		return Result{}, err
+	}
+	return t.result(id, e)
+}
+
+// update runs a metadata change on an artifact: fn edits the metadata.
+func (s *Store) update(ctx context.Context, ref string, ch Change, op lunad.Op, fn func(t *txn, m *meta) (string, error)) (Result, error) {
+	if err := ch.validate(); err != nil {
+		return Result{}, err
+	}
+	return s.submit(ctx, func(t *txn) (Result, error) {
+		id, m, err := t.resolve(ref)
+		if err != nil {
+			return Result{}, err
+		}
+		if r, ok, err := t.replay(ch, id); ok || err != nil {
+			return r, err
+		}
+		if err := t.commitHumanChanges(id, m); err != nil {
+			return Result{}, err
+		}
+		if err := t.checkBase(id, ch.BaseVersion); err != nil {
+			return Result{}, err
+		}
+		next := m
+		next.Links = append([]lunad.Link(nil), m.Links...)
+		what, err := fn(t, &next)
+		if err != nil {
+			return Result{}, err
+		}
+		changes, err := t.stage(&m, nil, next)
+		if err != nil {
+			return Result{}, err
+		}
+		return t.commitOp(id, op, what, ch, ch.Extra, 0, changes)
+	})
+}
+
+// Move renames an artifact's file; its ID stays. Returns ErrExists if the
+// new path is taken, ErrInvalid for a bad path.
+func (s *Store) Move(ctx context.Context, ref, newPath string, ch Change) (Result, error) {
+	if err := checkPath(newPath); err != nil {
+		return Result{}, err
+	}
+	return s.update(ctx, ref, ch, lunad.OpMove, func(t *txn, m *meta) (string, error) {
+		if m.Path == newPath {
+			return "", fmt.Errorf("%w: artifact %s is already at %s", lunad.ErrInvalid, m.ID, newPath)
+		}
+		if err := t.checkNewPath(newPath); err != nil {
+			return "", err
+		}
+		what := "move " + m.Path + " to " + newPath
+		m.Path = newPath
+		return what, nil
+	})
+}
+
+// Archive sets an artifact's status to archived; its file stays readable.
+func (s *Store) Archive(ctx context.Context, ref string, ch Change) (Result, error) {
+	return s.update(ctx, ref, ch, lunad.OpArchive, func(t *txn, m *meta) (string, error) {
+		if m.Status == lunad.StatusArchived {
+			return "", fmt.Errorf("%w: artifact %s is already archived", lunad.ErrInvalid, m.ID)
+		}
+		m.Status = lunad.StatusArchived
+		return "archive " + m.Path, nil
+	})
+}
+
+var linkKind = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
+
+// Link records an explicit link from src to dst. Returns ErrNotFound if
+// either is unknown, ErrExists if the link exists.
+func (s *Store) Link(ctx context.Context, src, dst, kind string, ch Change) (Result, error) {
+	if kind == "" {
+		kind = "references"
+	}
+	if !linkKind.MatchString(kind) {
+		return Result{}, fmt.Errorf("%w: link kind %q (use lowercase words like depends_on)", lunad.ErrInvalid, kind)
+	}
+	return s.update(ctx, src, ch, lunad.OpLink, func(t *txn, m *meta) (string, error) {
+		to, _, err := t.resolve(dst)
+		if err != nil {
+			return "", err
+		}
+		if to == m.ID {
+			return "", fmt.Errorf("%w: an artifact cannot link to itself", lunad.ErrInvalid)
+		}
+		for _, l := range m.Links {
+			if l.To == to && l.Kind == kind {
+				return "", fmt.Errorf("%w: %s already links to %s (%s)", lunad.ErrExists, m.ID, to, kind)
+			}
+		}
+		m.Links = append(m.Links, lunad.Link{To: to, Kind: kind})
+		return "link " + m.Path + " " + kind + " " + to, nil
+	})
+}
+
+// Undo reverts the most recent change to an artifact that is not undone
+// yet, as a new commit; repeated undos walk further back. Returns
+// ErrInvalid when there is nothing to undo.
+func (s *Store) Undo(ctx context.Context, ref string, ch Change) (Result, error) {
+	return s.revert(ctx, ref, ch, lunad.OpUndo)
+}
+
+// Redo reverts the most recent undo (an undo of an undo), across sessions:
+// the stack is derived from history. Returns ErrInvalid when there is
+// nothing to redo.
+func (s *Store) Redo(ctx context.Context, ref string, ch Change) (Result, error) {
+	return s.revert(ctx, ref, ch, lunad.OpRedo)
+}
+
+// Restore brings back the state (content and metadata) of version n as a
+// new version. Returns ErrNotFound for an unknown version.
+func (s *Store) Restore(ctx context.Context, ref string, n int, ch Change) (Result, error) {
+	if err := ch.validate(); err != nil {
+		return Result{}, err
+	}
+	return s.submit(ctx, func(t *txn) (Result, error) {
+		return t.restoreTo(ref, ch, lunad.OpRestore, func(id string) (int, error) {
+			if t.s.versionEntry(id, n) == nil {
+				return 0, fmt.Errorf("%w: artifact %s has no version %d", lunad.ErrNotFound, id, n)
+			}
+			return n, nil
+		})
+	})
+}
+
+func (s *Store) revert(ctx context.Context, ref string, ch Change, op lunad.Op) (Result, error) {
+	if err := ch.validate(); err != nil {
+		return Result{}, err
+	}
+	return s.submit(ctx, func(t *txn) (Result, error) {
+		return t.restoreTo(ref, ch, op, func(id string) (int, error) {
+			applied, redo := t.s.undoStacks(id)
+			if op == lunad.OpUndo {
+				if len(applied) < 2 {
+					return 0, fmt.Errorf("%w: nothing to undo for %s: it is at its first state (archive it to retire it)", lunad.ErrInvalid, id)
+				}
+				return applied[len(applied)-1] - 1, nil
+			}
+			if len(redo) == 0 {
+				return 0, fmt.Errorf("%w: nothing to redo for %s", lunad.ErrInvalid, id)
+			}
+			return redo[len(redo)-1], nil
+		})
+	})
+}
+
+// undoStacks replays an artifact's history: versions applied (whose undo
+// is possible) and versions undone (whose redo is possible).
+func (s *Store) undoStacks(id string) (applied, redo []int) {
+	for _, e := range s.hist.byArtifact[id] {
+		v := e.version(id)
+		switch v.Op {
+		case lunad.OpUndo:
+			if len(applied) > 0 {
+				redo = append(redo, applied[len(applied)-1])
+				applied = applied[:len(applied)-1]
+			}
+		case lunad.OpRedo:
+			if len(redo) > 0 {
+				applied = append(applied, redo[len(redo)-1])
+				redo = redo[:len(redo)-1]
+			}
+		default:
+			applied = append(applied, v.Number)
+			redo = nil
+		}
+	}
+	return applied, redo
+}
+
+// restoreTo commits the state of the version pick returns.
+func (t *txn) restoreTo(ref string, ch Change, op lunad.Op, pick func(id string) (int, error)) (Result, error) {
+	id, m, err := t.resolve(ref)
+	if err != nil {
+		return Result{}, err
+	}
+	if r, ok, err := t.replay(ch, id); ok || err != nil {
+		return r, err
+	}
+	if err := t.commitHumanChanges(id, m); err != nil {
+		return Result{}, err
+	}
+	if err := t.checkBase(id, ch.BaseVersion); err != nil {
+		return Result{}, err
+	}
+	n, err := pick(id)
+	if err != nil {
+		return Result{}, err
+	}
+	e := t.s.versionEntry(id, n)
+	if e == nil {
+		return Result{}, fmt.Errorf("%w: artifact %s has no version %d in this branch's history", lunad.ErrNotFound, id, n)
+	}
+	root, err := t.s.treeOf(plumbing.NewHash(e.Commit))
+	if err != nil {
+		return Result{}, err
+	}
+	b, _, err := t.s.readFile(root, metaPath(id))
+	if err != nil {
+		return Result{}, err
+	}
+	want, err := decodeMeta(b)
+	if err != nil {
+		return Result{}, err
+	}
+	content, _, err := t.s.readFile(root, want.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	if want.Path != m.Path {
+		if err := t.checkNewPath(want.Path); err != nil {
+			return Result{}, fmt.Errorf("cannot restore path %s: %w", want.Path, err)
+		}
+	}
+	cur, _, _ := t.s.readFile(t.root, m.Path)
+	if op == lunad.OpRestore && want.Path == m.Path && bytes.Equal(cur, content) && bytes.Equal(want.encode(), m.encode()) {
+		return Result{}, fmt.Errorf("%w: artifact %s already has the state of version %d", lunad.ErrNotApplied, id, n)
+	}
+	changes, err := t.stage(&m, content, want)
+	if err != nil {
+		return Result{}, err
+	}
+	what := strings.Join([]string{string(op), m.Path, "to version", strconv.Itoa(n)}, " ")
+	return t.commitOp(id, op, what, ch, ch.Extra, n, changes)
+}

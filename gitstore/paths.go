@@ -1,0 +1,130 @@
+package gitstore
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/lunad/lunad"
+)
+
+// maxPathLen bounds an artifact path in bytes.
+const maxPathLen = 1024
+
+var gitShortName = regexp.MustCompile(`(?i)^git~[0-9]+$`)
+
+// checkPath validates an artifact path: relative, slash-separated, clean,
+// valid UTF-8 without control characters, outside .git (in any spelling a
+// filesystem might fold to it) and outside lunad's own .luna directory.
+func checkPath(p string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: path %q %s", lunad.ErrInvalid, p, why)
+	}
+	switch {
+	case p == "":
+		return bad("is empty")
+	case len(p) > maxPathLen:
+		return bad(fmt.Sprintf("is longer than %d bytes", maxPathLen))
+	case !utf8.ValidString(p):
+		return bad("is not valid UTF-8")
+	case strings.HasPrefix(p, "/") || filepath.IsAbs(p) || (len(p) > 1 && p[1] == ':'):
+		return bad("is absolute; give a path relative to the workspace root")
+	case strings.Contains(p, `\`):
+		return bad("contains a backslash; use / between directories")
+	}
+	for _, r := range p {
+		if r == 0 || unicode.IsControl(r) {
+			return bad("contains a NUL or control character")
+		}
+	}
+	if path.Clean(p) != p {
+		return bad(fmt.Sprintf("is not clean (did you mean %q?)", path.Clean(p)))
+	}
+	for _, c := range strings.Split(p, "/") {
+		if c == ".." {
+			return bad("leads out of the workspace with ..")
+		}
+		folded := strings.ToLower(strings.TrimRight(c, " ."))
+		if folded == ".git" || gitShortName.MatchString(c) {
+			return bad("points into .git; artifacts cannot live in git's own directory")
+		}
+		if c != strings.TrimRight(c, " .") {
+			return bad("has a component ending in a space or dot")
+		}
+	}
+	if first, _, _ := strings.Cut(p, "/"); strings.EqualFold(strings.TrimRight(first, " ."), ".luna") {
+		return bad("points into .luna, which holds lunad's metadata")
+	}
+	return nil
+}
+
+// typeByExt maps file extensions to artifact types.
+var typeByExt = map[string]string{
+	".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".rst": "text/x-rst",
+	".go": "code/go", ".py": "code/python", ".js": "code/javascript", ".mjs": "code/javascript",
+	".ts": "code/typescript", ".tsx": "code/typescript", ".jsx": "code/javascript", ".rs": "code/rust",
+	".java": "code/java", ".c": "code/c", ".h": "code/c", ".cc": "code/cpp", ".cpp": "code/cpp",
+	".hpp": "code/cpp", ".rb": "code/ruby", ".sh": "code/shell", ".lua": "code/lua",
+	".toml": "config/toml", ".yaml": "config/yaml", ".yml": "config/yaml", ".json": "config/json",
+	".ini": "config/ini", ".html": "text/html", ".css": "text/css", ".sql": "code/sql",
+}
+
+// TypeForPath returns the artifact type lunad infers from a file name:
+// "text/markdown" for .md, "code/python" for .py, "text/plain" otherwise.
+func TypeForPath(p string) string {
+	if t, ok := typeByExt[strings.ToLower(path.Ext(p))]; ok {
+		return t
+	}
+	return "text/plain"
+}
+
+// extForType returns the usual extension of an artifact type, for paths
+// derived from a title.
+func extForType(typ string) string {
+	best := ""
+	for ext, t := range typeByExt {
+		if t == typ && (best == "" || len(ext) < len(best) || (len(ext) == len(best) && ext < best)) {
+			best = ext
+		}
+	}
+	if best == "" {
+		return ".txt"
+	}
+	return best
+}
+
+var typePattern = regexp.MustCompile(`^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9.+-]*$`)
+
+func checkType(t string) error {
+	if !typePattern.MatchString(t) || len(t) > 100 {
+		return fmt.Errorf("%w: type %q is not of the form kind/name (e.g. text/markdown, code/python)", lunad.ErrInvalid, t)
+	}
+	return nil
+}
+
+// slug turns a title into a file name stem.
+func slug(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 60 {
+			break
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if s == "" {
+		s = "untitled"
+	}
+	return s
+}

@@ -1,0 +1,201 @@
+package gitstore
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/lunad/lunad"
+)
+
+// refs reads and updates git refs as git itself lays them out: loose files
+// under the git dir, overridden entries in packed-refs, and HEAD as a
+// symbolic ref.
+
+// head returns the ref HEAD points to (e.g. "refs/heads/main") and the
+// commit it names; the hash is zero on an unborn branch. A detached HEAD
+// returns ErrInvalid: lunad commits only on branches.
+func readHead(gitDir string) (string, plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	name, ok := strings.CutPrefix(s, "ref: ")
+	if !ok {
+		return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached at %.12s; run `lunad switch BRANCH` (or `git switch BRANCH`) first", lunad.ErrInvalid, s)
+	}
+	h, err := readRef(gitDir, name)
+	if errors.Is(err, lunad.ErrNotFound) {
+		return name, plumbing.ZeroHash, nil
+	}
+	return name, h, err
+}
+
+// readRef resolves a full ref name to a commit hash, returning ErrNotFound
+// when it does not exist.
+func readRef(gitDir, name string) (plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(name)))
+	if err == nil {
+		s := strings.TrimSpace(string(b))
+		if plumbing.IsHash(s) {
+			return plumbing.NewHash(s), nil
+		}
+		if target, ok := strings.CutPrefix(s, "ref: "); ok {
+			return readRef(gitDir, target)
+		}
+		// An empty ref file is what an interrupted go-git update leaves
+		// behind; packed-refs may still hold the value.
+	} else if !os.IsNotExist(err) {
+		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
+	}
+	packed, err := readPackedRefs(gitDir)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if h, ok := packed[name]; ok {
+		return h, nil
+	}
+	return plumbing.ZeroHash, fmt.Errorf("%w: ref %s", lunad.ErrNotFound, name)
+}
+
+func readPackedRefs(gitDir string) (map[string]plumbing.Hash, error) {
+	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	defer f.Close()
+	refs := map[string]plumbing.Hash{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		hash, name, ok := strings.Cut(line, " ")
+		if ok && plumbing.IsHash(hash) {
+			refs[name] = plumbing.NewHash(hash)
+		}
+	}
+	return refs, sc.Err()
+}
+
+// listBranches returns every branch under refs/heads, loose or packed.
+func listBranches(gitDir string) (map[string]plumbing.Hash, error) {
+	out := map[string]plumbing.Hash{}
+	packed, err := readPackedRefs(gitDir)
+	if err != nil {
+		return nil, err
+	}
+	for name, h := range packed {
+		if strings.HasPrefix(name, "refs/heads/") {
+			out[name] = h
+		}
+	}
+	root := filepath.Join(gitDir, "refs", "heads")
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return err
+		}
+		rel, _ := filepath.Rel(gitDir, p)
+		name := filepath.ToSlash(rel)
+		if h, err := readRef(gitDir, name); err == nil {
+			out[name] = h
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("list branches: %w", err)
+	}
+	return out, nil
+}
+
+// updateRef moves ref name from old to new with compare-and-swap, durably:
+// it takes git's "<ref>.lock" (so git and lunad exclude each other), checks
+// the current value, writes and fsyncs the lock file, renames it over the
+// ref and fsyncs the directory. old is the zero hash when the ref must not
+// exist yet. Returns ErrConflict when the ref moved, ErrLocked when git holds
+// the lock.
+func updateRef(gitDir, name string, old, new plumbing.Hash) error {
+	path := filepath.Join(gitDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		if os.IsExist(err) {
+			return fmt.Errorf("%w: %s.lock exists (a git command is running, or one crashed: remove the file if no git process is running)", lunad.ErrLocked, path)
+		}
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			lock.Close()
+			os.Remove(lock.Name())
+		}
+	}()
+	cur, err := readRef(gitDir, name)
+	if errors.Is(err, lunad.ErrNotFound) {
+		cur = plumbing.ZeroHash
+	} else if err != nil {
+		return err
+	}
+	if cur != old {
+		return fmt.Errorf("%w: %s is at %.12s, expected %.12s", lunad.ErrConflict, name, cur, old)
+	}
+	if _, err := lock.Write([]byte(new.String() + "\n")); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	if err := lock.Sync(); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	if err := lock.Close(); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	if err := os.Rename(lock.Name(), path); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	committed = true
+	if err := syncPath(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	return nil
+}
+
+// writeHead points HEAD at a branch, durably.
+func writeHead(gitDir, branch string) error {
+	return writeFileDurable(filepath.Join(gitDir, "HEAD"), []byte("ref: "+branch+"\n"))
+}
+
+// writeFileDurable replaces name with data through a fsynced temp file.
+func writeFileDurable(name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name))
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		return err
+	}
+	return syncPath(filepath.Dir(name))
+}

@@ -1,0 +1,253 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/lunad/lunad"
+)
+
+// Signature names the author of a commit.
+type Signature struct {
+	Name  string
+	Email string
+}
+
+// Options configure a Store. Zero values take the defaults.
+type Options struct {
+	// Clock stamps commits (default time.Now). Inject a fixed clock for
+	// reproducible commit hashes.
+	Clock func() time.Time
+	// NewID makes artifact IDs (default: 8 random base32 characters).
+	NewID func() string
+	// Human is the author of edits that name no agent and of changes found
+	// in the working tree (default: git's user.name/user.email, else "lunad user").
+	Human Signature
+	// LockTimeout bounds the wait for another lunad writer (default 10s).
+	LockTimeout time.Duration
+	// IndexSyncDelay defers updating .git/index until the store has been
+	// idle this long (default 0: at Close only). The index is a cache; git
+	// status is clean once it is synced.
+	IndexSyncDelay time.Duration
+	// MaxContent caps an artifact's size in bytes (default 8 MiB).
+	MaxContent int
+}
+
+const defaultMaxContent = 8 << 20
+
+// Store is a lunad workspace: a git repository whose tracked text files are
+// artifacts. It is safe for concurrent use; all access to the repository
+// goes through it.
+type Store struct {
+	root, gitDir, lunaDir string
+	opts                  Options
+
+	mu    sync.Mutex // guards everything below, and the repository
+	stor  *filesystem.Storage
+	objs  *objectWriter
+	lock  *wsLock
+	cache *commitCache
+	hist  *history
+
+	queue       writeQueue
+	pendingSize int64 // size of the pending list as this store last wrote or cleared it
+	idx      indexSyncer
+	closed   bool
+	closeErr error
+}
+
+// Open opens the workspace at dir (its root or any directory below it).
+// It returns ErrNotWorkspace if dir is not in a git repository or the
+// repository was never initialised with lunad.
+func Open(dir string, opts Options) (*Store, error) {
+	s, err := openRepo(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, tip, err := readHead(s.gitDir)
+	if err == nil && tip.IsZero() {
+		err = fmt.Errorf("%w: %s has no commits; run `lunad init`", lunad.ErrNotWorkspace, s.root)
+	}
+	if err == nil {
+		root, terr := s.treeOf(tip)
+		if terr != nil {
+			err = terr
+		} else if _, lerr := s.lookup(root, workspaceFile); lerr != nil {
+			err = fmt.Errorf("%w: %s is a git repository but not a lunad workspace; run `lunad init` to adopt it", lunad.ErrNotWorkspace, s.root)
+		}
+	}
+	if err == nil {
+		err = s.recover()
+	}
+	if err != nil {
+		s.lock.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openRepo finds the repository and sets the store up, without checking it
+// is a workspace.
+func openRepo(dir string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	root := abs
+	for {
+		if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+			if !fi.IsDir() {
+				return nil, fmt.Errorf("%w: %s/.git is a file (linked worktree or submodule); lunad needs the main checkout", lunad.ErrNotWorkspace, root)
+			}
+			break
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			return nil, fmt.Errorf("%w: no git repository at or above %s; run `lunad init`", lunad.ErrNotWorkspace, abs)
+		}
+		root = parent
+	}
+	s := &Store{root: root, gitDir: filepath.Join(root, ".git"), opts: opts}
+	s.lunaDir = filepath.Join(s.gitDir, "luna")
+	if err := os.MkdirAll(filepath.Join(s.lunaDir, "tmp"), 0o755); err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	s.fillDefaults()
+	if s.lock, err = openLock(filepath.Join(s.lunaDir, "lock")); err != nil {
+		return nil, err
+	}
+	s.reopenStorage()
+	s.objs = newObjectWriter(s.gitDir)
+	s.cache = loadCommitCache(filepath.Join(s.lunaDir, "commits"))
+	return s, nil
+}
+
+func (s *Store) fillDefaults() {
+	o := &s.opts
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = randomID
+	}
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = 10 * time.Second
+	}
+	if o.MaxContent <= 0 {
+		o.MaxContent = defaultMaxContent
+	}
+	if o.Human.Name == "" {
+		o.Human = gitUser(s.gitDir)
+	}
+}
+
+// reopenStorage drops go-git's caches, e.g. after git repacked objects.
+func (s *Store) reopenStorage() {
+	s.stor = filesystem.NewStorageWithOptions(osfs.New(s.gitDir), cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{})
+}
+
+// gitUser reads user.name and user.email from the repository's config, then
+// the global one.
+func gitUser(gitDir string) Signature {
+	sig := Signature{}
+	if b, err := os.ReadFile(filepath.Join(gitDir, "config")); err == nil {
+		if c, err := config.ReadConfig(bytes.NewReader(b)); err == nil {
+			sig = Signature{c.User.Name, c.User.Email}
+		}
+	}
+	if sig.Name == "" {
+		if c, err := config.LoadConfig(config.GlobalScope); err == nil {
+			sig = Signature{c.User.Name, c.User.Email}
+		}
+	}
+	if sig.Name == "" {
+		sig.Name = "lunad user"
+	}
+	if sig.Email == "" {
+		sig.Email = "user@lunad"
+	}
+	return sig
+}
+
+const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+func randomID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	for i := range b {
+		b[i] = idAlphabet[int(b[i])%len(idAlphabet)]
+	}
+	return string(b)
+}
+
+// Root returns the workspace's root directory.
+func (s *Store) Root() string { return s.root }
+
+// Close waits for queued writes, syncs the git index and releases the store.
+func (s *Store) Close() error {
+	s.queue.wait()
+	s.idx.stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return s.closeErr
+	}
+	s.closed = true
+	err := s.syncIndexLocked(context.Background())
+	if cerr := s.lock.close(); err == nil {
+		err = cerr
+	}
+	s.closeErr = err
+	return err
+}
+
+// treeOf returns the root tree of a commit (zero for the zero commit).
+func (s *Store) treeOf(commit plumbing.Hash) (plumbing.Hash, error) {
+	if commit.IsZero() {
+		return plumbing.ZeroHash, nil
+	}
+	c, err := object.GetCommit(s.stor, commit)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// Objects may have been repacked by git since the storage was opened.
+		s.reopenStorage()
+		c, err = object.GetCommit(s.stor, commit)
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", commit, translate(err))
+	}
+	return c.TreeHash, nil
+}
+
+// current returns HEAD's branch, commit and tree, and brings the history
+// index up to date with it. Callers hold s.mu.
+func (s *Store) current() (branch string, tip, root plumbing.Hash, err error) {
+	branch, tip, err = readHead(s.gitDir)
+	if err != nil {
+		return "", tip, root, err
+	}
+	if root, err = s.treeOf(tip); err != nil {
+		return "", tip, root, err
+	}
+	if s.hist == nil || s.hist.tip != tip {
+		if s.hist, err = s.buildHistory(tip); err != nil {
+			return "", tip, root, err
+		}
+	}
+	return branch, tip, root, nil
+}
