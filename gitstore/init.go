@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	git "github.com/go-git/go-git/v5"
+	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lunad/lunad"
@@ -40,7 +40,7 @@ func Init(dir string, opts Options) (*Store, AdoptReport, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, rep, fmt.Errorf("init: %w", err)
 		}
-		if _, err := git.PlainInit(dir, false); err != nil {
+		if _, err := gogit.PlainInit(dir, false); err != nil {
 			return nil, rep, fmt.Errorf("init: git init %s: %w", dir, err)
 		}
 		if err := writeHead(filepath.Join(dir, ".git"), "refs/heads/main"); err != nil {

@@ -17,10 +17,22 @@ const maxPathLen = 1024
 
 var gitShortName = regexp.MustCompile(`(?i)^git~[0-9]+$`)
 
-// checkPath validates an artifact path: relative, slash-separated, clean,
-// valid UTF-8 without control characters, outside .git (in any spelling a
-// filesystem might fold to it) and outside lunad's own .luna directory.
+// checkPath validates an artifact path: a safe repository path (see
+// checkRepoPath) outside lunad's own .luna directory.
 func checkPath(p string) error {
+	if err := checkRepoPath(p); err != nil {
+		return err
+	}
+	if first, _, _ := strings.Cut(p, "/"); strings.EqualFold(strings.TrimRight(first, " ."), ".luna") {
+		return fmt.Errorf("%w: path %q points into .luna, which holds lunad's metadata", lunad.ErrInvalid, p)
+	}
+	return nil
+}
+
+// checkRepoPath validates a path lunad may write in the working tree:
+// relative, slash-separated, clean, valid UTF-8 without control
+// characters, and outside .git in any spelling a filesystem might fold to it.
+func checkRepoPath(p string) error {
 	bad := func(why string) error {
 		return fmt.Errorf("%w: path %q %s", lunad.ErrInvalid, p, why)
 	}
@@ -55,9 +67,6 @@ func checkPath(p string) error {
 		if c != strings.TrimRight(c, " .") {
 			return bad("has a component ending in a space or dot")
 		}
-	}
-	if first, _, _ := strings.Cut(p, "/"); strings.EqualFold(strings.TrimRight(first, " ."), ".luna") {
-		return bad("points into .luna, which holds lunad's metadata")
 	}
 	return nil
 }

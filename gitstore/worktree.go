@@ -98,7 +98,7 @@ func (s *Store) readPending() (map[string]*pendingPath, error) {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		f := strings.SplitN(sc.Text(), " ", 3)
-		if len(f) != 3 || checkPath(f[2]) != nil {
+		if len(f) != 3 || checkRepoPath(f[2]) != nil {
 			continue // a torn line: its batch never moved the ref
 		}
 		pp := out[f[2]]

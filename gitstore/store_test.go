@@ -1,0 +1,77 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lunad/lunad"
+)
+
+func TestCreateEditLog(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	r, err := s.Create(ctx, CreateSpec{Title: "Config notes", Type: "text/markdown", Content: []byte("# Config\n\nparse_config reads TOML.\n"),
+		Change: Change{Agent: "writer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Artifact.ID != "a0000001" || r.Artifact.Path != "config-notes.md" || r.Version.Number != 1 {
+		t.Fatalf("create result %+v", r)
+	}
+	e, err := s.Edit(ctx, "a0000001", Change{Agent: "coder", Message: "say JSON", IdempotencyKey: "k1"}, replace("TOML", "JSON"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Version.Number != 2 || e.Artifact.Version != 2 {
+		t.Fatalf("edit result %+v", e)
+	}
+	checkRepo(t, s)
+	if got := git(t, s.root, "show", "HEAD:config-notes.md"); got != "# Config\n\nparse_config reads JSON.\n" {
+		t.Fatalf("git show: %q", got)
+	}
+	log := git(t, s.root, "log", "--format=%an <%ae>|%s|%(trailers:only,unfold)")
+	want := []string{
+		"coder <coder@agents.lunad>|edit config-notes.md: say JSON|Luna-Artifact: a0000001\nLuna-Op: edit\nLuna-Version: 2\nLuna-Agent: coder\nLuna-Idempotency-Key: k1",
+		"writer <writer@agents.lunad>|create config-notes.md|Luna-Artifact: a0000001\nLuna-Op: create\nLuna-Version: 1\nLuna-Agent: writer",
+		"Ada <ada@example.com>|adopt 0 files as artifacts|Luna-Op: adopt\nLuna-Agent: Ada",
+	}
+	if got := strings.Split(strings.TrimSpace(log), "\n\n"); strings.Join(got, "\n\n") != strings.Join(want, "\n\n") {
+		t.Fatalf("git log:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), strings.Join(want, "\n\n"))
+	}
+	// Replay: same result, no new commit.
+	head := git(t, s.root, "rev-parse", "HEAD")
+	again, err := s.Edit(ctx, "a0000001", Change{Agent: "coder", IdempotencyKey: "k1"}, replace("JSON", "YAML"))
+	if err != nil || !again.Replayed || again.Version.Commit != e.Version.Commit {
+		t.Fatalf("replay: %+v %v", again, err)
+	}
+	if git(t, s.root, "rev-parse", "HEAD") != head {
+		t.Fatal("replay committed")
+	}
+	hist, err := s.History(ctx, "config-notes.md")
+	if err != nil || len(hist) != 2 || hist[1].IdempotencyKey != "k1" || hist[0].Op != lunad.OpCreate {
+		t.Fatalf("history %+v %v", hist, err)
+	}
+	old, a, err := s.Read(ctx, "a0000001", "1")
+	if err != nil || string(old) != "# Config\n\nparse_config reads TOML.\n" || a.Version != 1 {
+		t.Fatalf("read v1: %q %+v %v", old, a, err)
+	}
+	if _, _, err := s.Read(ctx, "a0000001", "9"); !errors.Is(err, lunad.ErrNotFound) {
+		t.Fatalf("read v9: %v", err)
+	}
+}
+
+func TestDeterministicHashes(t *testing.T) {
+	var heads []string
+	for range 2 {
+		s := newStore(t)
+		if _, err := s.Create(context.Background(), CreateSpec{Title: "x", Content: []byte("x\n")}); err != nil {
+			t.Fatal(err)
+		}
+		heads = append(heads, git(t, s.root, "rev-parse", "HEAD"))
+	}
+	if heads[0] != heads[1] {
+		t.Fatalf("same inputs, different commits: %v", heads)
+	}
+}
