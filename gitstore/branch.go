@@ -224,4 +224,3 @@ func (s *Store) diffTrees(a, b plumbing.Hash, prefix string, out map[string][2]n
 	}
 	return nil
 }
-

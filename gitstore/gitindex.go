@@ -191,4 +191,3 @@ func (x *indexSyncer) stop() {
 	x.mu.Unlock()
 	x.running.Wait()
 }
-

@@ -65,9 +65,9 @@ type Store struct {
 
 	queue       writeQueue
 	pendingSize int64 // size of the pending list as this store last wrote or cleared it
-	idx      indexSyncer
-	closed   bool
-	closeErr error
+	idx         indexSyncer
+	closed      bool
+	closeErr    error
 }
 
 // Open opens the workspace at dir (its root or any directory below it).
