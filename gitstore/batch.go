@@ -2,8 +2,10 @@ package gitstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -95,6 +97,7 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		}
 	}()
 	fail := func(err error) {
+		err = diskHint(err)
 		for _, r := range batch {
 			if r.err == nil {
 				r.res, r.err = Result{}, err
@@ -126,6 +129,7 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		mark := t.mark()
 		r.res, r.err = r.op(t)
 		if r.err != nil {
+			r.err = diskHint(r.err)
 			t.rollback(mark)
 		}
 	}
@@ -133,6 +137,7 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		return // nothing to commit (all failed, or all replayed)
 	}
 	if err := t.finish(); err != nil {
+		err = diskHint(err)
 		s.hist = nil // rebuilt from the repository on next use
 		s.objs.reset()
 		for _, r := range batch {
@@ -217,4 +222,17 @@ func (t *txn) commit(changes map[string]fileChange, rec record, body string, aut
 	t.s.hist.add(e)
 	t.s.hist.tip = h
 	return e, nil
+}
+
+// diskHint says what to do about the filesystem errors users meet.
+func diskHint(err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("the disk is full; nothing was committed, free some space and retry: %w", err)
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("the workspace is on a read-only filesystem; nothing was committed: %w", err)
+	case errors.Is(err, syscall.EDQUOT):
+		return fmt.Errorf("the disk quota is exhausted; nothing was committed: %w", err)
+	}
+	return err
 }

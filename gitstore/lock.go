@@ -2,10 +2,12 @@ package gitstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -23,6 +25,11 @@ type wsLock struct {
 
 func openLock(path string) (*wsLock, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil && (errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES)) {
+		// A read-only workspace can still be read; writes fail with a
+		// clear error when they try to write objects.
+		f, err = os.Open(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open workspace lock: %w", err)
 	}

@@ -1,0 +1,42 @@
+# lunad — the two commands a new machine needs:
+#   make run DIR=/path/to/project   make or adopt the workspace at DIR and list its artifacts
+#   make test                       every test (vet, unit, integration, crash, fuzz seeds and short fuzzing)
+
+GO      ?= go
+DIR     ?= $(CURDIR)
+FUZZTIME ?= 10s
+BIN     := bin/lunad
+
+.PHONY: build run test unit fuzz bench quality clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/lunad
+
+run: build
+	./$(BIN) --dir "$(DIR)" init
+	./$(BIN) --dir "$(DIR)" list
+
+test: unit fuzz
+
+unit:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+# Each fuzz target runs briefly; the seeds in testdata/fuzz also run in `unit`.
+fuzz:
+	@set -e; for pkg in ./editor; do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+# Benchmarks: edit quality corpus, commits vs the git CLI. Figures go to docs/benchmarks.md.
+bench: quality
+	$(GO) test ./bench -run '^$$' -bench . -benchtime 1x -timeout 30m
+
+quality:
+	LUNAD_QUALITY_REPORT=1 $(GO) test -count=1 ./editor -run TestEditQuality -v
+
+clean:
+	rm -rf bin
