@@ -135,7 +135,7 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 		if work != ft[0].hash && work != ft[1].hash {
 			dirty = append(dirty, p)
 		}
-		fmt.Fprintf(&pending, "%s %s %s\n", hashOrDash(ft[0].hash), hashOrDash(ft[1].hash), p)
+		s.pendingLine(&pending, ft[0].hash, ft[1].hash, p)
 	}
 	if len(dirty) > 0 {
 		sort.Strings(dirty)
@@ -159,13 +159,6 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 		return lunad.Branch{}, err
 	}
 	return lunad.Branch{Name: name, Commit: target.String(), Current: true}, nil
-}
-
-func hashOrDash(h plumbing.Hash) string {
-	if h.IsZero() {
-		return "-"
-	}
-	return h.String()
 }
 
 // diffTrees collects the files that differ between two trees, skipping

@@ -1,9 +1,11 @@
 package gitstore
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,7 +34,10 @@ func (s *Store) syncIndexLocked(ctx context.Context) error {
 		}
 		defer s.lock.unlock()
 	}
-	pend, err := s.readPending()
+	if err := s.removeDeadLocks(); err != nil {
+		return err
+	}
+	pend, _, err := s.readPending()
 	if err != nil || len(pend) == 0 {
 		return err
 	}
@@ -44,24 +49,10 @@ func (s *Store) syncIndexLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	idx, err := readIndex(s.gitDir)
-	if err != nil {
-		return err
-	}
-	byName := map[string]bool{}
-	for p := range pend {
-		byName[p] = true
-	}
-	kept := idx.Entries[:0]
-	for _, e := range idx.Entries {
-		if !byName[e.Name] {
-			kept = append(kept, e)
-		}
-	}
-	idx.Entries = kept
+	var updates []indexUpdate
 	for p, pp := range pend {
 		head, err := s.lookup(root, p)
-		if err != nil {
+		if err != nil || head.mode == modeDir {
 			head = node{}
 		}
 		work, _, err := s.workHash(p)
@@ -74,46 +65,110 @@ func (s *Store) syncIndexLocked(ctx context.Context) error {
 			}
 			work = head.hash
 		}
-		if head.hash.IsZero() || head.mode == modeDir {
-			continue
-		}
-		e := &index.Entry{Name: p, Hash: head.hash, Mode: head.mode}
-		if work == head.hash {
-			statEntry(e, filepath.Join(s.root, filepath.FromSlash(p)))
-		}
-		idx.Entries = append(idx.Entries, e)
+		updates = append(updates, indexUpdate{path: p, head: head, fresh: work == head.hash})
 	}
-	sort.SliceStable(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
-	idx.Cache = nil // the cached tree hashes no longer hold; git recomputes them
-	if err := writeIndex(s.gitDir, idx); err != nil {
+	if err := s.updateIndex(updates); err != nil {
+		if errors.Is(err, lunad.ErrLocked) {
+			// A git command holds index.lock: the working tree is repaired,
+			// the index follows on the next sync.
+			return nil
+		}
 		return err
 	}
 	if err := os.Truncate(filepath.Join(s.lunaDir, pendingName), 0); err != nil {
 		return fmt.Errorf("pending list: %w", err)
 	}
-	s.pendingSize = 0
 	return nil
 }
 
-func readIndex(gitDir string) (*index.Index, error) {
-	idx := &index.Index{Version: 2}
-	f, err := os.Open(filepath.Join(gitDir, "index"))
-	if os.IsNotExist(err) {
-		return idx, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read git index: %w", err)
-	}
-	defer f.Close()
-	if err := index.NewDecoder(f).Decode(idx); err != nil {
-		return nil, fmt.Errorf("read git index (%v); run `git reset` to rebuild it", err)
-	}
-	return idx, nil
+// indexUpdate sets one path of the index to HEAD's state (head zero:
+// remove it). fresh says the working-tree file holds exactly that blob, so
+// its stat data may be recorded.
+type indexUpdate struct {
+	path  string
+	head  node
+	fresh bool
 }
 
-// writeIndex replaces .git/index through git's index.lock. The index is a
-// cache of HEAD and the working tree, so it is not fsynced.
-func writeIndex(gitDir string, idx *index.Index) error {
+// updateIndex applies updates to .git/index, through the byte-level fast
+// path when it can and go-git otherwise.
+func (s *Store) updateIndex(updates []indexUpdate) error {
+	name := filepath.Join(s.gitDir, "index")
+	b, err := os.ReadFile(name)
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("read git index: %w", err)
+	}
+	x := &rawIndex{version: 2}
+	if len(b) > 0 {
+		x, err = parseRawIndex(b)
+	}
+	if err == nil {
+		drop := map[string]bool{}
+		var set []rawEntry
+		for _, u := range updates {
+			drop[u.path] = true
+			if u.head.hash.IsZero() {
+				continue
+			}
+			full := ""
+			if u.fresh {
+				full = filepath.Join(s.root, filepath.FromSlash(u.path))
+			}
+			set = append(set, newRawEntry(u.path, u.head.hash, u.head.mode, full))
+		}
+		x.patch(drop, set)
+		return replaceIndex(s.gitDir, func(w io.Writer) error {
+			_, err := w.Write(x.encode())
+			return err
+		})
+	}
+	return s.updateIndexGoGit(updates)
+}
+
+func (s *Store) updateIndexGoGit(updates []indexUpdate) error {
+	idx := &index.Index{Version: 2}
+	if f, err := os.Open(filepath.Join(s.gitDir, "index")); err == nil {
+		err = index.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(idx)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("read git index (%v); run `git reset` to rebuild it", err)
+		}
+	}
+	drop := map[string]bool{}
+	for _, u := range updates {
+		drop[u.path] = true
+	}
+	kept := idx.Entries[:0]
+	for _, e := range idx.Entries {
+		if !drop[e.Name] {
+			kept = append(kept, e)
+		}
+	}
+	idx.Entries = kept
+	for _, u := range updates {
+		if u.head.hash.IsZero() {
+			continue
+		}
+		e := &index.Entry{Name: u.path, Hash: u.head.hash, Mode: u.head.mode}
+		if u.fresh {
+			statEntry(e, filepath.Join(s.root, filepath.FromSlash(u.path)))
+		}
+		idx.Entries = append(idx.Entries, e)
+	}
+	sort.SliceStable(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
+	idx.Cache = nil // the cached tree hashes no longer hold; git recomputes them
+	return replaceIndex(s.gitDir, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := index.NewEncoder(bw).Encode(idx); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+// replaceIndex writes a new .git/index through git's index.lock. The index
+// is a cache of HEAD and the working tree, so it is not fsynced.
+func replaceIndex(gitDir string, write func(io.Writer) error) error {
 	name := filepath.Join(gitDir, "index")
 	f, err := os.OpenFile(name+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -122,16 +177,18 @@ func writeIndex(gitDir string, idx *index.Index) error {
 		}
 		return fmt.Errorf("write git index: %w", err)
 	}
-	if err := index.NewEncoder(f).Encode(idx); err != nil {
-		f.Close()
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("write git index: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write git index: %w", err)
-	}
-	return os.Rename(f.Name(), name)
+	return nil
 }
 
 func statEntry(e *index.Entry, name string) {

@@ -21,6 +21,10 @@ import (
 // dies, so a SIGKILLed writer never leaves the workspace locked.
 type wsLock struct {
 	f *os.File
+	// inherited is set when the lock was taken over from a holder that
+	// died holding it: the lock file still named it. Its batch may have
+	// left ref or index locks and pending paths behind.
+	inherited bool
 }
 
 func openLock(path string) (*wsLock, error) {
@@ -44,6 +48,9 @@ func (l *wsLock) lock(ctx context.Context, timeout time.Duration) error {
 	for {
 		err := unix.Flock(int(l.f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 		if err == nil {
+			if l.holder() != "unknown" {
+				l.inherited = true
+			}
 			l.f.Truncate(0)
 			l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 			return nil
@@ -74,7 +81,9 @@ func (l *wsLock) holder() string {
 	return "unknown"
 }
 
+// unlock empties the lock file (a clean release) and releases the lock.
 func (l *wsLock) unlock() error {
+	l.f.Truncate(0)
 	return unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
 }
 

@@ -63,11 +63,11 @@ type Store struct {
 	cache *commitCache
 	hist  *history
 
-	queue       writeQueue
-	pendingSize int64 // size of the pending list as this store last wrote or cleared it
-	idx         indexSyncer
-	closed      bool
-	closeErr    error
+	queue    writeQueue
+	session  string // tags this store's lines in the pending list
+	idx      indexSyncer
+	closed   bool
+	closeErr error
 }
 
 // Open opens the workspace at dir (its root or any directory below it).
@@ -123,7 +123,7 @@ func openRepo(dir string, opts Options) (*Store, error) {
 		}
 		root = parent
 	}
-	s := &Store{root: root, gitDir: filepath.Join(root, ".git"), opts: opts}
+	s := &Store{root: root, gitDir: filepath.Join(root, ".git"), opts: opts, session: randomID()}
 	s.lunaDir = filepath.Join(s.gitDir, "luna")
 	if err := os.MkdirAll(filepath.Join(s.lunaDir, "tmp"), 0o755); err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)

@@ -16,8 +16,10 @@ import (
 // batch changed are written (temp file + rename). Before the ref moves, one
 // line per changed path is appended to .git/luna/pending:
 //
-//	<blob before|-> <blob after|-> <path>
+//	<session> <blob before|-> <blob after|-> <path>
 //
+// where session identifies the Store that wrote it, so that a store can
+// tell the lines other processes left.
 // The pending list serves twice. After a crash between the ref update and
 // the file writes, a file still holding one of the listed states is brought
 // to HEAD's state (anything else is a person's change and is left alone).
@@ -36,14 +38,11 @@ func (t *txn) finish() error {
 	}
 	var buf bytes.Buffer
 	for p, c := range t.files {
-		old, nw := "-", "-"
-		if o := t.old[p]; !o.hash.IsZero() {
-			old = o.hash.String()
+		nw := c.hash
+		if c.del {
+			nw = plumbing.ZeroHash
 		}
-		if !c.del {
-			nw = c.hash.String()
-		}
-		fmt.Fprintf(&buf, "%s %s %s\n", old, nw, p)
+		s.pendingLine(&buf, t.old[p].hash, nw, p)
 	}
 	if err := s.appendPending(buf.Bytes()); err != nil {
 		return err
@@ -77,30 +76,44 @@ func (s *Store) appendPending(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("pending list: %w", err)
 	}
-	s.pendingSize += int64(len(b))
 	return nil
+}
+
+// pendingLine formats one line of the pending list.
+func (s *Store) pendingLine(w *bytes.Buffer, old, new plumbing.Hash, p string) {
+	dash := func(h plumbing.Hash) string {
+		if h.IsZero() {
+			return "-"
+		}
+		return h.String()
+	}
+	fmt.Fprintf(w, "%s %s %s %s\n", s.session, dash(old), dash(new), p)
 }
 
 type pendingPath struct {
 	states map[plumbing.Hash]bool // blobs lunad wrote or replaced here; zero = absent
 }
 
-func (s *Store) readPending() (map[string]*pendingPath, error) {
+// readPending parses the pending list; foreign says whether another Store
+// wrote any of it.
+func (s *Store) readPending() (out map[string]*pendingPath, foreign bool, err error) {
 	b, err := os.ReadFile(filepath.Join(s.lunaDir, pendingName))
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pending list: %w", err)
+		return nil, false, fmt.Errorf("pending list: %w", err)
 	}
-	out := map[string]*pendingPath{}
+	out = map[string]*pendingPath{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), " ", 3)
-		if len(f) != 3 || checkRepoPath(f[2]) != nil {
+		f := strings.SplitN(sc.Text(), " ", 4)
+		if len(f) != 4 || checkRepoPath(f[3]) != nil {
 			continue // a torn line: its batch never moved the ref
 		}
+		foreign = foreign || f[0] != s.session
+		f = f[1:]
 		pp := out[f[2]]
 		if pp == nil {
 			pp = &pendingPath{states: map[plumbing.Hash]bool{}}
@@ -114,7 +127,7 @@ func (s *Store) readPending() (map[string]*pendingPath, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, foreign, nil
 }
 
 // workHash returns the blob hash of a working-tree file, zero if absent.
@@ -174,13 +187,40 @@ func (s *Store) writeWorkFile(p string, c fileChange) error {
 }
 
 // recoverIfForeign runs recovery when another process left pending paths
-// (it crashed, or has not synced its index yet).
+// (it crashed, or could not sync the index), and removes the ref and index
+// locks a lunad process left when it died holding the workspace lock.
+// Callers hold s.mu and the workspace lock.
 func (s *Store) recoverIfForeign() error {
-	fi, err := os.Stat(filepath.Join(s.lunaDir, pendingName))
-	if os.IsNotExist(err) || (err == nil && fi.Size() == s.pendingSize) {
-		return nil
+	if err := s.removeDeadLocks(); err != nil {
+		return err
+	}
+	_, foreign, err := s.readPending()
+	if err != nil || !foreign {
+		return err
 	}
 	return s.syncIndexLocked(nil)
+}
+
+// removeDeadLocks removes the HEAD branch's ref lock and the index lock
+// when the workspace lock was taken over from a lunad process that died
+// holding it: that process made them. (A git command running at that very
+// moment could own them instead; git itself never breaks a lock, lunad only
+// breaks them after a lunad writer died.)
+func (s *Store) removeDeadLocks() error {
+	if !s.lock.inherited {
+		return nil
+	}
+	s.lock.inherited = false
+	names := []string{"index.lock"}
+	if branch, _, err := readHead(s.gitDir); err == nil {
+		names = append(names, filepath.FromSlash(branch)+".lock")
+	}
+	for _, name := range names {
+		if err := os.Remove(filepath.Join(s.gitDir, name)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("remove %s left by a dead writer: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // recover brings every pending path of the working tree to HEAD's state
