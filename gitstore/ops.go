@@ -34,6 +34,9 @@ func (s *Store) Create(ctx context.Context, spec CreateSpec) (Result, error) {
 	if spec.Status == "" {
 		spec.Status = lunad.StatusActive
 	}
+	if spec.Content == nil {
+		spec.Content = []byte{} // an empty artifact still has a file
+	}
 	if !spec.Status.Valid() {
 		return Result{}, fmt.Errorf("%w: status %q (use active, draft or archived)", lunad.ErrInvalid, spec.Status)
 	}

@@ -105,23 +105,9 @@ func Open(dir string, opts Options) (*Store, error) {
 // openRepo finds the repository and sets the store up, without checking it
 // is a workspace.
 func openRepo(dir string, opts Options) (*Store, error) {
-	abs, err := filepath.Abs(dir)
+	root, err := findRoot(dir)
 	if err != nil {
 		return nil, err
-	}
-	root := abs
-	for {
-		if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil {
-			if !fi.IsDir() {
-				return nil, fmt.Errorf("%w: %s/.git is a file (linked worktree or submodule); lunad needs the main checkout", lunad.ErrNotWorkspace, root)
-			}
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			return nil, fmt.Errorf("%w: no git repository at or above %s; run `lunad init`", lunad.ErrNotWorkspace, abs)
-		}
-		root = parent
 	}
 	s := &Store{root: root, gitDir: filepath.Join(root, ".git"), opts: opts, session: randomID()}
 	s.lunaDir = filepath.Join(s.gitDir, "luna")
@@ -136,6 +122,27 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	s.objs = newObjectWriter(s.gitDir)
 	s.cache = loadCommitCache(filepath.Join(s.lunaDir, "commits"))
 	return s, nil
+}
+
+// findRoot returns the root of the git checkout at or above dir.
+func findRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for root := abs; ; {
+		if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+			if !fi.IsDir() {
+				return "", fmt.Errorf("%w: %s/.git is a file (linked worktree or submodule); lunad needs the main checkout", lunad.ErrNotWorkspace, root)
+			}
+			return root, nil
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			return "", fmt.Errorf("%w: no git repository at or above %s; run `lunad init`", lunad.ErrNotWorkspace, abs)
+		}
+		root = parent
+	}
 }
 
 func (s *Store) fillDefaults() {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lunad/lunad"
+)
+
+var cmdBranch = &command{
+	name:    "branch",
+	args:    "NAME [--from REF]",
+	summary: "create a branch (without switching to it)",
+	help:    `REF is a branch name or a commit (default: the current commit). Prints "branch NAME at COMMIT".`,
+	run:     runBranch,
+}
+
+func runBranch(m *Main, ctx context.Context, c *command, args []string) (err error) {
+	fs := m.newFlags(c)
+	from := fs.String("from", "", "start at `ref`, a branch or commit (default: the current commit)")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.nargs(pos, 1, 1); err != nil {
+		return err
+	}
+	svc, err := m.open()
+	if err != nil {
+		return err
+	}
+	defer closeService(svc, &err)
+	b, err := svc.Branch(ctx, pos[0], *from)
+	if err != nil {
+		return err
+	}
+	return m.printBranch("branch", b)
+}
+
+var cmdSwitch = &command{
+	name:    "switch",
+	args:    "NAME",
+	summary: "check out a branch: HEAD and the working tree follow",
+	help: `Refuses (exit 1) when uncommitted changes would be overwritten, naming the
+files. Prints "switched to NAME at COMMIT".`,
+	run: runSwitch,
+}
+
+func runSwitch(m *Main, ctx context.Context, c *command, args []string) (err error) {
+	fs := m.newFlags(c)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.nargs(pos, 1, 1); err != nil {
+		return err
+	}
+	svc, err := m.open()
+	if err != nil {
+		return err
+	}
+	defer closeService(svc, &err)
+	b, err := svc.Switch(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	return m.printBranch("switched to", b)
+}
+
+func (m *Main) printBranch(what string, b lunad.Branch) error {
+	if m.json {
+		return m.printJSON(b)
+	}
+	_, err := fmt.Fprintf(m.Stdout, "%s %s at %s\n", what, b.Name, short(b.Commit))
+	return err
+}
+
+var cmdBranches = &command{
+	name:    "branches",
+	args:    "",
+	summary: "list the branches; * marks the current one",
+	run:     runBranches,
+}
+
+func runBranches(m *Main, ctx context.Context, c *command, args []string) (err error) {
+	fs := m.newFlags(c)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.nargs(pos, 0, 0); err != nil {
+		return err
+	}
+	svc, err := m.open()
+	if err != nil {
+		return err
+	}
+	defer closeService(svc, &err)
+	bs, err := svc.Branches(ctx)
+	if err != nil {
+		return err
+	}
+	if m.json {
+		if bs == nil {
+			bs = []lunad.Branch{}
+		}
+		return m.printJSON(bs)
+	}
+	t := newTable(m.Stdout, "CURRENT", "NAME", "COMMIT")
+	for _, b := range bs {
+		cur := " "
+		if b.Current {
+			cur = "*"
+		}
+		t.row(cur, b.Name, short(b.Commit))
+	}
+	return t.flush()
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/gitstore"
+)
+
+var cmdInit = &command{
+	name:    "init",
+	args:    "",
+	summary: "make a workspace, or adopt the git repository at --dir",
+	help: `
+In a directory without a git repository, init makes one (branch main) with
+a first commit. In an existing repository, every tracked text file becomes
+an artifact in one "adopt" commit on top of the existing history; binary,
+non-UTF-8, oversized files, symlinks and submodules are skipped with a
+reason. Running init again adopts files tracked since.`,
+	run: runInit,
+}
+
+func runInit(m *Main, ctx context.Context, c *command, args []string) (err error) {
+	fs := m.newFlags(c)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.nargs(pos, 0, 0); err != nil {
+		return err
+	}
+	opts, err := m.options()
+	if err != nil {
+		return err
+	}
+	svc, rep, err := daemon.Init(m.workDir(), opts)
+	if err != nil {
+		return err
+	}
+	defer closeService(svc, &err)
+	if m.json {
+		out := initJSON{Root: rep.Root, Created: rep.Created, Adopted: rep.Adopted, Skipped: rep.Skipped}
+		if out.Adopted == nil {
+			out.Adopted = []lunad.Artifact{}
+		}
+		if out.Skipped == nil {
+			out.Skipped = []gitstore.Skipped{}
+		}
+		return m.printJSON(out)
+	}
+	how := "adopted existing repository"
+	if rep.Created {
+		how = "created new repository"
+	}
+	fmt.Fprintf(m.Stdout, "workspace %s (%s)\n", rep.Root, how)
+	fmt.Fprintf(m.Stdout, "adopted %d %s\n", len(rep.Adopted), plural(len(rep.Adopted), "file", "files"))
+	for _, a := range rep.Adopted {
+		fmt.Fprintf(m.Stdout, "  %s  %s\n", a.ID, a.Path)
+	}
+	fmt.Fprintf(m.Stdout, "skipped %d %s\n", len(rep.Skipped), plural(len(rep.Skipped), "file", "files"))
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(m.Stdout, "  %s: %s\n", s.Path, s.Reason)
+	}
+	return nil
+}
+
+// initJSON is init's JSON output; unlike gitstore.AdoptReport it always
+// has both lists.
+type initJSON struct {
+	Root    string             `json:"root"`
+	Created bool               `json:"created"`
+	Adopted []lunad.Artifact   `json:"adopted"`
+	Skipped []gitstore.Skipped `json:"skipped"`
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/gitstore"
+)
+
+// configFile is the workspace's configuration, relative to its root.
+const configFile = ".luna/config.toml"
+
+// Config is the command line's configuration. It is built from
+// DefaultConfig, then the workspace's .luna/config.toml if present, then
+// the environment (LUNAD_LOCK_TIMEOUT, LUNAD_AUTHOR_NAME,
+// LUNAD_AUTHOR_EMAIL), and checked by Validate.
+type Config struct {
+	// LockTimeout bounds the wait for another lunad writer.
+	LockTimeout time.Duration `toml:"lock_timeout"`
+	// MaxContent caps an artifact's size in bytes.
+	MaxContent int `toml:"max_content"`
+	// Author signs edits made without --agent. Empty: git's user.name and
+	// user.email, else "lunad user".
+	Author Author `toml:"author"`
+}
+
+// Author is a person's name and email for commits.
+type Author struct {
+	Name  string `toml:"name"`
+	Email string `toml:"email"`
+}
+
+// DefaultConfig returns the built-in configuration.
+func DefaultConfig() Config {
+	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20}
+}
+
+// maxMaxContent bounds max_content: lunad keeps whole artifacts in memory.
+const maxMaxContent = 1 << 30
+
+// LoadConfig builds the configuration for the workspace at root. getenv
+// reads the environment.
+func LoadConfig(root string, getenv func(string) string) (Config, error) {
+	cfg := DefaultConfig()
+	if err := cfg.loadFile(filepath.Join(root, filepath.FromSlash(configFile))); err != nil {
+		return cfg, err
+	}
+	if err := cfg.loadEnv(getenv); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+func (c *Config) loadFile(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	md, err := toml.Decode(string(b), c)
+	if err != nil {
+		return fmt.Errorf("%w: config %s: %v", lunad.ErrInvalid, path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email)",
+			lunad.ErrInvalid, path, strings.Join(keys, ", "))
+	}
+	return nil
+}
+
+func (c *Config) loadEnv(getenv func(string) string) error {
+	if v := getenv("LUNAD_LOCK_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%w: LUNAD_LOCK_TIMEOUT=%q is not a duration (e.g. 10s, 1m)", lunad.ErrInvalid, v)
+		}
+		c.LockTimeout = d
+	}
+	if v := getenv("LUNAD_AUTHOR_NAME"); v != "" {
+		c.Author.Name = v
+	}
+	if v := getenv("LUNAD_AUTHOR_EMAIL"); v != "" {
+		c.Author.Email = v
+	}
+	return nil
+}
+
+// Validate checks the configuration's values.
+func (c Config) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: config: %s", lunad.ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	if c.LockTimeout <= 0 || c.LockTimeout > 24*time.Hour {
+		return bad("lock_timeout %v must be between 1ns and 24h", c.LockTimeout)
+	}
+	if c.MaxContent <= 0 || c.MaxContent > maxMaxContent {
+		return bad("max_content %d must be between 1 and %d bytes", c.MaxContent, maxMaxContent)
+	}
+	for _, f := range []struct{ what, v string }{{"author.name", c.Author.Name}, {"author.email", c.Author.Email}} {
+		if len(f.v) > 256 || strings.ContainsAny(f.v, "<>") || strings.IndexFunc(f.v, unicode.IsControl) >= 0 || strings.TrimSpace(f.v) != f.v {
+			return bad("%s %q must be one line of at most 256 bytes, without < > or surrounding spaces", f.what, f.v)
+		}
+	}
+	if c.Author.Email != "" && c.Author.Name == "" {
+		return bad("author.email is set but author.name is not (set LUNAD_AUTHOR_NAME or author.name)")
+	}
+	return nil
+}
+
+// Options turns the configuration into store options.
+func (c Config) Options() gitstore.Options {
+	opts := gitstore.Options{LockTimeout: c.LockTimeout, MaxContent: c.MaxContent}
+	if c.Author.Name != "" {
+		opts.Human = gitstore.Signature{Name: c.Author.Name, Email: c.Author.Email}
+		if opts.Human.Email == "" {
+			opts.Human.Email = "user@lunad"
+		}
+	}
+	return opts
+}
+
+// findRoot returns the workspace root for dir: the nearest directory at or
+// above it holding .git, else dir itself.
+func findRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	for d := abs; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs
+		}
+		d = parent
+	}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/lunad/lunad"
+)
+
+// Exit codes. Scripts depend on them; see docs/cli.md.
+const (
+	exitOK         = 0
+	exitError      = 1
+	exitUsage      = 2
+	exitConflict   = 3
+	exitNotApplied = 4
+	exitNotFound   = 5
+)
+
+// UsageError is a bad command line: an unknown command or flag, a missing
+// or extra argument, a malformed value. It exits with code 2.
+type UsageError struct {
+	msg  string
+	hint string // printed on its own line after the message, if set
+}
+
+func (e *UsageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) *UsageError {
+	return &UsageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// errHelpShown reports that a command printed its help on request.
+var errHelpShown = errors.New("help shown")
+
+// ExitCode maps an error to the process exit code. It is the only place
+// that does: every other layer returns lunad's sentinel errors.
+func ExitCode(err error) int {
+	var u *UsageError
+	switch {
+	case err == nil, errors.Is(err, errHelpShown):
+		return exitOK
+	case errors.As(err, &u):
+		return exitUsage
+	case errors.Is(err, lunad.ErrConflict):
+		return exitConflict
+	case errors.Is(err, lunad.ErrNotApplied):
+		return exitNotApplied
+	case errors.Is(err, lunad.ErrNotFound):
+		return exitNotFound
+	default:
+		// ErrInvalid, ErrLocked, ErrDirty, ErrNotWorkspace, ErrExists and
+		// everything else: the message says what to do.
+		return exitError
+	}
+}

@@ -1,0 +1,237 @@
+// Command lunad is the command line of a lunad workspace: a git repository
+// whose tracked text files are artifacts and where every edit is a commit.
+//
+// See docs/cli.md for the commands, their flags, output and exit codes.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"unicode"
+
+	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/editor"
+	"github.com/lunad/lunad/gitstore"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	m := NewMain()
+	err := m.Run(ctx, os.Args[1:])
+	stop()
+	if err != nil {
+		m.reportError(err)
+	}
+	os.Exit(ExitCode(err))
+}
+
+// Main is one invocation of the program. Its fields are the process's
+// environment, so tests can run it in-process.
+type Main struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the environment (default os.Getenv).
+	Getenv func(string) string
+	// Options, when set, adjusts the store options after the configuration
+	// is applied (tests inject a clock and IDs).
+	Options func(*gitstore.Options)
+
+	// Global flags, set before or after the command name.
+	dir     string
+	json    bool
+	stdinBy string            // the flag that consumed stdin, if any
+	opts    *gitstore.Options // loaded once by options
+}
+
+// NewMain returns a Main wired to the process's standard streams.
+func NewMain() *Main {
+	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // synopsis of the arguments, after the name
+	summary string
+	help    string // details shown by --help
+	run     func(m *Main, ctx context.Context, c *command, args []string) error
+}
+
+// commands lists the subcommands in the order help shows them.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		cmdInit, cmdCreate, cmdList, cmdShow, cmdEdit, cmdLog, cmdDiff,
+		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
+		cmdBranch, cmdSwitch, cmdBranches,
+	}
+}
+
+func lookupCommand(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Run parses args (without the program name) and runs the command.
+func (m *Main) Run(ctx context.Context, args []string) error {
+	if m.Getenv == nil {
+		m.Getenv = os.Getenv
+	}
+	// Global flags before the command name.
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" {
+		n, err := m.globalFlag(args, i)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			if isHelp(args[i]) {
+				m.usage(m.Stdout)
+				return nil
+			}
+			return usageErrorf("unknown flag %s before the command (see `lunad help`)", args[i])
+		}
+		i += n
+	}
+	if i == len(args) {
+		return &UsageError{msg: "no command given",
+			hint: "usage: lunad [--dir DIR] [--json] COMMAND [ARGS] [FLAGS]\nRun 'lunad help' for the commands."}
+	}
+	name, rest := args[i], args[i+1:]
+	if name == "help" {
+		return m.help(rest)
+	}
+	c := lookupCommand(name)
+	if c == nil {
+		return usageErrorf("unknown command %q (see `lunad help`)", name)
+	}
+	if err := c.run(m, ctx, c, rest); !errors.Is(err, errHelpShown) {
+		return err
+	}
+	return nil
+}
+
+// globalFlag parses the global flag at args[i], returning how many
+// arguments it took (0 if args[i] is not a global flag).
+func (m *Main) globalFlag(args []string, i int) (int, error) {
+	name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+	if !strings.HasPrefix(args[i], "-") || strings.HasPrefix(args[i], "---") {
+		return 0, nil
+	}
+	switch name {
+	case "dir":
+		if hasValue {
+			m.dir = value
+			return 1, nil
+		}
+		if i+1 >= len(args) {
+			return 0, usageErrorf("flag needs an argument: --dir")
+		}
+		m.dir = args[i+1]
+		return 2, nil
+	case "json":
+		if !hasValue {
+			m.json = true
+			return 1, nil
+		}
+		b, err := parseBool(value)
+		if err != nil {
+			return 0, usageErrorf("invalid value %q for flag --json", value)
+		}
+		m.json = b
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// reportError writes err to stderr: "lunad: " before the first line. A
+// SEARCH text that was not found is followed by the closest lines of the
+// file as "did you mean" hints.
+func (m *Main) reportError(err error) {
+	msg := strings.TrimRight(err.Error(), "\n")
+	var nm *editor.NoMatchError
+	if errors.As(err, &nm) && len(nm.Hints) > 0 {
+		// The message lists the hints too; show them once, in our form.
+		if i := strings.Index(msg, "; the closest lines are"); i >= 0 {
+			msg = msg[:i]
+		} else {
+			msg, _, _ = strings.Cut(msg, "\n")
+		}
+	}
+	fmt.Fprintf(m.Stderr, "lunad: %s\n", msg)
+	if nm != nil && len(nm.Hints) > 0 {
+		first, last := nm.Hints[0].Line, nm.Hints[len(nm.Hints)-1].Line
+		fmt.Fprintf(m.Stderr, "did you mean lines %d-%d (similarity %.2f)?\n", first, last, nm.Score)
+		for _, h := range nm.Hints {
+			fmt.Fprintf(m.Stderr, "%6d | %s\n", h.Line, printable(h.Text))
+		}
+		fmt.Fprintln(m.Stderr, "copy the lines exactly as they are in the file (`lunad show ID`) and try again")
+	}
+	var u *UsageError
+	if errors.As(err, &u) && u.hint != "" {
+		fmt.Fprintln(m.Stderr, u.hint)
+	}
+}
+
+// open serves the workspace at the --dir directory.
+func (m *Main) open() (*daemon.Service, error) {
+	opts, err := m.options()
+	if err != nil {
+		return nil, err
+	}
+	return daemon.Open(m.workDir(), opts)
+}
+
+// workDir is the --dir directory, or the current one.
+func (m *Main) workDir() string {
+	if m.dir == "" {
+		return "."
+	}
+	return m.dir
+}
+
+// options loads the configuration and turns it into store options.
+func (m *Main) options() (gitstore.Options, error) {
+	if m.opts != nil {
+		return *m.opts, nil
+	}
+	cfg, err := LoadConfig(findRoot(m.workDir()), m.Getenv)
+	if err != nil {
+		return gitstore.Options{}, err
+	}
+	opts := cfg.Options()
+	if m.Options != nil {
+		m.Options(&opts)
+	}
+	m.opts = &opts
+	return opts, nil
+}
+
+// closeService closes svc, reporting its error if the command succeeded.
+func closeService(svc *daemon.Service, err *error) {
+	if cerr := svc.Close(); cerr != nil && *err == nil {
+		*err = cerr
+	}
+}
+
+// printable quotes a line of a file for the terminal if it holds control
+// characters (other than tabs).
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/editor"
+	"github.com/lunad/lunad/gitstore"
+)
+
+// printJSON writes v as indented JSON and a newline.
+func (m *Main) printJSON(v any) error {
+	enc := json.NewEncoder(m.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// table writes aligned columns: a header, then rows.
+type table struct {
+	tw *tabwriter.Writer
+}
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		if c == "" {
+			cells[i] = "-"
+		}
+	}
+	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+}
+
+func (t *table) flush() error { return t.tw.Flush() }
+
+// short abbreviates a commit hash for tables and one-line output.
+func short(commit string) string {
+	if len(commit) > 8 {
+		return commit[:8]
+	}
+	return commit
+}
+
+// writeJSON is the JSON form of a write's result (create, undo, redo,
+// restore, mv, archive, link; edit adds its matches).
+type writeJSON struct {
+	ID       string         `json:"id"`
+	Path     string         `json:"path"`
+	Version  int            `json:"version"`
+	Commit   string         `json:"commit"`
+	Op       lunad.Op       `json:"op"`
+	Replayed bool           `json:"replayed"`
+	Artifact lunad.Artifact `json:"artifact"`
+}
+
+type editJSON struct {
+	writeJSON
+	Matches []editor.Match `json:"matches"`
+}
+
+func toWriteJSON(r gitstore.Result) writeJSON {
+	return writeJSON{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit,
+		Op: r.Version.Op, Replayed: r.Replayed, Artifact: r.Artifact}
+}
+
+// printResult prints a write's result: its JSON form, or one line
+// "ID vN COMMIT" (with " replayed" when an idempotency key matched).
+func (m *Main) printResult(r gitstore.Result) error {
+	if m.json {
+		return m.printJSON(toWriteJSON(r))
+	}
+	_, err := fmt.Fprintln(m.Stdout, resultLine(r, ""))
+	return err
+}
+
+func resultLine(r gitstore.Result, tiers string) string {
+	line := fmt.Sprintf("%s v%d %s", r.Artifact.ID, r.Version.Number, short(r.Version.Commit))
+	if tiers != "" {
+		line += " (" + tiers + ")"
+	}
+	if r.Replayed {
+		line += " replayed"
+	}
+	return line
+}
+
+// printEdit prints an edit's result with the tier each block matched by.
+func (m *Main) printEdit(r daemon.EditResult) error {
+	if m.json {
+		ms := r.Matches
+		if ms == nil {
+			ms = []editor.Match{}
+		}
+		return m.printJSON(editJSON{writeJSON: toWriteJSON(r.Result), Matches: ms})
+	}
+	tiers := make([]string, len(r.Matches))
+	for i, mt := range r.Matches {
+		tiers[i] = string(mt.Tier)
+	}
+	_, err := fmt.Fprintln(m.Stdout, resultLine(r.Result, strings.Join(tiers, ", ")))
+	return err
+}
