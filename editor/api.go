@@ -17,6 +17,42 @@ type Block struct {
 }
 
 // Tier names how a SEARCH text was matched, in the order tiers are tried.
+// For each block the first tier that finds any place decides: exactly one
+// place is the match, more than one is an *AmbiguousError (a later tier is
+// never tried, and the first place never wins). All tiers compare whole
+// lines; CRLF and LF line ends are never told apart.
+//
+//   - exact: the SEARCH lines are in the content as they are.
+//   - trailing-whitespace: the same, ignoring spaces, tabs and CRs at line ends.
+//   - indentation: the same, ignoring leading whitespace too, provided one
+//     linear map takes every SEARCH line's indentation to the content's (a
+//     block uniformly under- or over-indented, or written with spaces for
+//     tabs, 2 spaces for 4); new REPLACE lines are re-indented by that map
+//     in the content's style (tabs or spaces). Such a match is ambiguous if
+//     SEARCH, with the right indentation but extra blank lines, fits another
+//     place.
+//   - blank-lines: SEARCH has blank lines the content lacks (around or
+//     inside it); they are dropped, with the REPLACE blank lines that mirror
+//     them, and the non-blank lines are matched by the three rules above.
+//   - elision: SEARCH lines that are just `...` (also `# ...`, `// ...`,
+//     `// ... existing code ...`) stand for any run of lines; the parts
+//     between must be found in order at exactly one set of places, and
+//     REPLACE must have a `...` line at each corresponding place, where
+//     the elided lines are kept.
+//   - fuzzy: a window of as many lines, compared with whitespace runs
+//     collapsed, with an edit-distance similarity of at least 0.95 (and
+//     SEARCH of at least 20 non-space characters), clearly better than any
+//     other window (see fuzzy.go), and indented like SEARCH relative to
+//     itself; a one-character slip matches, a block from another file does
+//     not.
+//
+// Before the fuzzy tier, a SEARCH that was not found but whose REPLACE is in
+// the content exactly once is reported as *AlreadyAppliedError.
+//
+// In every tier, REPLACE lines equal to SEARCH lines (by a line diff of the
+// two) are written as the content has them, byte for byte: a context line
+// keeps its trailing whitespace, its indentation, and (fuzzy) its own
+// spelling where SEARCH had a slip.
 type Tier string
 
 const (
@@ -30,8 +66,10 @@ const (
 	TierRewrite            Tier = "rewrite" // whole-content rewrite
 )
 
-// Match says where one block (or hunk) applied: 1-based line numbers in the
-// original content, inclusive.
+// Match says where one block (or hunk) applied: 1-based line numbers,
+// inclusive, in the content it was applied to (for ApplyBlocks, the result
+// of the blocks before it; for ApplyPatch and Rewrite, the original). A
+// range that replaced no lines (an insertion) has EndLine = StartLine-1.
 type Match struct {
 	Block     int  `json:"block"` // 0-based index of the block or hunk
 	Tier      Tier `json:"tier"`
@@ -39,7 +77,8 @@ type Match struct {
 	EndLine   int  `json:"end_line"`
 }
 
-// Result is the outcome of a successful edit.
+// Result is the outcome of a successful edit. Content never shares memory
+// with the input. On error every function returns the zero Result.
 type Result struct {
 	Content []byte  `json:"-"`
 	Matches []Match `json:"matches"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
 )
 
 var cmdBranch = &command{
@@ -12,29 +13,19 @@ var cmdBranch = &command{
 	args:    "NAME [--from REF]",
 	summary: "create a branch (without switching to it)",
 	help:    `REF is a branch name or a commit (default: the current commit). Prints "branch NAME at COMMIT".`,
-	run:     runBranch,
+	minArgs: 1, maxArgs: 1,
+	run: runBranch,
 }
 
-func runBranch(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
+func runBranch(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	from := fs.String("from", "", "start at `ref`, a branch or commit (default: the current commit)")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.nargs(pos, 1, 1); err != nil {
-		return err
-	}
-	svc, err := m.open()
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
-	b, err := svc.Branch(ctx, pos[0], *from)
-	if err != nil {
-		return err
-	}
-	return m.printBranch("branch", b)
+	return fs.serve(args, func(svc *daemon.Service, pos []string) error {
+		b, err := svc.Branch(ctx, pos[0], *from)
+		if err != nil {
+			return err
+		}
+		return m.printBranch("branch", b)
+	})
 }
 
 var cmdSwitch = &command{
@@ -43,28 +34,18 @@ var cmdSwitch = &command{
 	summary: "check out a branch: HEAD and the working tree follow",
 	help: `Refuses (exit 1) when uncommitted changes would be overwritten, naming the
 files. Prints "switched to NAME at COMMIT".`,
+	minArgs: 1, maxArgs: 1,
 	run: runSwitch,
 }
 
-func runSwitch(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.nargs(pos, 1, 1); err != nil {
-		return err
-	}
-	svc, err := m.open()
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
-	b, err := svc.Switch(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	return m.printBranch("switched to", b)
+func runSwitch(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	return fs.serve(args, func(svc *daemon.Service, pos []string) error {
+		b, err := svc.Switch(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		return m.printBranch("switched to", b)
+	})
 }
 
 func (m *Main) printBranch(what string, b lunad.Branch) error {
@@ -82,37 +63,18 @@ var cmdBranches = &command{
 	run:     runBranches,
 }
 
-func runBranches(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.nargs(pos, 0, 0); err != nil {
-		return err
-	}
-	svc, err := m.open()
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
-	bs, err := svc.Branches(ctx)
-	if err != nil {
-		return err
-	}
-	if m.json {
-		if bs == nil {
-			bs = []lunad.Branch{}
+func runBranches(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	return fs.serve(args, func(svc *daemon.Service, _ []string) error {
+		bs, err := svc.Branches(ctx)
+		if err != nil {
+			return err
 		}
-		return m.printJSON(bs)
-	}
-	t := newTable(m.Stdout, "CURRENT", "NAME", "COMMIT")
-	for _, b := range bs {
-		cur := " "
-		if b.Current {
-			cur = "*"
-		}
-		t.row(cur, b.Name, short(b.Commit))
-	}
-	return t.flush()
+		return printList(m, bs, []string{"CURRENT", "NAME", "COMMIT"}, func(b lunad.Branch) []string {
+			cur := " "
+			if b.Current {
+				cur = "*"
+			}
+			return []string{cur, b.Name, short(b.Commit)}
+		})
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -20,48 +21,40 @@ Content is empty unless --content-file gives it ("-" reads standard input).`,
 	run: runCreate,
 }
 
-func runCreate(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
-	title := fs.String("title", "", "the artifact's `title` (required, one line)")
-	typ := fs.String("type", "", "artifact `type`, kind/name (e.g. text/markdown, code/go)")
-	path := fs.String("path", "", "`path` relative to the workspace root")
+func runCreate(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	var spec gitstore.CreateSpec
+	fs.StringVar(&spec.Title, "title", "", "the artifact's `title` (required, one line)")
+	fs.StringVar(&spec.Type, "type", "", "artifact `type`, kind/name (e.g. text/markdown, code/go)")
+	fs.StringVar(&spec.Path, "path", "", "`path` relative to the workspace root")
 	status := fs.String("status", "", "`status`: active (default), draft or archived")
 	contentFile := fs.String("content-file", "", "read the content from `file` (- for standard input)")
-	ch := fs.changeFlags(false)
-	pos, err := fs.parse(args)
-	if err != nil {
+	fs.changeFlags(&spec.Change, false)
+	if _, err := fs.parse(args); err != nil {
 		return err
 	}
-	if err := fs.nargs(pos, 0, 0); err != nil {
-		return err
-	}
-	if *title == "" {
+	if spec.Title == "" {
 		return fs.usageError("create needs --title")
 	}
+	spec.Status = lunad.Status(*status)
 	opts, err := m.options()
 	if err != nil {
 		return err
 	}
-	content := []byte{} // not nil: gitstore.Create writes no file for nil content
+	spec.Content = []byte{} // not nil: gitstore.Create writes no file for nil content
 	if *contentFile != "" {
-		if content, err = m.readInput("content-file", *contentFile, opts.MaxContent); err != nil {
+		if spec.Content, err = m.readInput("content-file", *contentFile, opts.MaxContent); err != nil {
 			return err
 		}
 	}
-	svc, err := m.open()
-	if err != nil {
+	return m.withService(func(svc *daemon.Service) error {
+		res, err := svc.Create(ctx, spec)
+		if err != nil {
+			return err
+		}
+		if m.json {
+			return m.printJSON(toWriteJSON(res))
+		}
+		_, err = fmt.Fprintln(m.Stdout, res.Artifact.ID)
 		return err
-	}
-	defer closeService(svc, &err)
-	res, err := svc.Create(ctx, gitstore.CreateSpec{
-		Title: *title, Type: *typ, Path: *path, Status: lunad.Status(*status), Content: content, Change: ch.change(),
 	})
-	if err != nil {
-		return err
-	}
-	if m.json {
-		return m.printJSON(toWriteJSON(res))
-	}
-	_, err = fmt.Fprintln(m.Stdout, res.Artifact.ID)
-	return err
 }

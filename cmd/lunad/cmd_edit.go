@@ -26,86 +26,99 @@ elisions, and finally fuzzily; the tier each block matched by is printed:
 Exit code 4 means the edit did not apply (no match, ambiguous, or no change);
 the error names the closest candidates. Exit code 3 means --base-version is
 not the current version: read the artifact again and redo the edit.`,
+	minArgs: 1, maxArgs: 1,
 	run: runEdit,
 }
 
-func runEdit(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
-	searchFile := fs.String("search-file", "", "`file` with the text to find (with --replace-file)")
-	replaceFile := fs.String("replace-file", "", "`file` with the replacement text (with --search-file)")
-	blocksFile := fs.String("blocks-file", "", "`file` with fenced SEARCH/REPLACE blocks")
-	patchFile := fs.String("patch-file", "", "`file` with a unified diff")
-	contentFile := fs.String("content-file", "", "`file` with the whole new content")
-	ch := fs.changeFlags(true)
+func runEdit(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	var f editFiles
+	fs.StringVar(&f.search, "search-file", "", "`file` with the text to find (with --replace-file)")
+	fs.StringVar(&f.replace, "replace-file", "", "`file` with the replacement text (with --search-file)")
+	fs.StringVar(&f.blocks, "blocks-file", "", "`file` with fenced SEARCH/REPLACE blocks")
+	fs.StringVar(&f.patch, "patch-file", "", "`file` with a unified diff")
+	fs.StringVar(&f.content, "content-file", "", "`file` with the whole new content")
+	var req daemon.EditRequest
+	fs.changeFlags(&req.Change, true)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	if err := fs.nargs(pos, 1, 1); err != nil {
+	if err := f.check(fs); err != nil {
 		return err
 	}
-	if (*searchFile == "") != (*replaceFile == "") {
+	req.ID = pos[0]
+	if err := m.readEdit(&req, f); err != nil {
+		return err
+	}
+	return m.withService(func(svc *daemon.Service) error {
+		res, err := svc.Edit(ctx, req)
+		if err != nil {
+			return err
+		}
+		return m.printEdit(res)
+	})
+}
+
+// editFiles are the files edit's flags name: the edit, in one of its kinds.
+type editFiles struct {
+	search, replace, blocks, patch, content string
+}
+
+// check reports a usage error unless f gives exactly one kind of edit.
+func (f editFiles) check(fs *flagSet) error {
+	if (f.search == "") != (f.replace == "") {
 		return fs.usageError("--search-file and --replace-file go together")
 	}
 	kinds := 0
-	for _, f := range []string{*searchFile, *blocksFile, *patchFile, *contentFile} {
-		if f != "" {
+	for _, name := range []string{f.search, f.blocks, f.patch, f.content} {
+		if name != "" {
 			kinds++
 		}
 	}
 	if kinds != 1 {
 		return fs.usageError("give exactly one of --search-file/--replace-file, --blocks-file, --patch-file or --content-file")
 	}
+	return nil
+}
+
+// readEdit reads the edit the files f describe into req.
+func (m *Main) readEdit(req *daemon.EditRequest, f editFiles) error {
 	opts, err := m.options()
 	if err != nil {
 		return err
 	}
 	// Edit descriptions may be larger than the content they edit.
 	limit := 4 * opts.MaxContent
-	req := daemon.EditRequest{ID: pos[0], Change: ch.change()}
 	switch {
-	case *searchFile != "":
-		search, err := m.readInput("search-file", *searchFile, limit)
+	case f.search != "":
+		search, err := m.readInput("search-file", f.search, limit)
 		if err != nil {
 			return err
 		}
-		replace, err := m.readInput("replace-file", *replaceFile, limit)
+		replace, err := m.readInput("replace-file", f.replace, limit)
 		if err != nil {
 			return err
 		}
 		req.Blocks = []editor.Block{{Search: string(search), Replace: string(replace)}}
-	case *blocksFile != "":
-		b, err := m.readInput("blocks-file", *blocksFile, limit)
-		if err != nil {
-			return err
-		}
-		if len(b) == 0 {
-			return fmt.Errorf("%w: --blocks-file %s is empty", lunad.ErrInvalid, *blocksFile)
-		}
-		req.BlocksText = string(b)
-	case *patchFile != "":
-		b, err := m.readInput("patch-file", *patchFile, limit)
-		if err != nil {
-			return err
-		}
-		if len(b) == 0 {
-			return fmt.Errorf("%w: --patch-file %s is empty", lunad.ErrInvalid, *patchFile)
-		}
-		req.Patch = string(b)
+	case f.blocks != "":
+		req.BlocksText, err = m.readNonEmpty("blocks-file", f.blocks, limit)
+	case f.patch != "":
+		req.Patch, err = m.readNonEmpty("patch-file", f.patch, limit)
 	default:
-		if req.Content, err = m.readInput("content-file", *contentFile, opts.MaxContent); err != nil {
-			return err
-		}
+		req.Content, err = m.readInput("content-file", f.content, opts.MaxContent)
 		req.Rewrite = true
 	}
-	svc, err := m.open()
+	return err
+}
+
+// readNonEmpty is readInput for a file that must not be empty.
+func (m *Main) readNonEmpty(flagName, name string, limit int) (string, error) {
+	b, err := m.readInput(flagName, name, limit)
 	if err != nil {
-		return err
+		return "", err
 	}
-	defer closeService(svc, &err)
-	res, err := svc.Edit(ctx, req)
-	if err != nil {
-		return err
+	if len(b) == 0 {
+		return "", fmt.Errorf("%w: --%s %s is empty", lunad.ErrInvalid, flagName, name)
 	}
-	return m.printEdit(res)
+	return string(b), nil
 }

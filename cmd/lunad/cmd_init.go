@@ -22,13 +22,8 @@ reason. Running init again adopts files tracked since.`,
 	run: runInit,
 }
 
-func runInit(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.nargs(pos, 0, 0); err != nil {
+func runInit(m *Main, ctx context.Context, fs *flagSet, args []string) (err error) {
+	if _, err := fs.parse(args); err != nil {
 		return err
 	}
 	opts, err := m.options()
@@ -41,14 +36,7 @@ func runInit(m *Main, ctx context.Context, c *command, args []string) (err error
 	}
 	defer closeService(svc, &err)
 	if m.json {
-		out := initJSON{Root: rep.Root, Created: rep.Created, Adopted: rep.Adopted, Skipped: rep.Skipped}
-		if out.Adopted == nil {
-			out.Adopted = []lunad.Artifact{}
-		}
-		if out.Skipped == nil {
-			out.Skipped = []gitstore.Skipped{}
-		}
-		return m.printJSON(out)
+		return m.printJSON(initJSON{Root: rep.Root, Created: rep.Created, Adopted: nonNil(rep.Adopted), Skipped: nonNil(rep.Skipped)})
 	}
 	how := "adopted existing repository"
 	if rep.Created {

@@ -7,34 +7,33 @@ import (
 	"github.com/lunad/lunad/gitstore"
 )
 
-// writeOp runs a write on the service with the positional arguments.
-type writeOp func(svc *daemon.Service, ch gitstore.Change, pos []string) (gitstore.Result, error)
+// writeOp is a write to the workspace, given the positional arguments and
+// the provenance flags.
+type writeOp func(svc *daemon.Service, pos []string, ch gitstore.Change) (gitstore.Result, error)
 
-// runWrite runs a write command that takes n positional arguments and the
-// provenance flags; more flags may be added by extra.
-func runWrite(m *Main, args []string, c *command, n int, extra func(*flagSet), op writeOp) (err error) {
-	fs := m.newFlags(c)
-	ch := fs.changeFlags(true)
-	if extra != nil {
-		extra(fs)
+// write adds the provenance flags, parses args, runs op on the workspace
+// and prints its result.
+func (fs *flagSet) write(args []string, op writeOp) error {
+	var ch gitstore.Change
+	fs.changeFlags(&ch, true)
+	return fs.serve(args, func(svc *daemon.Service, pos []string) error {
+		res, err := op(svc, pos, ch)
+		if err != nil {
+			return err
+		}
+		return fs.m.printResult(res)
+	})
+}
+
+// writeTo runs a write to one artifact, the ID argument, that takes no
+// flags but the provenance flags. op is a method of daemon.Service, such
+// as (*daemon.Service).Undo.
+func writeTo(op func(svc *daemon.Service, ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error)) runFunc {
+	return func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+		return fs.write(args, func(svc *daemon.Service, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+			return op(svc, ctx, pos[0], ch)
+		})
 	}
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.nargs(pos, n, n); err != nil {
-		return err
-	}
-	svc, err := m.open()
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
-	res, err := op(svc, ch.change(), pos)
-	if err != nil {
-		return err
-	}
-	return m.printResult(res)
 }
 
 var cmdMove = &command{
@@ -42,8 +41,9 @@ var cmdMove = &command{
 	args:    "ID PATH",
 	summary: "move an artifact to a new path; its ID stays",
 	help:    `Prints ID vVERSION COMMIT.`,
-	run: func(m *Main, ctx context.Context, c *command, args []string) error {
-		return runWrite(m, args, c, 2, nil, func(svc *daemon.Service, ch gitstore.Change, pos []string) (gitstore.Result, error) {
+	minArgs: 2, maxArgs: 2,
+	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+		return fs.write(args, func(svc *daemon.Service, pos []string, ch gitstore.Change) (gitstore.Result, error) {
 			return svc.Move(ctx, pos[0], pos[1], ch)
 		})
 	},
@@ -54,11 +54,8 @@ var cmdArchive = &command{
 	args:    "ID",
 	summary: "mark an artifact archived; its file stays",
 	help:    `Prints ID vVERSION COMMIT.`,
-	run: func(m *Main, ctx context.Context, c *command, args []string) error {
-		return runWrite(m, args, c, 1, nil, func(svc *daemon.Service, ch gitstore.Change, pos []string) (gitstore.Result, error) {
-			return svc.Archive(ctx, pos[0], ch)
-		})
-	},
+	minArgs: 1, maxArgs: 1,
+	run: writeTo((*daemon.Service).Archive),
 }
 
 var cmdLink = &command{
@@ -66,13 +63,12 @@ var cmdLink = &command{
 	args:    "SRC DST [--kind KIND]",
 	summary: "record a typed link from one artifact to another",
 	help:    `KIND is a lowercase word such as depends_on (default references). Prints ID vVERSION COMMIT of SRC.`,
-	run: func(m *Main, ctx context.Context, c *command, args []string) error {
-		var kind *string
-		return runWrite(m, args, c, 2,
-			func(fs *flagSet) { kind = fs.String("kind", "", "link `kind` (default references)") },
-			func(svc *daemon.Service, ch gitstore.Change, pos []string) (gitstore.Result, error) {
-				return svc.Link(ctx, pos[0], pos[1], *kind, ch)
-			})
+	minArgs: 2, maxArgs: 2,
+	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+		kind := fs.String("kind", "", "link `kind` (default references)")
+		return fs.write(args, func(svc *daemon.Service, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+			return svc.Link(ctx, pos[0], pos[1], *kind, ch)
+		})
 	},
 }
 
@@ -83,11 +79,8 @@ var cmdUndo = &command{
 	help: `
 Repeated undos walk further back; redo reverts the latest undo. The stack is
 derived from history, so it survives across sessions. Prints ID vVERSION COMMIT.`,
-	run: func(m *Main, ctx context.Context, c *command, args []string) error {
-		return runWrite(m, args, c, 1, nil, func(svc *daemon.Service, ch gitstore.Change, pos []string) (gitstore.Result, error) {
-			return svc.Undo(ctx, pos[0], ch)
-		})
-	},
+	minArgs: 1, maxArgs: 1,
+	run: writeTo((*daemon.Service).Undo),
 }
 
 var cmdRedo = &command{
@@ -95,9 +88,6 @@ var cmdRedo = &command{
 	args:    "ID",
 	summary: "revert the latest undo of an artifact",
 	help:    `Prints ID vVERSION COMMIT.`,
-	run: func(m *Main, ctx context.Context, c *command, args []string) error {
-		return runWrite(m, args, c, 1, nil, func(svc *daemon.Service, ch gitstore.Change, pos []string) (gitstore.Result, error) {
-			return svc.Redo(ctx, pos[0], ch)
-		})
-	},
+	minArgs: 1, maxArgs: 1,
+	run: writeTo((*daemon.Service).Redo),
 }

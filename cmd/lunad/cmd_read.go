@@ -19,35 +19,16 @@ var cmdList = &command{
 	run:     runList,
 }
 
-func runList(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.nargs(pos, 0, 0); err != nil {
-		return err
-	}
-	svc, err := m.open()
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
-	arts, err := svc.List(ctx)
-	if err != nil {
-		return err
-	}
-	if m.json {
-		if arts == nil {
-			arts = []lunad.Artifact{}
+func runList(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	return fs.serve(args, func(svc *daemon.Service, _ []string) error {
+		arts, err := svc.List(ctx)
+		if err != nil {
+			return err
 		}
-		return m.printJSON(arts)
-	}
-	t := newTable(m.Stdout, "ID", "PATH", "TYPE", "TITLE", "STATUS", "VERSION", "COMMIT")
-	for _, a := range arts {
-		t.row(a.ID, a.Path, a.Type, a.Title, string(a.Status), strconv.Itoa(a.Version), short(a.Commit))
-	}
-	return t.flush()
+		return printList(m, arts, []string{"ID", "PATH", "TYPE", "TITLE", "STATUS", "VERSION", "COMMIT"}, func(a lunad.Artifact) []string {
+			return []string{a.ID, a.Path, a.Type, a.Title, string(a.Status), strconv.Itoa(a.Version), short(a.Commit)}
+		})
+	})
 }
 
 var cmdShow = &command{
@@ -58,36 +39,26 @@ var cmdShow = &command{
 ID may also be the artifact's path. @VERSION selects an earlier version,
 @COMMIT the state at a commit (a full hash or a unique prefix of 4 or more
 hex digits). With --json, prints {"artifact": {...}, "content": "..."}.`,
+	minArgs: 1, maxArgs: 1,
 	run: runShow,
 }
 
-func runShow(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
-	pos, err := fs.parse(args)
-	if err != nil {
+func runShow(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	return fs.serve(args, func(svc *daemon.Service, pos []string) error {
+		ref, at := resolveAt(ctx, svc, pos[0])
+		content, a, err := svc.Read(ctx, ref, at)
+		if err != nil {
+			return err
+		}
+		if m.json {
+			return m.printJSON(struct {
+				Artifact lunad.Artifact `json:"artifact"`
+				Content  string         `json:"content"`
+			}{a, string(content)})
+		}
+		_, err = m.Stdout.Write(content)
 		return err
-	}
-	if err := fs.nargs(pos, 1, 1); err != nil {
-		return err
-	}
-	svc, err := m.open()
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
-	ref, at := resolveAt(ctx, svc, pos[0])
-	content, a, err := svc.Read(ctx, ref, at)
-	if err != nil {
-		return err
-	}
-	if m.json {
-		return m.printJSON(struct {
-			Artifact lunad.Artifact `json:"artifact"`
-			Content  string         `json:"content"`
-		}{a, string(content)})
-	}
-	_, err = m.Stdout.Write(content)
-	return err
+	})
 }
 
 // resolveAt splits "REF@AT", unless the whole argument names an artifact
@@ -109,47 +80,29 @@ var cmdLog = &command{
 	name:    "log",
 	args:    "[ID]",
 	summary: "show an artifact's versions, or every lunad commit, newest first",
-	run:     runLog,
+	minArgs: 0, maxArgs: 1,
+	run: runLog,
 }
 
-func runLog(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.nargs(pos, 0, 1); err != nil {
-		return err
-	}
-	ref := ""
-	if len(pos) == 1 {
-		ref = pos[0]
-	}
-	svc, err := m.open()
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
-	vs, err := svc.History(ctx, ref)
-	if err != nil {
-		return err
-	}
-	slices.Reverse(vs)
-	if m.json {
-		if vs == nil {
-			vs = []lunad.Version{}
+func runLog(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	return fs.serve(args, func(svc *daemon.Service, pos []string) error {
+		ref := "" // every lunad commit
+		if len(pos) == 1 {
+			ref = pos[0]
 		}
-		return m.printJSON(vs)
-	}
-	t := newTable(m.Stdout, "COMMIT", "ARTIFACT", "VERSION", "OP", "AGENT", "TIME", "KEY", "MESSAGE")
-	for _, v := range vs {
-		num := ""
-		if v.Number > 0 {
-			num = strconv.Itoa(v.Number)
+		vs, err := svc.History(ctx, ref)
+		if err != nil {
+			return err
 		}
-		t.row(short(v.Commit), v.Artifact, num, string(v.Op), v.Agent, v.Time.UTC().Format(time.RFC3339), v.IdempotencyKey, v.Message)
-	}
-	return t.flush()
+		slices.Reverse(vs)
+		return printList(m, vs, []string{"COMMIT", "ARTIFACT", "VERSION", "OP", "AGENT", "TIME", "KEY", "MESSAGE"}, func(v lunad.Version) []string {
+			num := ""
+			if v.Number > 0 {
+				num = strconv.Itoa(v.Number)
+			}
+			return []string{short(v.Commit), v.Artifact, num, string(v.Op), v.Agent, v.Time.UTC().Format(time.RFC3339), v.IdempotencyKey, v.Message}
+		})
+	})
 }
 
 var cmdDiff = &command{
@@ -160,16 +113,13 @@ var cmdDiff = &command{
 With no version, diffs the previous version against the current one; with
 FROM only, FROM against the current version; with both, FROM against TO.
 With --json, prints {"id", "from", "to", "diff"}.`,
+	minArgs: 1, maxArgs: 3,
 	run: runDiff,
 }
 
-func runDiff(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
+func runDiff(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	pos, err := fs.parse(args)
 	if err != nil {
-		return err
-	}
-	if err := fs.nargs(pos, 1, 3); err != nil {
 		return err
 	}
 	var from, to int
@@ -183,33 +133,30 @@ func runDiff(m *Main, ctx context.Context, c *command, args []string) (err error
 			return err
 		}
 	}
-	svc, err := m.open()
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
-	d, err := svc.Diff(ctx, pos[0], from, to)
-	if err != nil {
-		return err
-	}
-	if !m.json {
-		_, err = fmt.Fprint(m.Stdout, d)
-		return err
-	}
-	a, err := svc.Artifact(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	if to == 0 {
-		to = a.Version
-	}
-	if from == 0 {
-		from = to - 1
-	}
-	return m.printJSON(struct {
-		ID   string `json:"id"`
-		From int    `json:"from"`
-		To   int    `json:"to"`
-		Diff string `json:"diff"`
-	}{a.ID, from, to, d})
+	return m.withService(func(svc *daemon.Service) error {
+		d, err := svc.Diff(ctx, pos[0], from, to)
+		if err != nil {
+			return err
+		}
+		if !m.json {
+			_, err = fmt.Fprint(m.Stdout, d)
+			return err
+		}
+		a, err := svc.Artifact(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if to == 0 {
+			to = a.Version
+		}
+		if from == 0 {
+			from = to - 1
+		}
+		return m.printJSON(struct {
+			ID   string `json:"id"`
+			From int    `json:"from"`
+			To   int    `json:"to"`
+			Diff string `json:"diff"`
+		}{a.ID, from, to, d})
+	})
 }

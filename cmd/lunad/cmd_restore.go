@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"strings"
+
+	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/gitstore"
 )
 
 var cmdRestore = &command{
@@ -10,19 +13,33 @@ var cmdRestore = &command{
 	args:    "ID@VERSION",
 	summary: "bring back an earlier version's content and metadata, as a new version",
 	help:    `Prints ID vVERSION COMMIT. "lunad restore ID VERSION" works too.`,
-	run:     runRestore,
+	minArgs: 1, maxArgs: 2,
+	run: runRestore,
 }
 
-func runRestore(m *Main, ctx context.Context, c *command, args []string) (err error) {
-	fs := m.newFlags(c)
-	ch := fs.changeFlags(true)
+func runRestore(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	var ch gitstore.Change
+	fs.changeFlags(&ch, true)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	if err := fs.nargs(pos, 1, 2); err != nil {
+	ref, n, err := restoreTarget(fs, pos)
+	if err != nil {
 		return err
 	}
+	return m.withService(func(svc *daemon.Service) error {
+		res, err := svc.Restore(ctx, ref, n, ch)
+		if err != nil {
+			return err
+		}
+		return m.printResult(res)
+	})
+}
+
+// restoreTarget reads the artifact and version to restore from "ID@VERSION"
+// or "ID VERSION".
+func restoreTarget(fs *flagSet, pos []string) (ref string, version int, err error) {
 	ref, at := pos[0], ""
 	if len(pos) == 2 {
 		at = pos[1]
@@ -30,20 +47,8 @@ func runRestore(m *Main, ctx context.Context, c *command, args []string) (err er
 		ref, at = ref[:i], ref[i+1:]
 	}
 	if at == "" {
-		return fs.usageError("restore needs a version: lunad restore ID@VERSION")
+		return "", 0, fs.usageError("restore needs a version: lunad restore ID@VERSION")
 	}
-	n, err := fs.parseVersion("VERSION", at)
-	if err != nil {
-		return err
-	}
-	svc, err := m.open()
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
-	res, err := svc.Restore(ctx, ref, n, ch.change())
-	if err != nil {
-		return err
-	}
-	return m.printResult(res)
+	version, err = fs.parseVersion("VERSION", at)
+	return ref, version, err
 }

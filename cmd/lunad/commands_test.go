@@ -278,8 +278,7 @@ func TestCommands(t *testing.T) {
 		}},
 	}
 	for _, s := range steps {
-		if !t.Run(s.name, func(t *testing.T) {
-			w.t = t
+		if !w.subtest(t, s.name, func(t *testing.T) {
 			s.run(t)
 			w.clean()
 		}) {

@@ -15,8 +15,7 @@ import (
 // TestExitCodes checks the exit code and message of each kind of failure,
 // and that a failed command commits nothing.
 func TestExitCodes(t *testing.T) {
-	w := newWS(t)
-	id := w.create("notes.md", "alpha\nbeta\ngamma\n")
+	w, id := newWSWith(t, "notes.md", "alpha\nbeta\ngamma\n")
 	w.ok("edit", id, "--search-file", w.file("s", "beta"), "--replace-file", w.file("r", "BETA"), "--idempotency-key", "used")
 	other := w.create("other.md", "other\n")
 	s, r := w.file("s2", "gamma"), w.file("r2", "GAMMA")
@@ -80,8 +79,7 @@ func TestExitCodes(t *testing.T) {
 		{"empty blocks file", 1, "is empty", []string{"edit", id, "--blocks-file", w.file("empty", "")}},
 		{"move onto an existing path", 1, "already tracked", []string{"mv", id, "other.md"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w.t = t
+		w.subtest(t, tc.name, func(t *testing.T) {
 			head := w.head()
 			res := w.run(tc.args...)
 			if tc.args == nil {
@@ -91,14 +89,11 @@ func TestExitCodes(t *testing.T) {
 			if tc.want == "did you mean" && !regexp.MustCompile(`(?m)^did you mean lines \d+-\d+ .*\n +\d+ \| `).MatchString(res.stderr) {
 				t.Fatalf("no hint lines:\n%s", res.stderr)
 			}
-			if got := w.head(); got != head {
-				t.Fatalf("HEAD moved from %s to %s", head, got)
-			}
+			w.wantHead(head)
 			w.clean()
 		})
 	}
-	t.Run("exit codes of repeated writes", func(t *testing.T) {
-		w.t = t
+	w.subtest(t, "exit codes of repeated writes", func(t *testing.T) {
 		w.ok("link", id, other)
 		w.fail(1, "already links", "link", id, other)
 		w.ok("archive", other)
@@ -109,8 +104,7 @@ func TestExitCodes(t *testing.T) {
 // TestBadInput feeds paths and contents lunad must refuse: each fails
 // with a clear message and changes nothing.
 func TestBadInput(t *testing.T) {
-	w := newWS(t)
-	id := w.create("README.md", "# Read me\n")
+	w, id := newWSWith(t, "README.md", "# Read me\n")
 	outside := t.TempDir()
 	for _, tc := range []struct {
 		name string
@@ -137,8 +131,7 @@ func TestBadInput(t *testing.T) {
 		{"binary content", "binary", []string{"--path", "b.md", "--content-file", w.file("bin", "PNG\x00\x01\x02")}},
 		{"symlink parent outside", "symlink", []string{"--path", "out/x.md"}},
 	} {
-		t.Run("create/"+tc.name, func(t *testing.T) {
-			w.t = t
+		w.subtest(t, "create/"+tc.name, func(t *testing.T) {
 			if tc.name == "symlink parent outside" {
 				link := filepath.Join(w.dir, "out")
 				if err := os.Symlink(outside, link); err != nil {
@@ -148,9 +141,7 @@ func TestBadInput(t *testing.T) {
 			}
 			head := w.head()
 			w.fail(1, tc.want, append([]string{"create", "--title", "x"}, tc.args...)...)
-			if got := w.head(); got != head {
-				t.Fatalf("HEAD moved")
-			}
+			w.wantHead(head)
 			if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 				t.Fatalf("wrote outside the workspace: %v", ents)
 			}
@@ -174,13 +165,10 @@ func TestBadInput(t *testing.T) {
 		{"content larger than the limit", "larger than the limit", []string{"edit", id, "--content-file", w.file("big", strings.Repeat("x", 9<<20))}},
 		{"content file is a directory", "is a directory", []string{"edit", id, "--content-file", outside}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w.t = t
+		w.subtest(t, tc.name, func(t *testing.T) {
 			head := w.head()
 			w.fail(1, tc.want, tc.args...)
-			if got := w.head(); got != head {
-				t.Fatalf("HEAD moved")
-			}
+			w.wantHead(head)
 			if got := w.show(id); got != "# Read me\n" {
 				t.Fatalf("content changed: %q", got)
 			}
@@ -193,13 +181,11 @@ func TestBadInput(t *testing.T) {
 func TestNotWorkspace(t *testing.T) {
 	w := newDir(t)
 	for _, args := range [][]string{{"list"}, {"show", "x.md"}, {"create", "--title", "x"}, {"branches"}} {
-		t.Run(args[0], func(t *testing.T) {
-			w.t = t
+		w.subtest(t, args[0], func(t *testing.T) {
 			w.fail(1, "lunad init", args...)
 		})
 	}
-	t.Run("git repository not yet adopted", func(t *testing.T) {
-		w.t = t
+	w.subtest(t, "git repository not yet adopted", func(t *testing.T) {
 		w.git("init", "-q")
 		w.fail(1, "lunad init", "list")
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -31,8 +32,21 @@ func (m *Main) newFlags(c *command) *flagSet {
 
 // parse parses args, allowing flags after positional arguments; "--" ends
 // the flags. It returns the positional arguments, errHelpShown after
-// printing the help for -h/--help, or a usage error.
+// printing the help for -h/--help, or a usage error, also when the number
+// of positional arguments is out of the command's bounds.
 func (fs *flagSet) parse(args []string) ([]string, error) {
+	pos, err := fs.split(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := fs.nargs(pos); err != nil {
+		return nil, err
+	}
+	return pos, nil
+}
+
+// split separates the flags in args from the positional arguments.
+func (fs *flagSet) split(args []string) ([]string, error) {
 	var pos []string
 	for {
 		err := fs.Parse(args)
@@ -53,6 +67,16 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// serve parses args, then runs f with the workspace's service and the
+// positional arguments.
+func (fs *flagSet) serve(args []string, f func(svc *daemon.Service, pos []string) error) error {
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	return fs.m.withService(func(svc *daemon.Service) error { return f(svc, pos) })
 }
 
 // isValue reports whether args[i] is the value of the flag before it
@@ -77,23 +101,23 @@ func (fs *flagSet) isValue(args []string, i int) bool {
 func (fs *flagSet) usageError(format string, args ...any) *UsageError {
 	return &UsageError{
 		msg:  fmt.Sprintf(format, args...),
-		hint: fmt.Sprintf("usage: %s\nRun 'lunad %s --help' for details.", strings.TrimSpace("lunad "+fs.cmd.name+" "+fs.cmd.args), fs.cmd.name),
+		hint: fmt.Sprintf("usage: %s\nRun 'lunad %s --help' for details.", fs.cmd.synopsis(), fs.cmd.name),
 	}
 }
 
 // nargs checks the number of positional arguments.
-func (fs *flagSet) nargs(pos []string, min, max int) error {
-	switch {
-	case len(pos) < min:
-		return fs.usageError("%s needs %s", fs.cmd.name, fs.cmd.args)
-	case len(pos) > max:
-		return fs.usageError("unexpected argument %q", pos[max])
+func (fs *flagSet) nargs(pos []string) error {
+	switch c := fs.cmd; {
+	case len(pos) < c.minArgs:
+		return fs.usageError("%s needs %s", c.name, c.args)
+	case len(pos) > c.maxArgs:
+		return fs.usageError("unexpected argument %q", pos[c.maxArgs])
 	}
 	return nil
 }
 
 func (fs *flagSet) usage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s\n\n%s\n", strings.TrimSpace("lunad "+fs.cmd.name+" "+fs.cmd.args), fs.cmd.summary)
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", fs.cmd.synopsis(), fs.cmd.summary)
 	if fs.cmd.help != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(fs.cmd.help))
 	}
@@ -103,25 +127,15 @@ func (fs *flagSet) usage(w io.Writer) {
 	fs.SetOutput(io.Discard)
 }
 
-// changeFlags are the provenance flags of a write command.
-type changeFlags struct {
-	agent, message, key string
-	base                int
-}
-
-func (fs *flagSet) changeFlags(withBase bool) *changeFlags {
-	c := &changeFlags{}
-	fs.StringVar(&c.agent, "agent", "", "`name` of the acting agent (default: the configured author)")
-	fs.StringVar(&c.message, "message", "", "a `message` saying why; lunad writes the subject line and trailers")
-	fs.StringVar(&c.key, "idempotency-key", "", "a `key` for this write: repeating it returns the first result and commits nothing")
+// changeFlags adds the provenance flags of a write, which set ch:
+// --agent, --message, --idempotency-key and, withBase, --base-version.
+func (fs *flagSet) changeFlags(ch *gitstore.Change, withBase bool) {
+	fs.StringVar(&ch.Agent, "agent", "", "`name` of the acting agent (default: the configured author)")
+	fs.StringVar(&ch.Message, "message", "", "a `message` saying why; lunad writes the subject line and trailers")
+	fs.StringVar(&ch.IdempotencyKey, "idempotency-key", "", "a `key` for this write: repeating it returns the first result and commits nothing")
 	if withBase {
-		fs.IntVar(&c.base, "base-version", 0, "fail with a conflict unless the artifact is at `version` N")
+		fs.IntVar(&ch.BaseVersion, "base-version", 0, "fail with a conflict unless the artifact is at `version` N")
 	}
-	return c
-}
-
-func (c *changeFlags) change() gitstore.Change {
-	return gitstore.Change{Agent: c.agent, Message: c.message, IdempotencyKey: c.key, BaseVersion: c.base}
 }
 
 // readInput reads the file a *-file flag names; "-" is standard input,

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,8 +15,7 @@ import (
 // TestGlobalFlagPositions: --dir and --json work before the command,
 // after it, and among its arguments, in every spelling.
 func TestGlobalFlagPositions(t *testing.T) {
-	w := newWS(t)
-	id := w.create("a.md", "one\n")
+	w, id := newWSWith(t, "a.md", "one\n")
 	other := t.TempDir() // the process runs here, so only --dir finds the workspace
 	for _, tc := range []struct {
 		name string
@@ -36,8 +33,7 @@ func TestGlobalFlagPositions(t *testing.T) {
 		{"-- ends the flags", []string{"show", "--dir", w.dir, "--", id}, false},
 		{"-- after the argument", []string{"--dir", w.dir, "show", id, "--"}, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w.t = t
+		w.subtest(t, tc.name, func(t *testing.T) {
 			r := w.runInDir(other, tc.args...)
 			if r.code != 0 {
 				t.Fatalf("want success:\n%s", r)
@@ -47,8 +43,7 @@ func TestGlobalFlagPositions(t *testing.T) {
 			}
 		})
 	}
-	t.Run("edit with flags around the ID", func(t *testing.T) {
-		w.t = t
+	w.subtest(t, "edit with flags around the ID", func(t *testing.T) {
 		s, r := w.file("s", "one"), w.file("r", "two")
 		for i, args := range [][]string{
 			{"--dir", w.dir, "edit", "--search-file", s, id, "--replace-file", r},
@@ -65,15 +60,13 @@ func TestGlobalFlagPositions(t *testing.T) {
 		}
 		w.clean()
 	})
-	t.Run("a flag value that looks like --", func(t *testing.T) {
-		w.t = t
+	w.subtest(t, "a flag value that looks like --", func(t *testing.T) {
 		w.ok("edit", "--content-file", w.file("c", "three\n"), "--message", "--", id)
 		if _, msg := w.lastCommit(); !strings.HasPrefix(msg, "edit a.md: --\n") {
 			t.Fatalf("message %q", msg)
 		}
 	})
-	t.Run("default directory is the current one", func(t *testing.T) {
-		w.t = t
+	w.subtest(t, "default directory is the current one", func(t *testing.T) {
 		if r := w.runIn("", true, "show", id); r.code != 0 || r.stdout != "three\n" {
 			t.Fatalf("%s", r)
 		}
@@ -162,8 +155,7 @@ func TestInProcess(t *testing.T) {
 	n := 0
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	run := func(stdin string, args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		m := &Main{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		m := &Main{
 			Getenv: func(k string) string {
 				return map[string]string{"LUNAD_AUTHOR_NAME": "Ada", "LUNAD_AUTHOR_EMAIL": "ada@example.com", "HOME": dir}[k]
 			},
@@ -171,11 +163,8 @@ func TestInProcess(t *testing.T) {
 				o.Clock = func() time.Time { mu.Lock(); defer mu.Unlock(); now = now.Add(time.Second); return now }
 				o.NewID = func() string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprintf("a%07d", n) }
 			}}
-		err := m.Run(context.Background(), append(args, "--dir", dir))
-		if err != nil {
-			m.reportError(err)
-		}
-		return out.String(), errb.String(), ExitCode(err)
+		out, errs, err := runMain(m, stdin, append(args, "--dir", dir)...)
+		return out, errs, ExitCode(err)
 	}
 	if _, errs, code := run("", "init"); code != 0 {
 		t.Fatal(errs)

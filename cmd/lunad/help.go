@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -40,10 +39,7 @@ func (m *Main) help(all []string) error {
 		if c == nil {
 			return usageErrorf("unknown command %q (see `lunad help`)", args[0])
 		}
-		if err := c.run(m, context.Background(), c, []string{"--help"}); !errors.Is(err, errHelpShown) {
-			return err
-		}
-		return nil
+		return c.exec(m, context.Background(), []string{"--help"})
 	}
 	return usageErrorf("usage: lunad help [COMMAND]")
 }

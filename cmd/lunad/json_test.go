@@ -9,8 +9,7 @@ import (
 
 // TestJSONShapes pins the JSON keys scripts read.
 func TestJSONShapes(t *testing.T) {
-	w := newWS(t)
-	id := w.create("a.md", "x\n")
+	w, id := newWSWith(t, "a.md", "x\n")
 	keys := func(out string) string {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(out), &m); err != nil {
@@ -34,8 +33,7 @@ func TestJSONShapes(t *testing.T) {
 		{[]string{"diff", id}, "diff,from,id,to"},
 		{[]string{"branch", "b1"}, "commit,current,name"},
 	} {
-		t.Run(tc.args[0], func(t *testing.T) {
-			w.t = t
+		w.subtest(t, tc.args[0], func(t *testing.T) {
 			if got := keys(w.ok(append(tc.args, "--json")...)); got != tc.want {
 				t.Fatalf("keys %s, want %s", got, tc.want)
 			}

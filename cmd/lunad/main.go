@@ -62,7 +62,27 @@ type command struct {
 	args    string // synopsis of the arguments, after the name
 	summary string
 	help    string // details shown by --help
-	run     func(m *Main, ctx context.Context, c *command, args []string) error
+	// minArgs and maxArgs bound the number of positional arguments;
+	// flagSet.parse checks them.
+	minArgs, maxArgs int
+	run              runFunc
+}
+
+// runFunc runs a command: it adds the command's own flags to fs, parses
+// args with fs.parse and does the work.
+type runFunc func(m *Main, ctx context.Context, fs *flagSet, args []string) error
+
+// exec runs c with args; printing its help on request is not an error.
+func (c *command) exec(m *Main, ctx context.Context, args []string) error {
+	if err := c.run(m, ctx, m.newFlags(c), args); !errors.Is(err, errHelpShown) {
+		return err
+	}
+	return nil
+}
+
+// synopsis is the command line of c, as usage messages show it.
+func (c *command) synopsis() string {
+	return strings.TrimSpace("lunad " + c.name + " " + c.args)
 }
 
 // commands lists the subcommands in the order help shows them.
@@ -118,10 +138,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	if c == nil {
 		return usageErrorf("unknown command %q (see `lunad help`)", name)
 	}
-	if err := c.run(m, ctx, c, rest); !errors.Is(err, errHelpShown) {
-		return err
-	}
-	return nil
+	return c.exec(m, ctx, rest)
 }
 
 // globalFlag parses the global flag at args[i], returning how many
@@ -186,13 +203,19 @@ func (m *Main) reportError(err error) {
 	}
 }
 
-// open serves the workspace at the --dir directory.
-func (m *Main) open() (*daemon.Service, error) {
+// withService opens the workspace at the --dir directory, runs f with its
+// service and closes it.
+func (m *Main) withService(f func(svc *daemon.Service) error) (err error) {
 	opts, err := m.options()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return daemon.Open(m.workDir(), opts)
+	svc, err := daemon.Open(m.workDir(), opts)
+	if err != nil {
+		return err
+	}
+	defer closeService(svc, &err)
+	return f(svc)
 }
 
 // workDir is the --dir directory, or the current one.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -77,6 +78,25 @@ func newWS(t *testing.T) *ws {
 	w := newDir(t)
 	w.ok("init")
 	return w
+}
+
+// newWSWith returns an initialised workspace holding one artifact at path,
+// and the artifact's ID.
+func newWSWith(t *testing.T, path, content string) (*ws, string) {
+	t.Helper()
+	w := newWS(t)
+	return w, w.create(path, content)
+}
+
+// subtest runs f as the subtest name of t, with w reporting to it.
+func (w *ws) subtest(t *testing.T, name string, f func(t *testing.T)) bool {
+	t.Helper()
+	return t.Run(name, func(t *testing.T) {
+		parent := w.t
+		w.t = t
+		defer func() { w.t = parent }()
+		f(t)
+	})
 }
 
 // result is one lunad run.
@@ -161,6 +181,17 @@ func (w *ws) checkFail(r result, code int, want string) {
 	}
 }
 
+// runMain runs m in-process as main does: with stdin and args, its error
+// reported on its stderr.
+func runMain(m *Main, stdin string, args ...string) (stdout, stderr string, err error) {
+	var out, errb bytes.Buffer
+	m.Stdin, m.Stdout, m.Stderr = strings.NewReader(stdin), &out, &errb
+	if err = m.Run(context.Background(), args); err != nil {
+		m.reportError(err)
+	}
+	return out.String(), errb.String(), err
+}
+
 // jsonOut runs lunad with --json and decodes stdout into v.
 func (w *ws) jsonOut(v any, args ...string) {
 	w.t.Helper()
@@ -168,48 +199,6 @@ func (w *ws) jsonOut(v any, args ...string) {
 	if err := json.Unmarshal([]byte(out), v); err != nil {
 		w.t.Fatalf("lunad %q --json: %v\n%s", args, err, out)
 	}
-}
-
-// git runs the real git binary in the workspace.
-func (w *ws) git(args ...string) string {
-	w.t.Helper()
-	return gitIn(w.t, w.dir, w.home, args...)
-}
-
-func gitIn(t *testing.T, dir, home string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = env(home, "GIT_AUTHOR_NAME=Grace", "GIT_AUTHOR_EMAIL=grace@example.com",
-		"GIT_COMMITTER_NAME=Grace", "GIT_COMMITTER_EMAIL=grace@example.com")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errb.String())
-	}
-	return out.String()
-}
-
-func (w *ws) head() string {
-	w.t.Helper()
-	return strings.TrimSpace(w.git("rev-parse", "HEAD"))
-}
-
-// clean checks what git says: fsck --strict is clean and so is status.
-func (w *ws) clean() {
-	w.t.Helper()
-	w.git("fsck", "--strict", "--no-progress")
-	if st := w.git("status", "--porcelain", "--untracked-files=all"); st != "" {
-		w.t.Fatalf("git status not clean:\n%s", st)
-	}
-}
-
-// commitCount returns the number of commits on HEAD.
-func (w *ws) commitCount() int {
-	w.t.Helper()
-	var n int
-	fmt.Sscan(w.git("rev-list", "--count", "HEAD"), &n)
-	return n
 }
 
 // file writes a file (outside the workspace unless name is relative to
@@ -241,42 +230,4 @@ func (w *ws) create(path, content string, args ...string) string {
 func (w *ws) show(ref string) string {
 	w.t.Helper()
 	return w.ok("show", ref)
-}
-
-// workFile reads a file of the working tree.
-func (w *ws) workFile(p string) string {
-	w.t.Helper()
-	b, err := os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(p)))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return string(b)
-}
-
-// lastCommit returns the author name and the full message of HEAD.
-func (w *ws) lastCommit() (author, msg string) {
-	w.t.Helper()
-	a, m, _ := strings.Cut(w.git("log", "-1", "--format=%an%x00%B"), "\x00")
-	return a, m
-}
-
-// trailers returns the Luna-* trailers of HEAD as a map.
-func (w *ws) trailers() map[string]string {
-	w.t.Helper()
-	out := map[string]string{}
-	for _, line := range strings.Split(w.git("log", "-1", "--format=%(trailers:only,unfold)"), "\n") {
-		if k, v, ok := strings.Cut(line, ": "); ok {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func wantTrailers(t *testing.T, got map[string]string, want map[string]string) {
-	t.Helper()
-	for k, v := range want {
-		if got[k] != v {
-			t.Fatalf("trailer %s = %q, want %q (all: %v)", k, got[k], v, got)
-		}
-	}
 }

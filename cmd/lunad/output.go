@@ -43,6 +43,27 @@ func (t *table) row(cells ...string) {
 
 func (t *table) flush() error { return t.tw.Flush() }
 
+// printList prints items as a JSON array ([] when there are none), or as
+// a table: the header, then one row per item.
+func printList[T any](m *Main, items []T, header []string, row func(T) []string) error {
+	if m.json {
+		return m.printJSON(nonNil(items))
+	}
+	t := newTable(m.Stdout, header...)
+	for _, it := range items {
+		t.row(row(it)...)
+	}
+	return t.flush()
+}
+
+// nonNil returns s, or an empty slice for nil: JSON shows [], not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // short abbreviates a commit hash for tables and one-line output.
 func short(commit string) string {
 	if len(commit) > 8 {
@@ -97,11 +118,7 @@ func resultLine(r gitstore.Result, tiers string) string {
 // printEdit prints an edit's result with the tier each block matched by.
 func (m *Main) printEdit(r daemon.EditResult) error {
 	if m.json {
-		ms := r.Matches
-		if ms == nil {
-			ms = []editor.Match{}
-		}
-		return m.printJSON(editJSON{writeJSON: toWriteJSON(r.Result), Matches: ms})
+		return m.printJSON(editJSON{writeJSON: toWriteJSON(r.Result), Matches: nonNil(r.Matches)})
 	}
 	tiers := make([]string, len(r.Matches))
 	for i, mt := range r.Matches {

@@ -90,8 +90,7 @@ func TestAdopt(t *testing.T) {
 	}
 	w.clean()
 
-	t.Run("init again adopts nothing new", func(t *testing.T) {
-		w.t = t
+	w.subtest(t, "init again adopts nothing new", func(t *testing.T) {
 		head := w.head()
 		if out := w.ok("init"); !strings.Contains(out, "adopted 0 files") {
 			t.Fatalf("init again:\n%s", out)
@@ -100,8 +99,7 @@ func TestAdopt(t *testing.T) {
 			t.Fatal("second init committed")
 		}
 	})
-	t.Run("init adopts files tracked since", func(t *testing.T) {
-		w.t = t
+	w.subtest(t, "init adopts files tracked since", func(t *testing.T) {
 		write("docs/new.txt", "new\n")
 		w.git("add", "docs/new.txt")
 		w.git("commit", "-q", "-m", "new file")
@@ -116,8 +114,7 @@ func TestAdopt(t *testing.T) {
 // TestUndoRedoRestore walks the undo stack and checks each state with
 // lunad show, git show and the working tree.
 func TestUndoRedoRestore(t *testing.T) {
-	w := newWS(t)
-	id := w.create("doc.md", "a\n")
+	w, id := newWSWith(t, "doc.md", "a\n")
 	w.ok("edit", id, "--content-file", w.file("b", "b\n"))
 	w.ok("edit", id, "--content-file", w.file("c", "c\n"))
 	state := func(version int, content string) {
@@ -127,15 +124,7 @@ func TestUndoRedoRestore(t *testing.T) {
 		if arts[0].Version != version {
 			t.Fatalf("version %d, want %d", arts[0].Version, version)
 		}
-		if got := w.show(id); got != content {
-			t.Fatalf("lunad show %q, want %q", got, content)
-		}
-		if got := w.git("show", "HEAD:doc.md"); got != content {
-			t.Fatalf("git show %q, want %q", got, content)
-		}
-		if got := w.workFile("doc.md"); got != content {
-			t.Fatalf("working tree %q, want %q", got, content)
-		}
+		w.wantContent(id, "doc.md", content)
 		w.clean()
 	}
 	state(3, "c\n")
@@ -152,8 +141,7 @@ func TestUndoRedoRestore(t *testing.T) {
 		{[]string{"restore", id + "@1", "--message", "back to the start"}, 8, "a\n", "1"},
 		{[]string{"restore", "doc.md", "3"}, 9, "c\n", "3"},
 	} {
-		t.Run(strings.Join(step.args[:1], " "), func(t *testing.T) {
-			w.t = t
+		w.subtest(t, strings.Join(step.args[:1], " "), func(t *testing.T) {
 			out := w.ok(step.args...)
 			if !strings.HasPrefix(out, id+" v") || !strings.Contains(out, w.head()[:8]) {
 				t.Fatalf("%v: %q", step.args, out)
@@ -163,7 +151,6 @@ func TestUndoRedoRestore(t *testing.T) {
 				"Luna-Target-Version": step.target})
 		})
 	}
-	w.t = t
 	if _, msg := w.lastCommit(); strings.Contains(msg, "back to the start") {
 		t.Fatal("message of the wrong commit")
 	}
@@ -172,8 +159,7 @@ func TestUndoRedoRestore(t *testing.T) {
 
 // TestBranches: branch, switch and branches move HEAD and the working tree.
 func TestBranches(t *testing.T) {
-	w := newWS(t)
-	id := w.create("plan.md", "main plan\n")
+	w, id := newWSWith(t, "plan.md", "main plan\n")
 	mainHead := w.head()
 	out := w.ok("branch", "feature/x")
 	if out != "branch feature/x at "+mainHead[:8]+"\n" {
@@ -225,8 +211,7 @@ func TestBranches(t *testing.T) {
 	}
 	w.clean()
 
-	t.Run("switch refuses to overwrite changes", func(t *testing.T) {
-		w.t = t
+	w.subtest(t, "switch refuses to overwrite changes", func(t *testing.T) {
 		os.WriteFile(filepath.Join(w.dir, "plan.md"), []byte("typed by hand\n"), 0o644)
 		w.fail(1, "plan.md", "switch", "main")
 		if got := strings.TrimSpace(w.git("branch", "--show-current")); got != "from-feature" {
@@ -240,27 +225,16 @@ func TestBranches(t *testing.T) {
 
 // TestCRLF: an edit of a CRLF file keeps CRLF line endings.
 func TestCRLF(t *testing.T) {
-	w := newWS(t)
-	id := w.create("win.txt", "one\r\ntwo\r\nthree\r\n")
+	w, id := newWSWith(t, "win.txt", "one\r\ntwo\r\nthree\r\n")
 	w.ok("edit", id, "--search-file", w.file("s", "two\n"), "--replace-file", w.file("r", "TWO\nand a half\n"))
-	want := "one\r\nTWO\r\nand a half\r\nthree\r\n"
-	if got := w.show(id); got != want {
-		t.Fatalf("lunad show %q, want %q", got, want)
-	}
-	if got := w.git("show", "HEAD:win.txt"); got != want {
-		t.Fatalf("git show %q, want %q", got, want)
-	}
-	if got := w.workFile("win.txt"); got != want {
-		t.Fatalf("working tree %q", got)
-	}
+	w.wantContent(id, "win.txt", "one\r\nTWO\r\nand a half\r\nthree\r\n")
 	w.clean()
 }
 
 // TestHumanChanges: a person's change in the working tree is committed as
 // theirs before the agent's edit applies on top of it.
 func TestHumanChanges(t *testing.T) {
-	w := newWS(t)
-	id := w.create("n.md", "first line\nsecond line\n")
+	w, id := newWSWith(t, "n.md", "first line\nsecond line\n")
 	os.WriteFile(filepath.Join(w.dir, "n.md"), []byte("first line, edited by hand\nsecond line\n"), 0o644)
 	w.ok("edit", id, "--search-file", w.file("s", "second line"), "--replace-file", w.file("r", "second line, by the agent"), "--agent", "bot")
 	if got := w.show(id); got != "first line, edited by hand\nsecond line, by the agent\n" {

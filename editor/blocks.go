@@ -1,0 +1,160 @@
+package editor
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ParseBlocks parses SEARCH/REPLACE blocks in Aider's format:
+//
+//	path/to/file.go
+//	```go
+//	<<<<<<< SEARCH
+//	old lines
+//	=======
+//	new lines
+//	>>>>>>> REPLACE
+//	```
+//
+// The markers start their line and have 5 to 9 '<', '=' or '>' (trailing
+// spaces are ignored). A block's Path is the line before it (before its
+// opening fence, if any, or just after the fence), cleaned of markdown
+// (`#`, `*`, backquotes, a trailing ':'); a line with spaces in it is not a
+// path, nor is a plain word with a colon ("Then:"), and a block without a
+// path has the previous block's path. Anything
+// between blocks is ignored. Search and Replace end with "\n" unless empty;
+// CRLF is read as LF (and CRs at the end of a line are dropped).
+//
+// Text without blocks, a block without its ======= or >>>>>>> REPLACE line,
+// a stray >>>>>>> REPLACE, and a second ======= in one block (the file's
+// own "=======" line cannot be told from the divider: use a patch or a
+// rewrite for those) give a *ParseError wrapping ErrBadBlocks. Text that is
+// not UTF-8 gives ErrInvalidUTF8 or ErrBinary.
+func ParseBlocks(text string) ([]Block, error) {
+	if err := validateString("blocks", text); err != nil {
+		return nil, err
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, "\r")
+	}
+	var blocks []Block
+	path, after := "", 0
+	for i := 0; i < len(lines); i++ {
+		n := len(blocks)
+		switch {
+		case isMarker(lines[i], '>', "REPLACE"):
+			return nil, badBlocks(n-1, i+1, "%q without a <<<<<<< SEARCH line before it", lines[i])
+		case !isMarker(lines[i], '<', "SEARCH"):
+			continue
+		}
+		if p, ok := pathBefore(lines[after:i]); ok {
+			path = p
+		}
+		div, end := -1, -1
+		for j := i + 1; j < len(lines) && end < 0; j++ {
+			switch l := lines[j]; {
+			case isMarker(l, '<', "SEARCH") && div < 0:
+				return nil, badBlocks(n, j+1, "a second <<<<<<< SEARCH before the ======= of the block started at line %d; each block is <<<<<<< SEARCH, the old lines, =======, the new lines, >>>>>>> REPLACE", i+1)
+			case isMarker(l, '<', "SEARCH"):
+				return nil, badBlocks(n, j+1, "<<<<<<< SEARCH before the >>>>>>> REPLACE that ends the block started at line %d", i+1)
+			case isMarker(l, '>', "REPLACE") && div < 0:
+				return nil, badBlocks(n, j+1, ">>>>>>> REPLACE before the ======= line of the block started at line %d; put ======= between the old and the new lines", i+1)
+			case isMarker(l, '>', "REPLACE"):
+				end = j
+			case isMarker(l, '=', "") && div >= 0:
+				return nil, badBlocks(n, j+1, "a second ======= line in the block started at line %d (the first is line %d); if the file has such a line, edit it with a unified diff or a rewrite", i+1, div+1)
+			case isMarker(l, '=', ""):
+				div = j
+			}
+		}
+		if div < 0 {
+			return nil, badBlocks(n, i+1, "the block has no ======= line and no >>>>>>> REPLACE line; end the old lines with ======= and the new lines with >>>>>>> REPLACE")
+		}
+		if end < 0 {
+			return nil, badBlocks(n, i+1, "the block has no >>>>>>> REPLACE line; end the new lines with >>>>>>> REPLACE")
+		}
+		blocks = append(blocks, Block{Path: path, Search: joinLines(lines[i+1 : div]), Replace: joinLines(lines[div+1 : end])})
+		i, after = end, end+1
+	}
+	if len(blocks) == 0 {
+		return nil, badBlocks(-1, 1, "no SEARCH/REPLACE blocks; write each edit as <<<<<<< SEARCH, the exact old lines, =======, the new lines, >>>>>>> REPLACE, each marker on its own line")
+	}
+	return blocks, nil
+}
+
+func badBlocks(block, line int, format string, args ...any) error {
+	return &ParseError{Err: ErrBadBlocks, Block: block, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// isMarker reports whether l is 5-9 times c, then (after optional spaces)
+// word (any case), then nothing but spaces.
+func isMarker(l string, c byte, word string) bool {
+	n := 0
+	for n < len(l) && l[n] == c {
+		n++
+	}
+	if n < 5 || n > 9 {
+		return false
+	}
+	rest := strings.TrimLeft(l[n:], " \t")
+	if word != "" {
+		if len(rest) < len(word) || !strings.EqualFold(rest[:len(word)], word) {
+			return false
+		}
+		rest = rest[len(word):]
+	}
+	return strings.TrimRight(rest, " \t") == ""
+}
+
+func joinLines(ls []string) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	return strings.Join(ls, "\n") + "\n"
+}
+
+func isFence(l string) bool {
+	t := strings.TrimSpace(l)
+	return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
+}
+
+// pathBefore finds the file path in the lines before a block: the last
+// non-blank line, skipping one opening fence.
+func pathBefore(ls []string) (string, bool) {
+	fences := 0
+	for k := len(ls) - 1; k >= 0; k-- {
+		l := ls[k]
+		switch {
+		case strings.TrimSpace(l) == "":
+			continue
+		case isFence(l):
+			if fences++; fences > 1 {
+				return "", false
+			}
+			continue
+		}
+		return cleanPath(l)
+	}
+	return "", false
+}
+
+func cleanPath(l string) (string, bool) {
+	t := strings.TrimSpace(l)
+	plain := t
+	t = strings.TrimSpace(strings.TrimLeft(t, "#"))
+	t = strings.Trim(t, "*`")
+	colon := strings.HasSuffix(t, ":")
+	t = strings.TrimSuffix(t, ":")
+	t = strings.Trim(t, "*`")
+	decorated := t != strings.TrimSuffix(plain, ":")
+	if t == "" || len(t) > 1024 || strings.ContainsAny(t, " \t") ||
+		isMarker(t, '=', "") || isMarker(t, '<', "SEARCH") || isMarker(t, '>', "REPLACE") {
+		return "", false
+	}
+	// "Then:" is prose; "Makefile", "main.go:" and "`Makefile`:" are paths.
+	if colon && !decorated && !strings.ContainsAny(t, "./\\") {
+		return "", false
+	}
+	return t, true
+}
