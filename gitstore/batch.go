@@ -184,7 +184,7 @@ func (t *txn) rollback(m txnMark) {
 }
 
 // commit writes one commit on top of the transaction's tip.
-func (t *txn) commit(changes map[string]fileChange, rec record, body string, author Signature, adopted ...string) (*entry, error) {
+func (t *txn) commit(changes map[string]fileChange, rec record, body string, author Signature) (*entry, error) {
 	for p, c := range changes {
 		if _, seen := t.old[p]; !seen {
 			n, err := t.s.lookup(t.startRoot, p)
@@ -213,7 +213,7 @@ func (t *txn) commit(changes map[string]fileChange, rec record, body string, aut
 	if err != nil {
 		return nil, err
 	}
-	e := &entry{Commit: h.String(), Unix: now.Unix(), Author: author.Name, Rec: rec, Lunad: true, Adopted: adopted}
+	e := &entry{Commit: h.String(), Unix: now.Unix(), Author: author.Name, Rec: rec, Lunad: true}
 	if !t.tip.IsZero() {
 		e.Parents = []string{t.tip.String()}
 	}

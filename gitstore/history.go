@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -32,7 +31,6 @@ type entry struct {
 	Author  string   `json:"a"`
 	Rec     record   `json:"r"`
 	Lunad   bool     `json:"l,omitempty"`
-	Adopted []string `json:"ad,omitempty"` // artifacts an adopt commit brought in
 }
 
 func (e *entry) version(id string) lunad.Version {
@@ -54,6 +52,8 @@ type history struct {
 	all        []*entry // lunad commits in the tip's ancestry, parents before children
 	byArtifact map[string][]*entry
 	byKey      map[string]*entry
+	adopts     []*entry          // adopt commits, oldest first
+	adoptedAt  map[string]*entry // memo of versionsOf: an adopted artifact's version 1
 }
 
 func (h *history) add(e *entry) {
@@ -64,8 +64,8 @@ func (h *history) add(e *entry) {
 	if e.Rec.Artifact != "" {
 		h.byArtifact[e.Rec.Artifact] = append(h.byArtifact[e.Rec.Artifact], e)
 	}
-	for _, id := range e.Adopted {
-		h.byArtifact[id] = append(h.byArtifact[id], e)
+	if e.Rec.Op == lunad.OpAdopt {
+		h.adopts = append(h.adopts, e)
 	}
 	if e.Rec.Key != "" {
 		h.byKey[e.Rec.Key] = e
@@ -84,17 +84,52 @@ func (h *history) remove(e *entry) {
 		}
 	}
 	pop(e.Rec.Artifact)
-	for _, id := range e.Adopted {
-		pop(id)
+	if n := len(h.adopts); n > 0 && h.adopts[n-1] == e {
+		h.adopts = h.adopts[:n-1]
+		clear(h.adoptedAt)
 	}
 	if e.Rec.Key != "" && h.byKey[e.Rec.Key] == e {
 		delete(h.byKey, e.Rec.Key)
 	}
 }
 
-// latest returns the newest version entry of an artifact, or nil.
-func (h *history) latest(id string) *entry {
+// versionsOf returns an artifact's version entries, oldest first. An
+// artifact that came in through an adopt commit has no trailer of its own
+// for version 1: the adopt commit whose tree first holds its metadata is
+// found here (a few tree look-ups, memoised), so that adopting 10,000 files
+// does not write 10,000 IDs into one commit message or cache line.
+func (s *Store) versionsOf(id string) []*entry {
+	h := s.hist
 	es := h.byArtifact[id]
+	if len(es) > 0 && (es[0].Rec.Op == lunad.OpCreate || es[0].Rec.Op == lunad.OpAdopt) {
+		return es
+	}
+	a, ok := h.adoptedAt[id]
+	if !ok {
+		for _, e := range h.adopts {
+			root, err := s.treeOf(plumbing.NewHash(e.Commit))
+			if err != nil {
+				continue
+			}
+			if _, err := s.lookup(root, metaPath(id)); err == nil {
+				a = e
+				break
+			}
+		}
+		if h.adoptedAt == nil {
+			h.adoptedAt = map[string]*entry{}
+		}
+		h.adoptedAt[id] = a
+	}
+	if a == nil {
+		return es
+	}
+	return append([]*entry{a}, es...)
+}
+
+// latest returns the newest version entry of an artifact, or nil.
+func (s *Store) latest(id string) *entry {
+	es := s.versionsOf(id)
 	if len(es) == 0 {
 		return nil
 	}
@@ -215,30 +250,6 @@ func (s *Store) parseCommit(hash plumbing.Hash) (*entry, error) {
 		e.Parents = append(e.Parents, p.String())
 	}
 	e.Rec, e.Lunad = parseRecord(c.Message)
-	if e.Lunad && e.Rec.Op == lunad.OpAdopt {
-		var parentTree plumbing.Hash
-		if len(c.ParentHashes) > 0 {
-			pc, err := object.GetCommit(s.stor, c.ParentHashes[0])
-			if err != nil {
-				return nil, fmt.Errorf("read commit %s: %w", c.ParentHashes[0], translate(err))
-			}
-			parentTree = pc.TreeHash
-		}
-		before, err := s.listIDs(parentTree)
-		if err != nil {
-			return nil, err
-		}
-		after, err := s.listIDs(c.TreeHash)
-		if err != nil {
-			return nil, err
-		}
-		for id := range after {
-			if !before[id] {
-				e.Adopted = append(e.Adopted, id)
-			}
-		}
-		sort.Strings(e.Adopted)
-	}
 	return e, nil
 }
 

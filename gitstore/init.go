@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -83,7 +82,6 @@ func (t *txn) adopt(rep *AdoptReport) error {
 		known[m.Path] = true
 	}
 	changes := map[string]fileChange{}
-	var adopted []string
 	err = s.walkFiles(t.root, "", func(p string, n node) error {
 		if strings.HasPrefix(p, lunaDir+"/") || known[p] {
 			return nil
@@ -122,14 +120,13 @@ func (t *txn) adopt(rep *AdoptReport) error {
 		if err := t.putMeta(changes, m); err != nil {
 			return err
 		}
-		adopted = append(adopted, id)
 		rep.Adopted = append(rep.Adopted, m.artifact())
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if _, err := s.lookup(t.root, workspaceFile); err == nil && len(adopted) == 0 {
+	if _, err := s.lookup(t.root, workspaceFile); err == nil && len(rep.Adopted) == 0 {
 		return nil // already a workspace, nothing new
 	}
 	h, err := s.objs.write(plumbing.BlobObject, []byte(workspaceJSON))
@@ -137,10 +134,9 @@ func (t *txn) adopt(rep *AdoptReport) error {
 		return err
 	}
 	changes[workspaceFile] = fileChange{hash: h, mode: modeFile}
-	sort.Strings(adopted)
 	sig, agent := s.author("")
-	rec := record{Op: lunad.OpAdopt, Agent: agent, Subject: fmt.Sprintf("adopt %d files as artifacts", len(adopted))}
-	if _, err := t.commit(changes, rec, "", sig, adopted...); err != nil {
+	rec := record{Op: lunad.OpAdopt, Agent: agent, Subject: fmt.Sprintf("adopt %d files as artifacts", len(rep.Adopted))}
+	if _, err := t.commit(changes, rec, "", sig); err != nil {
 		return err
 	}
 	for i := range rep.Adopted {

@@ -351,7 +351,7 @@ func (s *Store) revert(ctx context.Context, ref string, ch Change, op lunad.Op) 
 // undoStacks replays an artifact's history: versions applied (whose undo
 // is possible) and versions undone (whose redo is possible).
 func (s *Store) undoStacks(id string) (applied, redo []int) {
-	for _, e := range s.hist.byArtifact[id] {
+	for _, e := range s.versionsOf(id) {
 		v := e.version(id)
 		switch v.Op {
 		case lunad.OpUndo:

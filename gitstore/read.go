@@ -141,7 +141,7 @@ func (s *Store) History(ctx context.Context, ref string) ([]lunad.Version, error
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range s.hist.byArtifact[id] {
+	for _, e := range s.versionsOf(id) {
 		out = append(out, e.version(id))
 	}
 	return out, nil
@@ -167,21 +167,21 @@ func (s *Store) artifactAt(root plumbing.Hash, id string) (lunad.Artifact, error
 }
 
 func (s *Store) withVersion(a lunad.Artifact) lunad.Artifact {
-	if e := s.hist.latest(a.ID); e != nil {
+	if e := s.latest(a.ID); e != nil {
 		a.Version, a.Commit, a.Modified = e.version(a.ID).Number, e.Commit, time.Unix(e.Unix, 0).UTC()
 	}
 	return a
 }
 
 func (s *Store) latestVersion(id string) int {
-	if e := s.hist.latest(id); e != nil {
+	if e := s.latest(id); e != nil {
 		return e.version(id).Number
 	}
 	return 0
 }
 
 func (s *Store) versionEntry(id string, n int) *entry {
-	es := s.hist.byArtifact[id]
+	es := s.versionsOf(id)
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].version(id).Number == n {
 			return es[i]

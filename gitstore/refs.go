@@ -118,57 +118,91 @@ func listBranches(gitDir string) (map[string]plumbing.Hash, error) {
 	return out, nil
 }
 
-// updateRef moves ref name from old to new with compare-and-swap, durably:
-// it takes git's "<ref>.lock" (so git and lunad exclude each other), checks
-// the current value, writes and fsyncs the lock file, renames it over the
-// ref and fsyncs the directory. old is the zero hash when the ref must not
-// exist yet. Returns ErrConflict when the ref moved, ErrLocked when git holds
-// the lock.
-func updateRef(gitDir, name string, old, new plumbing.Hash) error {
+// refUpdate moves a ref by compare-and-swap, durably, in two steps so that
+// the caller can make the lock file's content durable together with the
+// objects it names (one filesystem sync for both):
+//
+//	u, err := prepareRef(...)  // take "<ref>.lock", check the old value, write the new one
+//	... sync objects and the lock file ...
+//	err = u.commit()           // rename over the ref, fsync the directory
+//
+// git and lunad exclude each other through the same lock file.
+type refUpdate struct {
+	name, path string
+	lock       *os.File
+}
+
+// prepareRef takes the ref's lock, checks that the ref is at old (zero:
+// must not exist) and writes new into the lock file. Returns ErrConflict
+// when the ref moved, ErrLocked when another process holds the lock.
+func prepareRef(gitDir, name string, old, new plumbing.Hash) (*refUpdate, error) {
 	path := filepath.Join(gitDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
+		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
 	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		if os.IsExist(err) {
-			return fmt.Errorf("%w: %s.lock exists (a git command is running, or one crashed: remove the file if no git process is running)", lunad.ErrLocked, path)
+			return nil, fmt.Errorf("%w: %s.lock exists (a git command is running, or one crashed: remove the file if no git process is running)", lunad.ErrLocked, path)
 		}
-		return fmt.Errorf("update ref %s: %w", name, err)
+		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			lock.Close()
-			os.Remove(lock.Name())
-		}
-	}()
+	u := &refUpdate{name: name, path: path, lock: lock}
 	cur, err := readRef(gitDir, name)
 	if errors.Is(err, lunad.ErrNotFound) {
-		cur = plumbing.ZeroHash
-	} else if err != nil {
-		return err
+		cur, err = plumbing.ZeroHash, nil
 	}
-	if cur != old {
-		return fmt.Errorf("%w: %s is at %.12s, expected %.12s", lunad.ErrConflict, name, cur, old)
+	if err == nil && cur != old {
+		err = fmt.Errorf("%w: %s is at %.12s, expected %.12s", lunad.ErrConflict, name, cur, old)
 	}
-	if _, err := lock.Write([]byte(new.String() + "\n")); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
+	if err == nil {
+		if _, err = lock.Write([]byte(new.String() + "\n")); err != nil {
+			err = fmt.Errorf("update ref %s: %w", name, err)
+		}
 	}
-	if err := lock.Sync(); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
+	if err != nil {
+		u.abort()
+		return nil, err
 	}
-	if err := lock.Close(); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
+	return u, nil
+}
+
+// sync makes the lock file's content durable on its own.
+func (u *refUpdate) sync() error { return u.lock.Sync() }
+
+// commit renames the lock over the ref and fsyncs the directory. The
+// caller has made the lock's content durable.
+func (u *refUpdate) commit() error {
+	if err := u.lock.Close(); err != nil {
+		os.Remove(u.lock.Name())
+		return fmt.Errorf("update ref %s: %w", u.name, err)
 	}
-	if err := os.Rename(lock.Name(), path); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
+	if err := os.Rename(u.lock.Name(), u.path); err != nil {
+		os.Remove(u.lock.Name())
+		return fmt.Errorf("update ref %s: %w", u.name, err)
 	}
-	committed = true
-	if err := syncPath(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
+	if err := syncPath(filepath.Dir(u.path)); err != nil {
+		return fmt.Errorf("update ref %s: %w", u.name, err)
 	}
 	return nil
+}
+
+func (u *refUpdate) abort() {
+	u.lock.Close()
+	os.Remove(u.lock.Name())
+}
+
+// updateRef moves ref name from old to new: prepare, sync, commit.
+func updateRef(gitDir, name string, old, new plumbing.Hash) error {
+	u, err := prepareRef(gitDir, name, old, new)
+	if err != nil {
+		return err
+	}
+	if err := u.sync(); err != nil {
+		u.abort()
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	return u.commit()
 }
 
 // writeHead points HEAD at a branch, durably.

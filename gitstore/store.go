@@ -62,6 +62,7 @@ type Store struct {
 	lock  *wsLock
 	cache *commitCache
 	hist  *history
+	trees map[plumbing.Hash][]object.TreeEntry // decoded trees, see readTree
 
 	queue    writeQueue
 	session  string // tags this store's lines in the pending list
@@ -217,6 +218,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.syncIndexLocked(context.Background())
+	s.objs.close()
 	if cerr := s.lock.close(); err == nil {
 		err = cerr
 	}

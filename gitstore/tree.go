@@ -37,11 +37,24 @@ func translate(err error) error {
 	return err
 }
 
+// maxCachedTrees bounds the decoded-tree cache (trees are immutable, so
+// entries never go stale; the cache is simply dropped when full).
+const maxCachedTrees = 16384
+
+// readTree returns a tree's entries, decoded once per store. Callers must
+// not modify the returned slice.
 func (s *Store) readTree(h plumbing.Hash) ([]object.TreeEntry, error) {
+	if es, ok := s.trees[h]; ok {
+		return es, nil
+	}
 	t, err := object.GetTree(s.stor, h)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, translate(err))
 	}
+	if s.trees == nil || len(s.trees) >= maxCachedTrees {
+		s.trees = make(map[plumbing.Hash][]object.TreeEntry, 1024)
+	}
+	s.trees[h] = t.Entries
 	return t.Entries, nil
 }
 
@@ -192,7 +205,11 @@ func (s *Store) rewriteTree(base plumbing.Hash, changes map[string]fileChange) (
 	if len(kept) == 0 {
 		return plumbing.ZeroHash, nil
 	}
-	return s.objs.write(plumbing.TreeObject, encodeTree(kept))
+	h, err := s.objs.write(plumbing.TreeObject, encodeTree(kept))
+	if err == nil && s.trees != nil && len(s.trees) < maxCachedTrees {
+		s.trees[h] = kept // sorted by encodeTree; owned by no one else
+	}
+	return h, err
 }
 
 // encodeTree sorts entries in git's order (a tree sorts as if its name ended

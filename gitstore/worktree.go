@@ -33,9 +33,6 @@ const pendingName = "pending"
 // working tree, history cache.
 func (t *txn) finish() error {
 	s := t.s
-	if err := s.objs.sync(); err != nil {
-		return err
-	}
 	var buf bytes.Buffer
 	for p, c := range t.files {
 		nw := c.hash
@@ -47,7 +44,17 @@ func (t *txn) finish() error {
 	if err := s.appendPending(buf.Bytes()); err != nil {
 		return err
 	}
-	if err := updateRef(s.gitDir, t.branch, t.start, t.tip); err != nil {
+	ref, err := prepareRef(s.gitDir, t.branch, t.start, t.tip)
+	if err != nil {
+		return err
+	}
+	// One sync makes every object of the batch and the new ref value
+	// durable; only then does the ref move.
+	if err := s.objs.sync(ref.lock); err != nil {
+		ref.abort()
+		return err
+	}
+	if err := ref.commit(); err != nil {
 		return err
 	}
 	// From here on the batch is committed: report later failures without
