@@ -22,20 +22,16 @@ func (s *Store) List(ctx context.Context) ([]lunad.Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids, err := s.listIDs(root)
+	x, err := s.metasAt(root)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]lunad.Artifact, 0, len(ids))
-	for id := range ids {
+	out := make([]lunad.Artifact, 0, len(x.Metas))
+	for _, m := range x.Metas {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		a, err := s.artifactAt(root, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s.withVersion(a))
+		out = append(out, s.withVersion(m.artifact()))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
@@ -198,14 +194,12 @@ func (s *Store) resolve(root plumbing.Hash, ref string) (string, error) {
 		}
 	}
 	if strings.ContainsAny(ref, "./") {
-		ids, err := s.listIDs(root)
+		x, err := s.metasAt(root)
 		if err != nil {
 			return "", err
 		}
-		for id := range ids {
-			if a, err := s.artifactAt(root, id); err == nil && a.Path == ref {
-				return id, nil
-			}
+		if id, ok := x.byPath[ref]; ok {
+			return id, nil
 		}
 	}
 	return "", fmt.Errorf("%w: no artifact %q (see `lunad list`)", lunad.ErrNotFound, ref)

@@ -3,6 +3,9 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,5 +76,52 @@ func TestDeterministicHashes(t *testing.T) {
 	}
 	if heads[0] != heads[1] {
 		t.Fatalf("same inputs, different commits: %v", heads)
+	}
+}
+
+// The caches under .git/luna are derived data: damaged or wrong, they are
+// rebuilt from the repository.
+func TestDerivedCachesRebuilt(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	var ids []string
+	for i := range 70 { // more than persistAfter, so the metas cache is written
+		r, err := s.Create(ctx, CreateSpec{Title: "n", Path: "dir/n" + strconv.Itoa(i) + ".md", Content: []byte("x\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.Artifact.ID)
+	}
+	if _, err := s.Edit(ctx, ids[3], Change{IdempotencyKey: "k"}, replace("x", "y")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for name, junk := range map[string]string{
+		"metas":   `{"tree":"0000000000000000000000000000000000000000","metas":{"zzzz":{"id":"zzzz","path":"dir/n3.md"}}}`,
+		"commits": "{\"c\":\"not a hash\"}\n{torn",
+	} {
+		if err := os.WriteFile(filepath.Join(s.root, ".git", "luna", name), []byte(junk), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, err := Open(s.root, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	a, err := s2.Artifact(ctx, "dir/n3.md")
+	if err != nil || a.ID != ids[3] || a.Version != 2 {
+		t.Fatalf("by path after damaged caches: %+v %v", a, err)
+	}
+	list, err := s2.List(ctx)
+	if err != nil || len(list) != 70 {
+		t.Fatalf("list: %d %v", len(list), err)
+	}
+	again, err := s2.Edit(ctx, ids[3], Change{IdempotencyKey: "k"}, replace("y", "z"))
+	if err != nil || !again.Replayed {
+		t.Fatalf("idempotency after a rebuilt history cache: %+v %v", again, err)
 	}
 }
