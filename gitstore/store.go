@@ -63,7 +63,7 @@ type Store struct {
 	cache *commitCache
 	hist  *history
 	trees map[plumbing.Hash][]object.TreeEntry // decoded trees, see readTree
-	metas *metaIndex                            // see metasAt
+	metas *metaIndex                           // see metasAt
 
 	queue    writeQueue
 	session  string // tags this store's lines in the pending list
