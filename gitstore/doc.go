@@ -3,12 +3,16 @@
 // never go-git values.
 //
 // go-git is used to read and to encode objects; writing is lunad's own durable
-// protocol (see docs/architecture.md): every object of a commit is written as
-// a loose object through a temporary file that is fsynced and renamed, the
-// object directories are fsynced, and only then does the branch ref move, by
-// compare-and-swap under git's own "<ref>.lock" file, itself fsynced before
-// the rename and followed by a directory fsync. One Store owns the repository;
-// a workspace lock file keeps other lunad processes out while a batch of
-// commits is written, and a single writer goroutine serialises the callers
-// of one process and commits their operations in groups.
+// protocol (docs/architecture.md): the objects of a batch of commits are
+// written as loose objects (temp file, rename), the branch's "<ref>.lock" is
+// taken and checked against the batch's base (compare-and-swap) and given the
+// new value, one syncfs(2) makes all of it durable, and only then is the lock
+// renamed over the ref and the directory fsynced. One Store owns the
+// repository; a workspace lock file keeps other lunad processes out while a
+// batch is written, and concurrent callers of one process are grouped into
+// batches (group commit) by whichever caller finds no batch running.
+//
+// Everything under .git/luna (the commit provenance cache, the metadata
+// cache, the pending list) is derived from the repository and rebuilt when
+// missing or damaged.
 package gitstore
