@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"context"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io"
@@ -90,6 +91,13 @@ type indexUpdate struct {
 	fresh bool
 }
 
+// emptyIndex is a version 2 index with no entries.
+var emptyIndex = func() []byte {
+	b := []byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00")
+	sum := sha1.Sum(b)
+	return append(b, sum[:]...)
+}()
+
 // updateIndex applies updates to .git/index, through the byte-level fast
 // path when it can and go-git otherwise.
 func (s *Store) updateIndex(updates []indexUpdate) error {
@@ -98,29 +106,24 @@ func (s *Store) updateIndex(updates []indexUpdate) error {
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("read git index: %w", err)
 	}
-	x := &rawIndex{version: 2}
-	if len(b) > 0 {
-		x, err = parseRawIndex(b)
+	if len(b) == 0 {
+		b = emptyIndex
 	}
-	if err == nil {
-		drop := map[string]bool{}
-		var set []rawEntry
-		for _, u := range updates {
-			drop[u.path] = true
-			if u.head.hash.IsZero() {
-				continue
-			}
+	edits := make([]indexEdit, 0, len(updates))
+	for _, u := range updates {
+		e := indexEdit{path: u.path}
+		if !u.head.hash.IsZero() {
 			full := ""
 			if u.fresh {
 				full = filepath.Join(s.root, filepath.FromSlash(u.path))
 			}
-			set = append(set, newRawEntry(u.path, u.head.hash, u.head.mode, full))
+			e.entry = newIndexEntry(u.path, u.head.hash, u.head.mode, full)
 		}
-		x.patch(drop, set)
-		return replaceIndex(s.gitDir, func(w io.Writer) error {
-			_, err := w.Write(x.encode())
-			return err
-		})
+		edits = append(edits, e)
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].path < edits[j].path })
+	if chunks, err := patchIndex(b, edits); err == nil {
+		return replaceIndex(s.gitDir, func(w io.Writer) error { return writeChunks(w, chunks) })
 	}
 	return s.updateIndexGoGit(updates)
 }

@@ -1,0 +1,94 @@
+package gitstore
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// TestPatchIndex checks the byte-level index patcher against git's own
+// reading of the result: replaced, inserted, removed and conflicted
+// (multi-stage) entries, an index with extensions, and the empty index.
+func TestPatchIndex(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	for _, f := range []string{"a.txt", "b/c.txt", "d.txt", "m.txt"} {
+		writeFile(t, dir, f, f+"\n")
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "x") // leaves a TREE extension
+	blob := func(content string) plumbing.Hash {
+		return plumbing.NewHash(strings.TrimSpace(gitIn(t, dir, content, "hash-object", "-w", "--stdin")))
+	}
+	hm := blob("m\n")
+	// Make m.txt conflicted: stages 1, 2 and 3.
+	gitIn(t, dir, "0 0000000000000000000000000000000000000000\tm.txt\n"+
+		"100644 "+hm.String()+" 1\tm.txt\n100644 "+hm.String()+" 2\tm.txt\n100644 "+hm.String()+" 3\tm.txt\n",
+		"update-index", "--index-info")
+	hNew, hAdd := blob("new a\n"), blob("added\n")
+	edits := []indexEdit{
+		{path: "a.txt", entry: newIndexEntry("a.txt", hNew, modeFile, "")},
+		{path: "b/a.txt", entry: newIndexEntry("b/a.txt", hAdd, modeExec, "")},
+		{path: "d.txt"},
+		{path: "m.txt", entry: newIndexEntry("m.txt", hm, modeFile, "")},
+		{path: "z/last.txt", entry: newIndexEntry("z/last.txt", hAdd, modeFile, "")},
+	}
+	index := filepath.Join(dir, ".git", "index")
+	b, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := patchIndex(b, edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(index)
+	if err := replaceIndex(filepath.Join(dir, ".git"), func(w io.Writer) error { return writeChunks(w, chunks) }); err != nil {
+		t.Fatal(err)
+	}
+	got := git(t, dir, "ls-files", "-s")
+	want := "100644 " + hNew.String() + " 0\ta.txt\n" +
+		"100755 " + hAdd.String() + " 0\tb/a.txt\n" +
+		"100644 " + blob("b/c.txt\n").String() + " 0\tb/c.txt\n" +
+		"100644 " + hm.String() + " 0\tm.txt\n" +
+		"100644 " + hAdd.String() + " 0\tz/last.txt\n"
+	if got != want {
+		t.Fatalf("git ls-files -s:\n%s\nwant:\n%s", got, want)
+	}
+	// git accepts the file (checksum, order) and can write a tree from it.
+	git(t, dir, "write-tree")
+
+	// The empty index takes insertions.
+	chunks, err = patchIndex(emptyIndex, edits[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(index)
+	replaceIndex(filepath.Join(dir, ".git"), func(w io.Writer) error { return writeChunks(w, chunks) })
+	if got := git(t, dir, "ls-files", "-s"); got != "100644 "+hNew.String()+" 0\ta.txt\n" {
+		t.Fatalf("from empty: %q", got)
+	}
+	// A damaged index is not patched.
+	b[len(b)-1] ^= 1
+	if _, err := patchIndex(b, edits); err == nil {
+		t.Fatal("patched an index with a bad checksum")
+	}
+}
+
+// gitIn runs git with stdin.
+func gitIn(t *testing.T, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v %s", args, err, out)
+	}
+	return string(out)
+}
