@@ -61,7 +61,7 @@ func Init(dir string, opts Options) (*Store, AdoptReport, error) {
 		s.mu.Unlock()
 	}
 	if err != nil {
-		s.lock.close()
+		s.release()
 		return nil, rep, err
 	}
 	return s, rep, nil

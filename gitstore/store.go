@@ -98,7 +98,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		err = s.recover()
 	}
 	if err != nil {
-		s.lock.close()
+		s.release()
 		return nil, err
 	}
 	return s, nil
@@ -167,8 +167,12 @@ func (s *Store) fillDefaults() {
 }
 
 // reopenStorage drops go-git's caches, e.g. after git repacked objects.
+// Pack files stay open between reads (KeepDescriptors) until then or Close.
 func (s *Store) reopenStorage() {
-	s.stor = filesystem.NewStorageWithOptions(osfs.New(s.gitDir), cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{})
+	if s.stor != nil {
+		s.stor.Close()
+	}
+	s.stor = filesystem.NewStorageWithOptions(osfs.New(s.gitDir), cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{KeepDescriptors: true})
 }
 
 // gitUser reads user.name and user.email from the repository's config, then
@@ -219,12 +223,18 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.syncIndexLocked(context.Background())
-	s.objs.close()
-	if cerr := s.lock.close(); err == nil {
+	if cerr := s.release(); err == nil {
 		err = cerr
 	}
 	s.closeErr = err
 	return err
+}
+
+// release closes the files the store holds open.
+func (s *Store) release() error {
+	s.objs.close()
+	s.stor.Close()
+	return s.lock.close()
 }
 
 // treeOf returns the root tree of a commit (zero for the zero commit).
