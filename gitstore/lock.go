@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -51,8 +50,10 @@ func (l *wsLock) lock(ctx context.Context, timeout time.Duration) error {
 			if l.holder() != "unknown" {
 				l.inherited = true
 			}
-			l.f.Truncate(0)
-			l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+			// One fixed-width write replaces the dead holder's pid with
+			// ours: a process killed at any point leaves one of the two,
+			// never an empty file, so the next holder still knows.
+			l.f.WriteAt(fmt.Appendf(nil, "%-15d\n", os.Getpid()), 0)
 			return nil
 		}
 		if err != unix.EWOULDBLOCK && err != unix.EINTR {
