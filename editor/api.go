@@ -28,9 +28,15 @@ type Block struct {
 //     linear map takes every SEARCH line's indentation to the content's (a
 //     block uniformly under- or over-indented, or written with spaces for
 //     tabs, 2 spaces for 4); new REPLACE lines are re-indented by that map
-//     in the content's style (tabs or spaces). Such a match is ambiguous if
-//     SEARCH, with the right indentation but extra blank lines, fits another
-//     place.
+//     in the content's style (tabs or spaces): a changed line keeps the
+//     indentation of the SEARCH line it replaces, another new line gets
+//     the mapped width in the content's unit (never a copy of a matched
+//     line that is as wide because it is aligned with spaces). A new line
+//     indented with tabs where SEARCH has spaces (or the reverse) that the
+//     map would put between two of the content's indentation levels is not
+//     guessed at: the block is refused (*NoMatchError). Such a match is
+//     ambiguous if SEARCH, with the right indentation but extra blank
+//     lines, fits another place.
 //   - blank-lines: SEARCH has blank lines the content lacks (around or
 //     inside it); they are dropped, with the REPLACE blank lines that mirror
 //     them, and the non-blank lines are matched by the three rules above.

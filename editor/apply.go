@@ -140,10 +140,14 @@ func planBlock(mt *matcher, i int, S, R []string) (plan, error) {
 		start := fz.start - kl
 		// A slip of characters, not of structure: the relative
 		// indentation must agree.
-		if im, ok := mt.indentFor(start, S3, R3); ok {
+		im, ok, why := mt.indentFor(start, S3, R3)
+		if ok {
 			return plan{tier: TierFuzzy, start: start, end: start + len(S3), out: mt.merge(start, S3, R3, im)}, nil
 		}
-		detail = fmt.Sprintf("lines %d-%d are close but indented differently relative to each other", fz.start+1, fz.start+len(S2))
+		detail = why
+		if why == "" {
+			detail = fmt.Sprintf("lines %d-%d are close but indented differently relative to each other", fz.start+1, fz.start+len(S2))
+		}
 	}
 	if fz.gaveUp && detail == "" {
 		detail = "too many similar places for an approximate search"
@@ -156,7 +160,11 @@ func planBlock(mt *matcher, i int, S, R []string) (plan, error) {
 func (mt *matcher) finish(i int, t, ut Tier, start, end int, S, R []string) (plan, error) {
 	var im *indentMap
 	if ut == TierIndentation {
-		im, _ = mt.indentFor(start, S, R)
+		var ok bool
+		var why string
+		if im, ok, why = mt.indentFor(start, S, R); !ok {
+			return plan{}, mt.noMatch("block", i, S, why)
+		}
 	} else if line, ok := mt.insertedAround(S, R, start); ok {
 		return plan{}, &AlreadyAppliedError{Block: i, Line: line, Around: true}
 	}

@@ -61,7 +61,6 @@ func (mt *matcher) blankTier(S, R []string) []blankMatch {
 			sn = mapLines(SN, trimRight)
 		case TierIndentation:
 			sn = mapLines(SN, trimSpace)
-			tabs := mt.tabs()
 			ok = func(w int) bool {
 				if !gapsFit(w) {
 					return false
@@ -70,8 +69,7 @@ func (mt *matcher) blankTier(S, R []string) []blankMatch {
 				for k := range SN {
 					W[k] = mt.d.lines[fIdx[w+k]]
 				}
-				_, fit := fitIndent(SN, W, tabs, nil)
-				return fit
+				return indentFits(SN, W)
 			}
 		}
 		ws := windows(fn, sn, ok)

@@ -1,6 +1,10 @@
 package editor
 
-import "strings"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // matcher finds where lines of edit text are in a doc. The per-tier views
 // of the doc's lines are computed when first needed.
@@ -105,10 +109,8 @@ func (mt *matcher) find(t Tier, S []string) []int {
 	case TierTrailingWhitespace:
 		return windows(mt.view(t), mapLines(S, trimRight), nil)
 	case TierIndentation:
-		tabs := mt.tabs()
 		return windows(mt.view(t), mapLines(S, trimSpace), func(i int) bool {
-			_, ok := fitIndent(S, mt.d.lines[i:i+len(S)], tabs, nil)
-			return ok
+			return indentFits(S, mt.d.lines[i:i+len(S)])
 		})
 	}
 	return windows(mt.d.lines, S, nil)
@@ -125,11 +127,9 @@ func (mt *matcher) firstTier(S []string) (Tier, []int) {
 	return "", nil
 }
 
-// merge builds the replacement for S matched at start: REPLACE lines that
-// are unchanged SEARCH lines (by a line diff of S and R) are the content's
-// own lines, byte for byte; the other REPLACE lines are re-indented by im
-// (if not nil).
-func (mt *matcher) merge(start int, S, R []string, im *indentMap) []outLine {
+// shared gives, for each REPLACE line, the SEARCH line it is by a line diff
+// of S and R, or -1 for a new line.
+func shared(S, R []string) []int {
 	a, b := intern(S, R)
 	from := make([]int, len(R))
 	for k := range from {
@@ -138,14 +138,27 @@ func (mt *matcher) merge(start int, S, R []string, im *indentMap) []outLine {
 	for _, p := range lcs(a, b) {
 		from[p[1]] = p[0]
 	}
+	return from
+}
+
+// merge builds the replacement for S matched at start: REPLACE lines that
+// are unchanged SEARCH lines (by a line diff of S and R) are the content's
+// own lines, byte for byte; the other REPLACE lines are re-indented by im
+// (if not nil).
+func (mt *matcher) merge(start int, S, R []string, im *indentMap) []outLine {
+	from := shared(S, R)
+	var re []string
+	if im != nil {
+		re, _ = im.reindent(S, mt.d.lines[start:start+len(S)], R, from, mt.fileUnit(im.tw))
+	}
 	out := make([]outLine, len(R))
 	for k, r := range R {
 		if j := from[k]; j >= 0 {
 			out[k] = outLine{mt.d.lines[start+j], mt.d.lineEOL(start + j)}
 			continue
 		}
-		if im != nil {
-			r = im.apply(r)
+		if re != nil {
+			r = re[k]
 		}
 		out[k] = outLine{r, ""}
 	}
@@ -154,14 +167,37 @@ func (mt *matcher) merge(start int, S, R []string, im *indentMap) []outLine {
 
 // indentFor fits the indentation of S to the content at start (for the
 // indentation and fuzzy tiers): nil when nothing needs re-indenting, ok
-// false when no map fits.
-func (mt *matcher) indentFor(start int, S, R []string) (*indentMap, bool) {
+// false when no map fits. Of the maps that fit (see fitIndents), the first
+// that can place every new REPLACE line is taken; if none can (REPLACE is
+// indented in another style than SEARCH, tabs for spaces, and a new line
+// would land between two indentation levels of the file), ok is false and
+// detail says so.
+func (mt *matcher) indentFor(start int, S, R []string) (im *indentMap, ok bool, detail string) {
 	W := mt.d.lines[start : start+len(S)]
-	im, ok := fitIndent(S, W, mt.tabs(), func(tw int) (int, int) { return mt.fileUnit(tw), indentUnit(tw, S, R) })
-	if !ok || im.identity {
-		return nil, ok
+	fits := fitIndents(S, W, mt.tabs(), func(tw int) (int, int) { return mt.fileUnit(tw), indentUnit(tw, S, R) })
+	if len(fits) == 0 {
+		return nil, false, ""
 	}
-	return &im, true
+	if fits[0].identity {
+		return nil, true, ""
+	}
+	from := shared(S, R)
+	bad := -1
+	for _, f := range fits {
+		_, b := f.reindent(S, W, R, from, mt.fileUnit(f.tw))
+		if b < 0 {
+			return &f, true, ""
+		}
+		if bad < 0 {
+			bad = b
+		}
+	}
+	style, other := "tabs", "spaces"
+	if strings.Trim(leading(R[bad]), "\t") != "" {
+		style, other = other, style
+	}
+	return nil, false, fmt.Sprintf("lines %d-%d match but for indentation, and the new REPLACE line %s is indented with %s while SEARCH is indented with %s, so its indentation in the file is not clear; indent SEARCH and REPLACE the way the file does",
+		start+1, start+len(S), strconv.Quote(R[bad]), style, other)
 }
 
 // blankEdges counts the blank lines ls starts and ends with.

@@ -1,8 +1,20 @@
 package editor
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 const goFunc = "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n"
+
+// pyTabs is Python indented with tabs, with a docstring's second line
+// aligned with spaces; pyTabs4 is its lines 2-5 with a tab written as 4
+// spaces.
+const (
+	pyTabs  = "class A:\n\tdef f(self):\n\t\t\"\"\"Doc\n\t\t    more.\"\"\"\n\t\tif x:\n\t\t\tpass\n"
+	pyTabs4 = "    def f(self):\n        \"\"\"Doc\n            more.\"\"\"\n        if x:\n"
+)
 
 func TestApplyTiers(t *testing.T) {
 	runApply(t, []applyCase{
@@ -52,6 +64,45 @@ func TestApplyTiers(t *testing.T) {
 			blocks:  []Block{blk("pass\n", "if self.x:\n    return 1\n")},
 			want:    "class A:\n    def f(self):\n        if self.x:\n            return 1\n",
 			matches: []Match{m(0, TierIndentation, 3, 3)}},
+		// A new line as wide as an aligned continuation line (a docstring's
+		// second line, 2 tabs and 4 spaces) is a statement one level deeper:
+		// it is written in the file's unit (3 tabs), not copied.
+		{name: "indentation/new line as wide as an aligned line", content: pyTabs,
+			blocks:  []Block{blk(pyTabs4, pyTabs4+"            y()\n")},
+			want:    strings.Replace(pyTabs, "\t\tif x:\n", "\t\tif x:\n\t\t\ty()\n", 1),
+			matches: []Match{m(0, TierIndentation, 2, 5)}},
+		// A changed line keeps the indentation of the line it replaces.
+		{name: "indentation/changed aligned line keeps its alignment", content: pyTabs,
+			blocks:  []Block{blk(pyTabs4, strings.Replace(pyTabs4, "more.", "more text.", 1))},
+			want:    strings.Replace(pyTabs, "more.", "more text.", 1),
+			matches: []Match{m(0, TierIndentation, 2, 5)}},
+		{name: "indentation/the edit's own alignment spaces are kept", content: "func f() {\n\tfoo(a,\n\t    b)\n}\n",
+			blocks:  []Block{blk("\t\tfoo(a,\n\t\t    b)\n", "\t\tfoo(a,\n\t\t    b,\n\t\t    c)\n\t\tbar(x,\n\t\t    y)\n")},
+			want:    "func f() {\n\tfoo(a,\n\t    b,\n\t    c)\n\tbar(x,\n\t    y)\n}\n",
+			matches: []Match{m(0, TierIndentation, 2, 3)}},
+		// 8 spaces for a tab, not 4 spaces and a shift: a line nested in the
+		// new lines is one tab deeper.
+		{name: "indentation/8-space tabs, nested new lines", content: "func f() {\n\tif x {\n\t\tfoo(a,\n\t\t    b)\n\t}\n}\n",
+			blocks: []Block{blk("                foo(a,\n                    b)\n",
+				"                foo(a,\n                    b)\n                if y {\n                        z()\n                }\n")},
+			want:    "func f() {\n\tif x {\n\t\tfoo(a,\n\t\t    b)\n\t\tif y {\n\t\t\tz()\n\t\t}\n\t}\n}\n",
+			matches: []Match{m(0, TierIndentation, 3, 4)}},
+		// REPLACE indented with tabs, SEARCH with spaces (or the reverse):
+		// never a mixed indentation that neither the file nor the edit has.
+		{name: "indentation/tab in REPLACE, 2 spaces in SEARCH", content: "func f() int {\n\treturn 1\n}\n",
+			blocks: []Block{blk("  return 1   \n", "\treturn 3\n")}, want: "func f() int {\n\treturn 3\n}\n",
+			matches: []Match{m(0, TierIndentation, 2, 2)}},
+		{name: "indentation/2 spaces in REPLACE, tab in SEARCH", content: "func f() {\n\t\treturn 1\n}\n",
+			blocks: []Block{blk("\treturn 1\n", "  return 3\n")}, want: "func f() {\n\t\treturn 3\n}\n",
+			matches: []Match{m(0, TierIndentation, 2, 2)}},
+		{name: "indentation/tab in REPLACE, 3 spaces in SEARCH: refused", content: "func f() int {\n\treturn 1\n}\n",
+			blocks: []Block{blk("   return 1\n", "\treturn 3\n")}, err: ErrNoMatch,
+			check: func(t *testing.T, err error) {
+				var e *NoMatchError
+				if !errors.As(err, &e) || !strings.Contains(e.Detail, `"\treturn 3" is indented with tabs while SEARCH is indented with spaces`) {
+					t.Errorf("error %v", err)
+				}
+			}},
 
 		// 4. blank lines
 		{name: "blank-lines/around SEARCH and REPLACE", content: "a\nb\nc\n", blocks: []Block{blk("\nb\n\n", "\nB\n\n")},
