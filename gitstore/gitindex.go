@@ -239,6 +239,12 @@ func (x *indexSyncer) schedule(s *Store) {
 			x.mu.Lock()
 			x.err = err
 			x.mu.Unlock()
+			return
+		}
+		// A git command holding index.lock (or another writer holding the
+		// workspace lock) postpones the sync: try again later.
+		if pend, _, _ := s.readPending(); len(pend) > 0 {
+			x.schedule(s)
 		}
 	})
 }

@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 	"strings"
 	"testing"
 
@@ -124,4 +127,41 @@ func TestDerivedCachesRebuilt(t *testing.T) {
 	if err != nil || !again.Replayed {
 		t.Fatalf("idempotency after a rebuilt history cache: %+v %v", again, err)
 	}
+}
+
+// With IndexSyncDelay (the daemon's setting) the git index follows once the
+// store has been idle that long, without Close.
+func TestIndexSyncWhenIdle(t *testing.T) {
+	ctx := context.Background()
+	opts := testOptions()
+	opts.IndexSyncDelay = 20 * time.Millisecond
+	s, _, err := Init(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("a", "b")); err != nil {
+		t.Fatal(err)
+	}
+	var st string
+	for range 200 { // wait for the idle sync; the limit only bounds a broken run
+		if st = git(t, s.root, "status", "--porcelain"); st == "" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st != "" {
+		t.Fatalf("git status never became clean:\n%s", st)
+	}
+	if got := git(t, s.root, "ls-files", "-s", "a.md"); !strings.Contains(got, plumbingHash("b\n")) {
+		t.Fatalf("index entry %q", got)
+	}
+}
+
+func plumbingHash(content string) string {
+	return plumbing.ComputeHash(plumbing.BlobObject, []byte(content)).String()
 }
