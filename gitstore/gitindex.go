@@ -215,7 +215,6 @@ type indexSyncer struct {
 	mu      sync.Mutex
 	timer   *time.Timer
 	running sync.WaitGroup
-	err     error
 }
 
 func (x *indexSyncer) schedule(s *Store) {
@@ -236,10 +235,7 @@ func (x *indexSyncer) schedule(s *Store) {
 			return
 		}
 		if err := s.syncIndexLocked(context.Background()); err != nil {
-			x.mu.Lock()
-			x.err = err
-			x.mu.Unlock()
-			return
+			return // the paths stay pending; Close syncs again and reports
 		}
 		// A git command holding index.lock (or another writer holding the
 		// workspace lock) postpones the sync: try again later.

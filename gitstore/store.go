@@ -223,9 +223,6 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.syncIndexLocked(context.Background())
-	if err == nil {
-		err = s.idx.err // a failed idle sync, had Close not redone it
-	}
 	if cerr := s.release(); err == nil {
 		err = cerr
 	}
