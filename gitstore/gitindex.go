@@ -215,6 +215,7 @@ type indexSyncer struct {
 	mu      sync.Mutex
 	timer   *time.Timer
 	running sync.WaitGroup
+	stopped bool
 }
 
 func (x *indexSyncer) schedule(s *Store) {
@@ -223,6 +224,9 @@ func (x *indexSyncer) schedule(s *Store) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.stopped {
+		return
+	}
 	if x.timer != nil {
 		x.timer.Stop()
 	}
@@ -247,6 +251,7 @@ func (x *indexSyncer) schedule(s *Store) {
 
 func (x *indexSyncer) stop() {
 	x.mu.Lock()
+	x.stopped = true
 	if x.timer != nil {
 		x.timer.Stop()
 	}
