@@ -8,7 +8,6 @@ import (
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/lunad/lunad"
 )
@@ -200,14 +199,14 @@ func (t *txn) commit(changes map[string]fileChange, rec record, body string, aut
 		return nil, err
 	}
 	now := t.s.opts.Clock()
-	c := &object.Commit{
-		Author:    object.Signature{Name: author.Name, Email: author.Email, When: now},
-		Committer: object.Signature{Name: "lunad", Email: "lunad@localhost", When: now},
+	c := &commitObject{
+		Tree:      root,
+		Author:    signature{Name: author.Name, Email: author.Email, When: now},
+		Committer: signature{Name: "lunad", Email: "lunad@localhost", When: now},
 		Message:   rec.message(body),
-		TreeHash:  root,
 	}
 	if !t.tip.IsZero() {
-		c.ParentHashes = []plumbing.Hash{t.tip}
+		c.Parents = []plumbing.Hash{t.tip}
 	}
 	h, err := t.s.writeCommit(c)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/lunad/lunad"
 )
@@ -241,12 +240,12 @@ func (s *Store) buildHistory(tip plumbing.Hash) (*history, error) {
 
 // parseCommit reads one commit's provenance from the object store.
 func (s *Store) parseCommit(hash plumbing.Hash) (*entry, error) {
-	c, err := object.GetCommit(s.stor, hash)
+	c, err := s.readCommit(hash)
 	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", hash, translate(err))
+		return nil, err
 	}
 	e := &entry{Commit: hash.String(), Unix: c.Author.When.Unix(), Author: c.Author.Name}
-	for _, p := range c.ParentHashes {
+	for _, p := range c.Parents {
 		e.Parents = append(e.Parents, p.String())
 	}
 	e.Rec, e.Lunad = parseRecord(c.Message)

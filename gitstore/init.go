@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lunad/lunad"
@@ -39,11 +38,8 @@ func Init(dir string, opts Options) (*Store, AdoptReport, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, rep, fmt.Errorf("init: %w", err)
 		}
-		if _, err := gogit.PlainInit(dir, false); err != nil {
+		if err := gitInit(filepath.Join(dir, ".git")); err != nil {
 			return nil, rep, fmt.Errorf("init: git init %s: %w", dir, err)
-		}
-		if err := writeHead(filepath.Join(dir, ".git"), "refs/heads/main"); err != nil {
-			return nil, rep, fmt.Errorf("init: %w", err)
 		}
 		rep.Created = true
 	}
@@ -144,6 +140,23 @@ func (t *txn) adopt(rep *AdoptReport) error {
 		rep.Adopted[i].Commit = t.tip.String()
 	}
 	return nil
+}
+
+// gitInit lays out an empty repository as `git init` does, on branch main.
+func gitInit(gitDir string) error {
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "info", "hooks"} {
+		if err := os.MkdirAll(filepath.Join(gitDir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	config := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"
+	if err := os.WriteFile(filepath.Join(gitDir, "config"), []byte(config), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "description"), []byte("Unnamed repository; edit this file 'description' to name the repository.\n"), 0o644); err != nil {
+		return err
+	}
+	return writeHead(gitDir, "refs/heads/main")
 }
 
 // walkFiles calls fn for every non-tree entry below the tree root.

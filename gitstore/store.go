@@ -4,19 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 
 	"github.com/lunad/lunad"
 )
@@ -56,14 +51,14 @@ type Store struct {
 	root, gitDir, lunaDir string
 	opts                  Options
 
-	mu    sync.Mutex // guards everything below, and the repository
-	stor  *filesystem.Storage
-	objs  *objectWriter
-	lock  *wsLock
-	cache *commitCache
-	hist  *history
-	trees map[plumbing.Hash][]object.TreeEntry // decoded trees, see readTree
-	metas *metaIndex                           // see metasAt
+	mu      sync.Mutex   // guards everything below, and the repository
+	objects *objectStore // reading; objs writes
+	objs    *objectWriter
+	lock    *wsLock
+	cache   *commitCache
+	hist    *history
+	trees   map[plumbing.Hash][]treeEntry // decoded trees, see readTree
+	metas   *metaIndex                    // see metasAt
 
 	queue    writeQueue
 	session  string // tags this store's lines in the pending list
@@ -120,7 +115,7 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	if s.lock, err = openLock(filepath.Join(s.lunaDir, "lock")); err != nil {
 		return nil, err
 	}
-	s.reopenStorage()
+	s.objects = newObjectStore(s.gitDir)
 	s.objs = newObjectWriter(s.gitDir)
 	s.cache = loadCommitCache(filepath.Join(s.lunaDir, "commits"))
 	return s, nil
@@ -166,27 +161,30 @@ func (s *Store) fillDefaults() {
 	}
 }
 
-// reopenStorage drops go-git's caches, e.g. after git repacked objects.
-// Pack files stay open between reads (KeepDescriptors) until then or Close.
-func (s *Store) reopenStorage() {
-	if s.stor != nil {
-		s.stor.Close()
-	}
-	s.stor = filesystem.NewStorageWithOptions(osfs.New(s.gitDir), cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{KeepDescriptors: true})
-}
-
-// gitUser reads user.name and user.email from the repository's config, then
-// the global one.
+// gitUser reads user.name and user.email from the repository's config,
+// then the global one (~/.gitconfig, then $XDG_CONFIG_HOME/git/config).
 func gitUser(gitDir string) Signature {
-	sig := Signature{}
-	if b, err := os.ReadFile(filepath.Join(gitDir, "config")); err == nil {
-		if c, err := config.ReadConfig(bytes.NewReader(b)); err == nil {
-			sig = Signature{c.User.Name, c.User.Email}
-		}
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
 	}
-	if sig.Name == "" {
-		if c, err := config.LoadConfig(config.GlobalScope); err == nil {
-			sig = Signature{c.User.Name, c.User.Email}
+	sig := Signature{}
+	for _, name := range []string{filepath.Join(gitDir, "config"), filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		cfg := gitconfig.New()
+		if gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg) != nil {
+			continue
+		}
+		user := cfg.Section("user")
+		if sig.Name == "" {
+			sig.Name = user.Option("name")
+		}
+		if sig.Email == "" {
+			sig.Email = user.Option("email")
 		}
 	}
 	if sig.Name == "" {
@@ -233,7 +231,7 @@ func (s *Store) Close() error {
 // release closes the files the store holds open.
 func (s *Store) release() error {
 	s.objs.close()
-	s.stor.Close()
+	s.objects.close()
 	return s.lock.close()
 }
 
@@ -242,16 +240,24 @@ func (s *Store) treeOf(commit plumbing.Hash) (plumbing.Hash, error) {
 	if commit.IsZero() {
 		return plumbing.ZeroHash, nil
 	}
-	c, err := object.GetCommit(s.stor, commit)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		// Objects may have been repacked by git since the storage was opened.
-		s.reopenStorage()
-		c, err = object.GetCommit(s.stor, commit)
-	}
+	c, err := s.readCommit(commit)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", commit, translate(err))
+		return plumbing.ZeroHash, err
 	}
-	return c.TreeHash, nil
+	return c.Tree, nil
+}
+
+// readCommit reads and decodes a commit object.
+func (s *Store) readCommit(h plumbing.Hash) (*commitObject, error) {
+	b, err := s.readObject(plumbing.CommitObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	c, err := decodeCommit(b)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	return c, nil
 }
 
 // current returns HEAD's branch, commit and tree, and brings the history

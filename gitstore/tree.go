@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/lunad/lunad"
 )
@@ -30,8 +28,7 @@ type node struct {
 
 // translate turns go-git's errors into lunad's sentinels at this package's edge.
 func translate(err error) error {
-	if errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, object.ErrFileNotFound) ||
-		errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return fmt.Errorf("%w: %s", lunad.ErrNotFound, err.Error())
 	}
 	return err
@@ -43,32 +40,44 @@ const maxCachedTrees = 16384
 
 // readTree returns a tree's entries, decoded once per store. Callers must
 // not modify the returned slice.
-func (s *Store) readTree(h plumbing.Hash) ([]object.TreeEntry, error) {
+func (s *Store) readTree(h plumbing.Hash) ([]treeEntry, error) {
 	if es, ok := s.trees[h]; ok {
 		return es, nil
 	}
-	t, err := object.GetTree(s.stor, h)
+	b, err := s.readObject(plumbing.TreeObject, h)
 	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, translate(err))
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	es, err := decodeTree(b)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
 	if s.trees == nil || len(s.trees) >= maxCachedTrees {
-		s.trees = make(map[plumbing.Hash][]object.TreeEntry, 1024)
+		s.trees = make(map[plumbing.Hash][]treeEntry, 1024)
 	}
-	s.trees[h] = t.Entries
-	return t.Entries, nil
+	s.trees[h] = es
+	return es, nil
+}
+
+// readObject reads an object of the expected type, translating "not
+// found" to lunad.ErrNotFound.
+func (s *Store) readObject(want plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	t, b, err := s.objects.read(h)
+	if err != nil {
+		return nil, translate(err)
+	}
+	if t != want {
+		return nil, fmt.Errorf("%w: %s is a %s, not a %s", lunad.ErrInvalid, h, t, want)
+	}
+	return b, nil
 }
 
 func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
-	o, err := s.stor.EncodedObject(plumbing.BlobObject, h)
+	b, err := s.readObject(plumbing.BlobObject, h)
 	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, translate(err))
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	r, err := o.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return b, nil
 }
 
 // lookup finds path in the tree root, returning ErrNotFound when absent.
@@ -98,17 +107,17 @@ func (s *Store) lookup(root plumbing.Hash, path string) (node, error) {
 
 // findEntry binary-searches a tree's entries, which git sorts as if tree
 // names ended in "/": the name is looked for under both keys.
-func findEntry(entries []object.TreeEntry, name string) (object.TreeEntry, bool) {
+func findEntry(entries []treeEntry, name string) (treeEntry, bool) {
 	for _, k := range []string{name, name + "/"} {
 		i := sort.Search(len(entries), func(i int) bool { return gitKey(entries[i]) >= k })
 		if i < len(entries) && entries[i].Name == name {
 			return entries[i], true
 		}
 	}
-	return object.TreeEntry{}, false
+	return treeEntry{}, false
 }
 
-func gitKey(e object.TreeEntry) string {
+func gitKey(e treeEntry) string {
 	if e.Mode == modeDir {
 		return e.Name + "/"
 	}
@@ -139,7 +148,7 @@ type fileChange struct {
 // writes the new trees, only those on the changed paths. It returns the new
 // root (zero if the tree became empty).
 func (s *Store) rewriteTree(base plumbing.Hash, changes map[string]fileChange) (plumbing.Hash, error) {
-	var entries []object.TreeEntry
+	var entries []treeEntry
 	if !base.IsZero() {
 		es, err := s.readTree(base)
 		if err != nil {
@@ -169,13 +178,13 @@ func (s *Store) rewriteTree(base plumbing.Hash, changes map[string]fileChange) (
 			if h.IsZero() {
 				entries[i].Name = "" // removed below
 			} else {
-				entries[i] = object.TreeEntry{Name: name, Mode: mode, Hash: h}
+				entries[i] = treeEntry{Name: name, Mode: mode, Hash: h}
 			}
 			return
 		}
 		if !h.IsZero() {
 			index[name] = len(entries)
-			entries = append(entries, object.TreeEntry{Name: name, Mode: mode, Hash: h})
+			entries = append(entries, treeEntry{Name: name, Mode: mode, Hash: h})
 		}
 	}
 	for name, c := range direct {
@@ -214,7 +223,7 @@ func (s *Store) rewriteTree(base plumbing.Hash, changes map[string]fileChange) (
 
 // encodeTree sorts entries in git's order (a tree sorts as if its name ended
 // in "/") and serialises them.
-func encodeTree(entries []object.TreeEntry) []byte {
+func encodeTree(entries []treeEntry) []byte {
 	sort.Slice(entries, func(i, j int) bool { return gitKey(entries[i]) < gitKey(entries[j]) })
 	var b bytes.Buffer
 	for _, e := range entries {
@@ -228,12 +237,6 @@ func encodeTree(entries []object.TreeEntry) []byte {
 }
 
 // writeCommit encodes and writes a commit object.
-func (s *Store) writeCommit(c *object.Commit) (plumbing.Hash, error) {
-	var o plumbing.MemoryObject
-	if err := c.Encode(&o); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	r, _ := o.Reader()
-	b, _ := io.ReadAll(r)
-	return s.objs.write(plumbing.CommitObject, b)
+func (s *Store) writeCommit(c *commitObject) (plumbing.Hash, error) {
+	return s.objs.write(plumbing.CommitObject, c.encode())
 }

@@ -1,0 +1,242 @@
+package gitstore
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// objectStore reads git objects: loose ones first, then pack files, whose
+// .idx files are searched in place (fan-out table, binary search) rather
+// than decoded whole. A one-shot `lunad edit` reads a handful of objects;
+// decoding the index of a 20,000-object pack to find them was the largest
+// cost of its start-up. Pack entries (deltas included) are decoded by
+// go-git's packfile reader. Packs that appear later (git gc) are found by
+// rescanning when an object is missing.
+type objectStore struct {
+	dir     string // .git/objects
+	packs   []*pack
+	scanned bool
+}
+
+type pack struct {
+	idx  idxfile.Index
+	file io.Closer
+	pf   *packfile.Packfile
+}
+
+func newObjectStore(gitDir string) *objectStore {
+	return &objectStore{dir: filepath.Join(gitDir, "objects")}
+}
+
+// read returns an object's type and content, or ErrNotFound.
+func (o *objectStore) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	for attempt := 0; attempt < 2; attempt++ {
+		if t, b, err := o.readLoose(h); err == nil || !os.IsNotExist(err) {
+			return t, b, err
+		}
+		if !o.scanned || attempt > 0 {
+			if err := o.scan(); err != nil {
+				return 0, nil, err
+			}
+		}
+		for _, p := range o.packs {
+			if ok, _ := p.idx.Contains(h); !ok {
+				continue
+			}
+			obj, err := p.pf.Get(h)
+			if err != nil {
+				return 0, nil, fmt.Errorf("read object %s from pack: %w", h, err)
+			}
+			r, err := obj.Reader()
+			if err != nil {
+				return 0, nil, err
+			}
+			b, err := io.ReadAll(r)
+			r.Close()
+			return obj.Type(), b, err
+		}
+	}
+	return 0, nil, fmt.Errorf("%w: object %s", plumbing.ErrObjectNotFound, h)
+}
+
+func (o *objectStore) readLoose(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	hex := h.String()
+	f, err := os.Open(filepath.Join(o.dir, hex[:2], hex[2:]))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(f)
+	if err != nil {
+		return 0, nil, fmt.Errorf("loose object %s: %w", h, err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return 0, nil, fmt.Errorf("loose object %s: %w", h, err)
+	}
+	head, body, ok := bytes.Cut(raw, []byte{0})
+	typ, size, ok2 := strings.Cut(string(head), " ")
+	t, err := plumbing.ParseObjectType(typ)
+	if !ok || !ok2 || err != nil || size != fmt.Sprint(len(body)) {
+		return 0, nil, fmt.Errorf("loose object %s: bad header %q", h, head)
+	}
+	return t, body, nil
+}
+
+// scan (re)opens every pack of the repository.
+func (o *objectStore) scan() error {
+	o.close()
+	o.scanned = true
+	names, err := filepath.Glob(filepath.Join(o.dir, "pack", "pack-*.idx"))
+	if err != nil {
+		return err
+	}
+	fs := osfs.New("/")
+	for _, idxName := range names {
+		data, err := os.ReadFile(idxName)
+		if err != nil {
+			continue // removed by a concurrent gc
+		}
+		idx, err := openIndex(data)
+		if err != nil {
+			return fmt.Errorf("pack index %s: %w", idxName, err)
+		}
+		f, err := fs.Open(strings.TrimSuffix(idxName, ".idx") + ".pack")
+		if err != nil {
+			continue
+		}
+		o.packs = append(o.packs, &pack{idx: idx, file: f, pf: packfile.NewPackfile(idx, nil, f, 0)})
+	}
+	return nil
+}
+
+func (o *objectStore) close() {
+	for _, p := range o.packs {
+		p.file.Close()
+	}
+	o.packs = nil
+	o.scanned = false
+}
+
+// openIndex reads a version 2 pack index in place; other versions are
+// decoded by go-git.
+func openIndex(data []byte) (idxfile.Index, error) {
+	if len(data) >= 8+256*4 && bytes.Equal(data[:4], []byte{0xff, 't', 'O', 'c'}) && binary.BigEndian.Uint32(data[4:]) == 2 {
+		x := &lazyIndex{data: data, count: int(binary.BigEndian.Uint32(data[8+255*4:]))}
+		if len(data) >= x.offsetsAt()+x.count*4+40 {
+			return x, nil
+		}
+		return nil, errors.New("truncated")
+	}
+	idx := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+		return nil, err
+	}
+	return idx, nil
+}
+
+// lazyIndex implements go-git's idxfile.Index over the bytes of a version
+// 2 .idx file: header, 256 fan-out counts, sorted names, CRC32s, 31-bit
+// offsets, 64-bit offsets.
+type lazyIndex struct {
+	data   []byte
+	count  int
+	mu     sync.Mutex
+	byOffs map[int64]plumbing.Hash // reverse look-ups already made
+}
+
+func (x *lazyIndex) namesAt() int   { return 8 + 256*4 }
+func (x *lazyIndex) crcsAt() int    { return x.namesAt() + x.count*20 }
+func (x *lazyIndex) offsetsAt() int { return x.crcsAt() + x.count*4 }
+
+func (x *lazyIndex) fanout(b int) int {
+	if b < 0 {
+		return 0
+	}
+	return int(binary.BigEndian.Uint32(x.data[8+b*4:]))
+}
+
+// position returns the index of h in the sorted names, or -1.
+func (x *lazyIndex) position(h plumbing.Hash) int {
+	lo, hi := x.fanout(int(h[0])-1), x.fanout(int(h[0]))
+	for lo < hi {
+		mid := (lo + hi) / 2
+		at := x.namesAt() + mid*20
+		switch c := bytes.Compare(x.data[at:at+20], h[:]); {
+		case c == 0:
+			return mid
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return -1
+}
+
+func (x *lazyIndex) offset(i int) int64 {
+	v := binary.BigEndian.Uint32(x.data[x.offsetsAt()+i*4:])
+	if v&0x80000000 == 0 {
+		return int64(v)
+	}
+	at := x.offsetsAt() + x.count*4 + int(v&0x7fffffff)*8
+	return int64(binary.BigEndian.Uint64(x.data[at:]))
+}
+
+func (x *lazyIndex) Contains(h plumbing.Hash) (bool, error) { return x.position(h) >= 0, nil }
+
+func (x *lazyIndex) FindOffset(h plumbing.Hash) (int64, error) {
+	if i := x.position(h); i >= 0 {
+		return x.offset(i), nil
+	}
+	return 0, plumbing.ErrObjectNotFound
+}
+
+func (x *lazyIndex) FindCRC32(h plumbing.Hash) (uint32, error) {
+	if i := x.position(h); i >= 0 {
+		return binary.BigEndian.Uint32(x.data[x.crcsAt()+i*4:]), nil
+	}
+	return 0, plumbing.ErrObjectNotFound
+}
+
+// FindHash maps an offset back to its object (delta bases are named by
+// offset): a scan of the offset table, remembered.
+func (x *lazyIndex) FindHash(o int64) (plumbing.Hash, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if h, ok := x.byOffs[o]; ok {
+		return h, nil
+	}
+	for i := range x.count {
+		if x.offset(i) == o {
+			var h plumbing.Hash
+			copy(h[:], x.data[x.namesAt()+i*20:])
+			if x.byOffs == nil {
+				x.byOffs = map[int64]plumbing.Hash{}
+			}
+			x.byOffs[o] = h
+			return h, nil
+		}
+	}
+	return plumbing.ZeroHash, plumbing.ErrObjectNotFound
+}
+
+func (x *lazyIndex) Count() (int64, error) { return int64(x.count), nil }
+
+var errNoIteration = errors.New("lunad's pack index does not iterate")
+
+func (x *lazyIndex) Entries() (idxfile.EntryIter, error)         { return nil, errNoIteration }
+func (x *lazyIndex) EntriesByOffset() (idxfile.EntryIter, error) { return nil, errNoIteration }
