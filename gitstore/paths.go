@@ -17,6 +17,20 @@ const maxPathLen = 1024
 
 var gitShortName = regexp.MustCompile(`(?i)^git~[0-9]+$`)
 
+// isDotGit reports whether a path component names .git on some filesystem
+// git supports: any case, trailing spaces or dots (NTFS), the 8.3 short
+// name GIT~1, or with Unicode characters HFS+ ignores (U+200C …).
+func isDotGit(c string) bool {
+	c = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+			return -1
+		}
+		return r
+	}, c)
+	return strings.ToLower(strings.TrimRight(c, " .")) == ".git" || gitShortName.MatchString(c)
+}
+
 // checkPath validates an artifact path: a safe repository path (see
 // checkRepoPath) outside lunad's own .luna directory.
 func checkPath(p string) error {
@@ -60,9 +74,11 @@ func checkRepoPath(p string) error {
 		if c == ".." {
 			return bad("leads out of the workspace with ..")
 		}
-		folded := strings.ToLower(strings.TrimRight(c, " ."))
-		if folded == ".git" || gitShortName.MatchString(c) {
+		if isDotGit(c) {
 			return bad("points into .git; artifacts cannot live in git's own directory")
+		}
+		if strings.Contains(c, ":") {
+			return bad("contains a colon (an NTFS stream name on Windows)")
 		}
 		if c != strings.TrimRight(c, " .") {
 			return bad("has a component ending in a space or dot")
