@@ -67,13 +67,16 @@ func getTemplate() (*template, error) {
 }
 
 // gitEnv is the environment of every git command: no user or system
-// configuration, a fixed identity.
+// configuration, a fixed identity, and no automatic gc (a detached
+// `git gc --auto` started by one measured commit would slow the next ones
+// and collide with the setup's own gc).
 func gitEnv() []string {
 	home := filepath.Join(scratch, "home")
 	os.MkdirAll(home, 0o755)
 	return append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com",
-		"GIT_COMMITTER_NAME=Bench", "GIT_COMMITTER_EMAIL=bench@example.com")
+		"GIT_COMMITTER_NAME=Bench", "GIT_COMMITTER_EMAIL=bench@example.com",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0")
 }
 
 func run(dir, name string, args ...string) error {
