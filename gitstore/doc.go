@@ -2,8 +2,9 @@
 // package that imports go-git, and it returns lunad types and sentinel errors,
 // never go-git values.
 //
-// go-git is used to read and to encode objects; writing is lunad's own durable
-// protocol (docs/architecture.md): the objects of a batch of commits are
+// Reading and writing objects are lunad's own (go-git supplies hashing, the
+// packfile entry reader, the git-config parser and a fallback index codec).
+// Writing follows a durable protocol (docs/architecture.md): the objects of a batch of commits are
 // written as loose objects (temp file, rename), the branch's "<ref>.lock" is
 // taken and checked against the batch's base (compare-and-swap) and given the
 // new value, one syncfs(2) makes all of it durable, and only then is the lock
