@@ -41,6 +41,7 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad/editor"
+	"github.com/lunad/lunad/editor/internal/casefile"
 )
 
 const (
@@ -59,63 +60,6 @@ type qualityCase struct {
 	kind, file string
 	hdr        map[string]string
 	sec        map[string]string
-}
-
-// parseCase reads one txtar case file. Sections are stored LF-terminated;
-// the header's "noeol:" lists the sections whose final newline is to be
-// dropped, then "crlf:" those whose LFs become CRLFs.
-func parseCase(data []byte) (map[string]string, map[string]string, error) {
-	hdr, sec := map[string]string{}, map[string]string{}
-	cur, inHeader := "", true
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		if line == "" {
-			continue
-		}
-		if m := strings.TrimSuffix(line, "\n"); strings.HasPrefix(m, "-- ") && strings.HasSuffix(m, " --") && len(m) > 6 {
-			cur, inHeader = m[3:len(m)-3], false
-			if _, dup := sec[cur]; dup {
-				return nil, nil, fmt.Errorf("duplicate section %q", cur)
-			}
-			sec[cur] = ""
-			continue
-		}
-		if inHeader {
-			k, v, ok := strings.Cut(strings.TrimSuffix(line, "\n"), ": ")
-			if !ok {
-				return nil, nil, fmt.Errorf("bad header line %q", line)
-			}
-			hdr[k] = v
-			continue
-		}
-		sec[cur] += line
-	}
-	for _, name := range strings.Fields(hdr["noeol"]) {
-		s, ok := sec[name]
-		if !ok || !strings.HasSuffix(s, "\n") {
-			return nil, nil, fmt.Errorf("noeol names section %q, which is missing or empty", name)
-		}
-		sec[name] = strings.TrimSuffix(s, "\n")
-	}
-	for _, name := range strings.Fields(hdr["crlf"]) {
-		if _, ok := sec[name]; !ok {
-			return nil, nil, fmt.Errorf("crlf names missing section %q", name)
-		}
-		sec[name] = strings.ReplaceAll(sec[name], "\n", "\r\n")
-	}
-	need := []string{"original", "search", "replace"}
-	switch hdr["expect"] {
-	case "apply":
-		need = append(need, "expected")
-	case "refuse", "already-applied":
-	default:
-		return nil, nil, fmt.Errorf("bad expect: %q", hdr["expect"])
-	}
-	for _, n := range need {
-		if _, ok := sec[n]; !ok {
-			return nil, nil, fmt.Errorf("missing section %q", n)
-		}
-	}
-	return hdr, sec, nil
 }
 
 func loadQualityCorpus(t *testing.T) []qualityCase {
@@ -139,7 +83,7 @@ func loadQualityCorpus(t *testing.T) []qualityCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hdr, sec, err := parseCase(data)
+		hdr, sec, err := casefile.Decode(data)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/lunad/lunad/editor/internal/casefile"
 )
 
 // TestEditQualityRegressions applies the cases of testdata/regress: cases
@@ -24,7 +26,7 @@ func TestEditQualityRegressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hdr, sec, err := parseCase(data)
+			hdr, sec, err := casefile.Decode(data)
 			if err != nil {
 				t.Fatal(err)
 			}

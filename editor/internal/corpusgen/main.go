@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lunad/lunad/editor/internal/casefile"
 )
 
 type lang string
@@ -285,7 +287,7 @@ func (g *gen) excerpt(f *src, minL, maxL int) ([]string, int, bool) {
 		return nil, 0, false
 	}
 	for _, s := range ex {
-		if isMarker(s) || strings.TrimSpace(s) == "..." {
+		if casefile.IsMarker(s) || strings.TrimSpace(s) == "..." {
 			return nil, 0, false
 		}
 	}

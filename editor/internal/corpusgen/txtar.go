@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/lunad/lunad/editor/internal/casefile"
 )
 
 // A case file is a txtar archive: a header of "key: value" lines, then
@@ -57,7 +59,7 @@ func (c *Case) Encode() ([]byte, error) {
 			noeol = append(noeol, s.name)
 		}
 		for _, line := range strings.SplitAfter(d, "\n") {
-			if isMarker(line) {
+			if casefile.IsMarker(line) {
 				return nil, fmt.Errorf("section %s holds a txtar marker line %q", s.name, line)
 			}
 		}
@@ -90,53 +92,9 @@ func (c *Case) Encode() ([]byte, error) {
 	return h.Bytes(), nil
 }
 
-func isMarker(line string) bool {
-	line = strings.TrimSuffix(line, "\n")
-	return strings.HasPrefix(line, "-- ") && strings.HasSuffix(line, " --") && len(line) > 6
-}
-
-// decode is the generator's copy of the loader in quality_test.go; the
-// generator checks every case round-trips through it.
-func decode(data []byte) (hdr map[string]string, secs map[string]string, err error) {
-	hdr = map[string]string{}
-	secs = map[string]string{}
-	cur := ""
-	inHeader := true
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		if line == "" {
-			continue
-		}
-		if isMarker(line) {
-			name := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(line, "\n"), "-- "), " --")
-			if _, dup := secs[name]; dup {
-				return nil, nil, fmt.Errorf("duplicate section %s", name)
-			}
-			secs[name] = ""
-			cur, inHeader = name, false
-			continue
-		}
-		if inHeader {
-			k, v, ok := strings.Cut(strings.TrimSuffix(line, "\n"), ": ")
-			if !ok {
-				return nil, nil, fmt.Errorf("bad header line %q", line)
-			}
-			hdr[k] = v
-			continue
-		}
-		secs[cur] += line
-	}
-	for _, name := range strings.Fields(hdr["noeol"]) {
-		secs[name] = strings.TrimSuffix(secs[name], "\n")
-	}
-	for _, name := range strings.Fields(hdr["crlf"]) {
-		secs[name] = strings.ReplaceAll(secs[name], "\n", "\r\n")
-	}
-	return hdr, secs, nil
-}
-
 // roundTrip checks that the encoded case decodes to exactly its texts.
 func (c *Case) roundTrip(enc []byte) error {
-	_, secs, err := decode(enc)
+	_, secs, err := casefile.Decode(enc)
 	if err != nil {
 		return err
 	}
