@@ -1,0 +1,144 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/lunad/lunad"
+)
+
+// Undo reverts the most recent change to an artifact that is not undone
+// yet, as a new commit; repeated undos walk further back. Returns
+// ErrInvalid when there is nothing to undo.
+func (s *Store) Undo(ctx context.Context, ref string, ch Change) (Result, error) {
+	return s.revert(ctx, ref, ch, lunad.OpUndo)
+}
+
+// Redo reverts the most recent undo (an undo of an undo), across sessions:
+// the stack is derived from history. Returns ErrInvalid when there is
+// nothing to redo.
+func (s *Store) Redo(ctx context.Context, ref string, ch Change) (Result, error) {
+	return s.revert(ctx, ref, ch, lunad.OpRedo)
+}
+
+// Restore brings back the state (content and metadata) of version n as a
+// new version. Returns ErrNotFound for an unknown version.
+func (s *Store) Restore(ctx context.Context, ref string, n int, ch Change) (Result, error) {
+	if err := ch.validate(); err != nil {
+		return Result{}, err
+	}
+	return s.submit(ctx, func(t *txn) (Result, error) {
+		return t.restoreTo(ref, ch, lunad.OpRestore, func(id string) (int, error) {
+			if t.s.versionEntry(id, n) == nil {
+				return 0, fmt.Errorf("%w: artifact %s has no version %d", lunad.ErrNotFound, id, n)
+			}
+			return n, nil
+		})
+	})
+}
+
+func (s *Store) revert(ctx context.Context, ref string, ch Change, op lunad.Op) (Result, error) {
+	if err := ch.validate(); err != nil {
+		return Result{}, err
+	}
+	return s.submit(ctx, func(t *txn) (Result, error) {
+		return t.restoreTo(ref, ch, op, func(id string) (int, error) {
+			applied, redo := t.s.undoStacks(id)
+			if op == lunad.OpUndo {
+				if len(applied) < 2 {
+					return 0, fmt.Errorf("%w: nothing to undo for %s: it is at its first state (archive it to retire it)", lunad.ErrInvalid, id)
+				}
+				return applied[len(applied)-1] - 1, nil
+			}
+			if len(redo) == 0 {
+				return 0, fmt.Errorf("%w: nothing to redo for %s", lunad.ErrInvalid, id)
+			}
+			return redo[len(redo)-1], nil
+		})
+	})
+}
+
+// undoStacks replays an artifact's history: versions applied (whose undo
+// is possible) and versions undone (whose redo is possible).
+func (s *Store) undoStacks(id string) (applied, redo []int) {
+	for _, e := range s.versionsOf(id) {
+		v := e.version(id)
+		switch v.Op {
+		case lunad.OpUndo:
+			if len(applied) > 0 {
+				redo = append(redo, applied[len(applied)-1])
+				applied = applied[:len(applied)-1]
+			}
+		case lunad.OpRedo:
+			if len(redo) > 0 {
+				applied = append(applied, redo[len(redo)-1])
+				redo = redo[:len(redo)-1]
+			}
+		default:
+			applied = append(applied, v.Number)
+			redo = nil
+		}
+	}
+	return applied, redo
+}
+
+// restoreTo commits the state of the version pick returns.
+func (t *txn) restoreTo(ref string, ch Change, op lunad.Op, pick func(id string) (int, error)) (Result, error) {
+	id, m, err := t.resolve(ref)
+	if err != nil {
+		return Result{}, err
+	}
+	if r, ok, err := t.replay(ch, id); ok || err != nil {
+		return r, err
+	}
+	if err := t.commitHumanChanges(id, m); err != nil {
+		return Result{}, err
+	}
+	if err := t.checkBase(id, ch.BaseVersion); err != nil {
+		return Result{}, err
+	}
+	n, err := pick(id)
+	if err != nil {
+		return Result{}, err
+	}
+	e := t.s.versionEntry(id, n)
+	if e == nil {
+		return Result{}, fmt.Errorf("%w: artifact %s has no version %d in this branch's history", lunad.ErrNotFound, id, n)
+	}
+	root, err := t.s.treeOf(plumbing.NewHash(e.Commit))
+	if err != nil {
+		return Result{}, err
+	}
+	b, _, err := t.s.readFile(root, metaPath(id))
+	if err != nil {
+		return Result{}, err
+	}
+	want, err := decodeMeta(b)
+	if err != nil {
+		return Result{}, err
+	}
+	content, _, err := t.s.readFile(root, want.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	if want.Path != m.Path {
+		if err := t.checkNewPath(want.Path); err != nil {
+			return Result{}, fmt.Errorf("cannot restore path %s: %w", want.Path, err)
+		}
+	}
+	cur, _, _ := t.s.readFile(t.root, m.Path)
+	if op == lunad.OpRestore && want.Path == m.Path && bytes.Equal(cur, content) && bytes.Equal(want.encode(), m.encode()) {
+		return Result{}, fmt.Errorf("%w: artifact %s already has the state of version %d", lunad.ErrNotApplied, id, n)
+	}
+	changes, err := t.stage(&m, content, want)
+	if err != nil {
+		return Result{}, err
+	}
+	what := strings.Join([]string{string(op), m.Path, "to version", strconv.Itoa(n)}, " ")
+	return t.commitOp(id, op, what, ch, ch.Extra, n, changes)
+}
