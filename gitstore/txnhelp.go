@@ -158,7 +158,7 @@ func (t *txn) commitHumanChanges(id string, m meta) error {
 		return nil
 	}
 	if work.IsZero() {
-		return fmt.Errorf("%w: %s was deleted in the working tree; restore it with `git checkout -- %s` or archive the artifact", lunad.ErrDirty, m.Path, m.Path)
+		return fmt.Errorf("%w: %s was deleted in the working tree; bring it back with `git checkout -- %s` first", lunad.ErrDirty, m.Path, m.Path)
 	}
 	if err := t.s.checkContent(content); err != nil {
 		return fmt.Errorf("%w: %s was changed in the working tree and lunad cannot record it: %w", lunad.ErrDirty, m.Path, err)
