@@ -291,4 +291,12 @@ func TestHumanChangesCommittedFirst(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(s.root, "c.py")); string(b) != "changed by hand\n" {
 		t.Fatalf("person's change lost: %q", b)
 	}
+	// A file deleted by hand is not taken for an edit: the edit is refused.
+	os.Remove(filepath.Join(s.root, "c.py"))
+	if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("a", "b")); !errors.Is(err, lunad.ErrDirty) || !strings.Contains(err.Error(), "git checkout -- c.py") {
+		t.Fatalf("edit of a deleted file: %v", err)
+	}
+	if git(t, s.root, "rev-parse", "HEAD") != head {
+		t.Fatal("HEAD moved for a deleted file")
+	}
 }
