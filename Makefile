@@ -24,7 +24,7 @@ unit:
 
 # Each fuzz target runs briefly; the seeds in testdata/fuzz also run in `unit`.
 fuzz:
-	@set -e; for pkg in ./editor ./gitstore; do \
+	@set -e; for pkg in ./editor ./gitstore ./treesitter; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$f"; \
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \

@@ -1,0 +1,92 @@
+package treesitter
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// BenchmarkParseNetHTTP parses the Go files of $GOROOT/src/net/http and
+// reports files/s on one core.
+func BenchmarkParseNetHTTP(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+	if len(files) == 0 {
+		b.Skip("no GOROOT sources")
+	}
+	var srcs [][]byte
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs = append(srcs, src)
+	}
+	p := NewParser()
+	defer p.Close()
+	b.ResetTimer()
+	for range b.N {
+		for _, src := range srcs {
+			if _, err := p.Parse("code/go", src); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*len(srcs))/b.Elapsed().Seconds(), "files/s")
+}
+
+// BenchmarkUpdateOneLine measures an incremental re-parse after a one-line
+// insert in a large Go file.
+func BenchmarkUpdateOneLine(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Skip(err)
+	}
+	p := NewParser()
+	defer p.Close()
+	d, err := p.Open("code/go", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	mid := len(src) / 2
+	for mid < len(src) && src[mid] != '\n' {
+		mid++
+	}
+	edited := append(append(append([]byte(nil), src[:mid+1]...), "// edit\n"...), src[mid+1:]...)
+	b.ResetTimer()
+	for i := range b.N {
+		next := src
+		if i%2 == 0 {
+			next = edited
+		}
+		if _, err := d.Update(next); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdateMarkdown: a one-line insert in a 120 KB Markdown file.
+func BenchmarkUpdateMarkdown(b *testing.B) {
+	unit := "## Section\n\nSome `code` and [link](a.md#x) and [[wiki]] text.\n\n- item `b()`\n\n```go\nfunc x() {}\n```\n\n"
+	src := []byte(strings.Repeat(unit, 1200))
+	edited := []byte(string(src[:len(src)/2]) + "new `line` here\n\n" + string(src[len(src)/2:]))
+	p := NewParser()
+	defer p.Close()
+	d, err := p.Open("text/markdown", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	b.ResetTimer()
+	for i := range b.N {
+		next := src
+		if i%2 == 0 {
+			next = edited
+		}
+		if _, err := d.Update(next); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

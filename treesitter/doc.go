@@ -1,0 +1,76 @@
+// Package treesitter extracts symbols (definitions) and references from
+// lunad's text artifacts with tree-sitter. It is the only cgo package of
+// lunad and imports no sibling package; nothing of tree-sitter leaks into its
+// API: results are plain Go values (File, Symbol, Reference, Span).
+//
+// # Languages
+//
+// Go, Python, JavaScript, TypeScript, Rust, Java, C and Markdown have a
+// grammar; any other artifact type is plain text (parsed to an empty File).
+// LanguageFor maps an artifact type ("code/go", "text/markdown") or a file
+// extension to a language.
+//
+// # Queries
+//
+// What counts as a definition or a reference is data: one query file per
+// language in queries/<lang>.scm, written for lunad and embedded. A pattern
+// tags its whole node with @definition.<kind> (function, method, type,
+// constant) or @reference.<kind> (call, import, identifier) and the name
+// with @name; an optional @container names the owner of a method (a Go
+// receiver type, a Rust impl type). Without @container the container is the
+// innermost enclosing definition. Identifier references that coincide with a
+// definition's name are dropped, and a node tagged twice keeps its most
+// specific kind (method over function; call/import over identifier).
+//
+// Markdown is walked in code (markdown.go), not queried: headings are
+// definitions (kind "heading", span = the whole section it opens); inline code
+// spans that look like a symbol (`parse_config`, `Parser.Parse()`) are
+// references of kind "code"; relative link destinations (a path,
+// `file#symbol`, `file#L10`, `#anchor`, also from link reference definitions)
+// are kind "link" with Target set; [[wiki]] links (kind "wiki") are found by
+// a small scan over the inline text, because the inline grammar has no node
+// for them. The inline grammar runs only on inline spans that contain a '`'
+// or '[' (measured: block+inline on every span is far too slow).
+//
+// Reference kinds in code: "call" (the called name, also method calls and
+// Rust macros), "import" (the imported module/path and, for from-imports,
+// the imported names; quotes stripped), "identifier" (type names used in Go,
+// TypeScript, Rust, Java and C; names passed as arguments in Python,
+// JavaScript and TypeScript; Python decorators). Markdown limits: a setext
+// heading's span is the heading alone (the grammar opens no section for it);
+// reference-style links ([text][label]) are reported at their definition
+// ("[label]: dest"), not at each use; fenced code blocks yield nothing.
+//
+// # Fingerprints
+//
+// Each definition has a fingerprint: the first 16 hex digits of the SHA-256
+// of its source span with every whitespace run collapsed to one space and
+// leading/trailing whitespace dropped. Comments are kept (a changed doc
+// comment is a changed definition). So editing a function's body changes its
+// fingerprint, editing another function does not, re-indenting does not. A
+// definition containing others (a class, a Markdown section) changes when any
+// of them changes. Whitespace inside string literals is collapsed too.
+//
+// # Positions
+//
+// All positions are computed from byte offsets by Lines (positions.go),
+// never taken from tree-sitter points: Line is 0-based, Column counts bytes;
+// Lines also converts to and from LSP's UTF-16 columns.
+//
+// # Incremental parsing
+//
+// Doc keeps the tree of an open artifact; Update derives one edit from the
+// common prefix and suffix, applies it with Tree.Edit and re-parses
+// incrementally. Query results are cached per top-level node (chunks.go), so
+// only changed top-level nodes are queried again; for Markdown the block
+// query runs in full but the inline grammar only on inline spans whose text
+// is new.
+//
+// # Bad input and resources
+//
+// Syntax errors yield whatever tree-sitter recovers. Content over MaxFileSize
+// bytes, content that is not valid UTF-8 or contains a NUL byte is not parsed:
+// File.Skipped says why. A Parser is NOT safe for concurrent use: use one per
+// goroutine (e.g. one per indexing worker). Parser.Close and Doc.Close free
+// the C memory at once (finalizers would too, later).
+package treesitter

@@ -1,0 +1,190 @@
+package treesitter
+
+import (
+	"sort"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// def is a definition being collected, with the span of its name.
+type def struct {
+	Symbol
+	start, end         int
+	nameStart, nameEnd int
+	explicitContainer  bool
+}
+
+type ref struct {
+	Reference
+	start, end int
+}
+
+// collector gathers definitions and references, deduplicating nodes that
+// several patterns tag, and turns them into a File.
+type collector struct {
+	defs map[[3]int]*def // key: node start, node end, name start
+	refs map[[2]int]*ref // key: name span
+}
+
+func newCollector() *collector {
+	return &collector{defs: map[[3]int]*def{}, refs: map[[2]int]*ref{}}
+}
+
+var kindRank = map[string]int{"method": 2, "function": 1}
+
+func (c *collector) addDef(d *def) {
+	key := [3]int{d.start, d.end, d.nameStart}
+	if old := c.defs[key]; old != nil {
+		if kindRank[old.Kind] > kindRank[d.Kind] || old.explicitContainer && !d.explicitContainer {
+			return
+		}
+	}
+	c.defs[key] = d
+}
+
+func (c *collector) addRef(r *ref) {
+	if r.Name == "" {
+		return
+	}
+	key := [2]int{r.start, r.end}
+	if old := c.refs[key]; old != nil && old.Kind != "identifier" {
+		return
+	}
+	c.refs[key] = r
+}
+
+// finish sorts by position, fills containers, spans and fingerprints.
+func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
+	list := make([]*def, 0, len(c.defs))
+	names := map[[2]int]bool{}
+	for _, d := range c.defs {
+		list = append(list, d)
+		names[[2]int{d.nameStart, d.nameEnd}] = true
+	}
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		if a.end != b.end {
+			return a.end > b.end
+		}
+		return a.nameStart < b.nameStart
+	})
+	for i, d := range list {
+		if !d.explicitContainer {
+			// innermost enclosing definition: the nearest earlier strictly larger one containing d.
+			for j := i - 1; j >= 0; j-- {
+				if o := list[j]; o.start <= d.start && d.end <= o.end && o.end-o.start > d.end-d.start {
+					d.Container = o.Name
+					break
+				}
+			}
+		}
+		d.Span = lines.Span(d.start, d.end)
+		if d.Fingerprint == "" { // chunks.go caches it
+			d.Fingerprint = Fingerprint(src[d.start:d.end])
+		}
+		f.Symbols = append(f.Symbols, d.Symbol)
+	}
+
+	rlist := make([]*ref, 0, len(c.refs))
+	for key, r := range c.refs {
+		if r.Kind == "identifier" && names[key] {
+			continue
+		}
+		rlist = append(rlist, r)
+	}
+	sort.Slice(rlist, func(i, j int) bool {
+		if rlist[i].start != rlist[j].start {
+			return rlist[i].start < rlist[j].start
+		}
+		return rlist[i].end < rlist[j].end
+	})
+	for _, r := range rlist {
+		r.Span = lines.Span(r.start, r.end)
+		f.References = append(f.References, r.Reference)
+	}
+	return f
+}
+
+// capture is one query match reduced to what lunad uses.
+type capture struct {
+	tagged, name, container *sitter.Node
+	tag                     string // e.g. "definition.function"
+	other                   map[string]*sitter.Node
+}
+
+// matches runs q over root and calls fn for every match that passes the
+// query's predicates.
+func matches(q *sitter.Query, qc *sitter.QueryCursor, root *sitter.Node, src []byte, fn func(capture)) {
+	qc.Exec(q, root)
+	for {
+		m, ok := qc.NextMatch()
+		if !ok {
+			return
+		}
+		m = qc.FilterPredicates(m, src)
+		var c capture
+		for _, qcap := range m.Captures {
+			switch cn := q.CaptureNameForId(qcap.Index); {
+			case cn == "name":
+				c.name = qcap.Node
+			case cn == "container":
+				c.container = qcap.Node
+			case strings.HasPrefix(cn, "definition.") || strings.HasPrefix(cn, "reference."):
+				c.tagged, c.tag = qcap.Node, cn
+			default:
+				if c.other == nil {
+					c.other = map[string]*sitter.Node{}
+				}
+				c.other[cn] = qcap.Node
+			}
+		}
+		if c.tagged == nil && c.other == nil {
+			continue
+		}
+		if c.name == nil {
+			c.name = c.tagged
+		}
+		fn(c)
+	}
+}
+
+// extractQuery runs the language's query over root and turns the captures
+// into a File.
+func extractQuery(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byte, lines *Lines) *File {
+	col := newCollector()
+	queryItems(g, qc, root, src, col.addDef, col.addRef)
+	return col.finish(&File{Language: g.name}, src, lines)
+}
+
+// queryItems runs the language's query over root and reports every tagged
+// definition and reference, before deduplication.
+func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byte, onDef func(*def), onRef func(*ref)) {
+	matches(g.query, qc, root, src, func(c capture) {
+		if c.tagged == nil {
+			return
+		}
+		text := c.name.Content(src)
+		if kind, ok := strings.CutPrefix(c.tag, "definition."); ok {
+			d := &def{
+				Symbol: Symbol{Name: text, Kind: kind},
+				start:  int(c.tagged.StartByte()), end: int(c.tagged.EndByte()),
+				nameStart: int(c.name.StartByte()), nameEnd: int(c.name.EndByte()),
+			}
+			if c.container != nil {
+				d.Container, d.explicitContainer = c.container.Content(src), true
+			}
+			onDef(d)
+			return
+		}
+		kind := strings.TrimPrefix(c.tag, "reference.")
+		if kind == "import" {
+			text = strings.Trim(text, "\"'`<>")
+		}
+		onRef(&ref{Reference: Reference{Name: text, Kind: kind},
+			start: int(c.name.StartByte()), end: int(c.name.EndByte())})
+	})
+}

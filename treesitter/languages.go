@@ -1,0 +1,121 @@
+package treesitter
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/c"
+	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/smacker/go-tree-sitter/java"
+	"github.com/smacker/go-tree-sitter/javascript"
+	mdblock "github.com/smacker/go-tree-sitter/markdown/tree-sitter-markdown"
+	mdinline "github.com/smacker/go-tree-sitter/markdown/tree-sitter-markdown-inline"
+	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/typescript/typescript"
+)
+
+// Language names as reported in File.Language.
+const (
+	LangGo         = "go"
+	LangPython     = "python"
+	LangJavaScript = "javascript"
+	LangTypeScript = "typescript"
+	LangRust       = "rust"
+	LangJava       = "java"
+	LangC          = "c"
+	LangMarkdown   = "markdown"
+	LangText       = "text" // plain-text fallback: no symbols, no references
+)
+
+//go:embed queries/*.scm
+var queryFS embed.FS
+
+// grammar is one tree-sitter language with its compiled lunad query.
+type grammar struct {
+	name string
+	lang func() *sitter.Language
+
+	once  sync.Once
+	ts    *sitter.Language
+	query *sitter.Query // compiled once, shared read-only; cursors are per call
+	err   error
+}
+
+func (g *grammar) load() error {
+	g.once.Do(func() {
+		g.ts = g.lang()
+		src, err := queryFS.ReadFile("queries/" + g.name + ".scm")
+		if err != nil {
+			g.err = err
+			return
+		}
+		q, err := sitter.NewQuery(src, g.ts)
+		if err != nil {
+			g.err = fmt.Errorf("treesitter: query %s.scm: %w", g.name, err)
+			return
+		}
+		g.query = q
+	})
+	return g.err
+}
+
+var grammars = map[string]*grammar{
+	LangGo:         {name: LangGo, lang: golang.GetLanguage},
+	LangPython:     {name: LangPython, lang: python.GetLanguage},
+	LangJavaScript: {name: LangJavaScript, lang: javascript.GetLanguage},
+	LangTypeScript: {name: LangTypeScript, lang: typescript.GetLanguage},
+	LangRust:       {name: LangRust, lang: rust.GetLanguage},
+	LangJava:       {name: LangJava, lang: java.GetLanguage},
+	LangC:          {name: LangC, lang: c.GetLanguage},
+	LangMarkdown:   {name: LangMarkdown, lang: mdblock.GetLanguage},
+}
+
+// markdownInline is the inline grammar, run only on the inline spans of the
+// block tree that contain a character that can start a code span or link.
+var markdownInline = &grammar{name: "markdown_inline", lang: mdinline.GetLanguage}
+
+var typeLanguages = map[string]string{
+	"code/go":         LangGo,
+	"code/python":     LangPython,
+	"code/javascript": LangJavaScript,
+	"code/typescript": LangTypeScript,
+	"code/rust":       LangRust,
+	"code/java":       LangJava,
+	"code/c":          LangC,
+	"text/markdown":   LangMarkdown,
+}
+
+var extLanguages = map[string]string{
+	".go": LangGo, ".py": LangPython, ".pyi": LangPython,
+	".js": LangJavaScript, ".mjs": LangJavaScript, ".cjs": LangJavaScript, ".jsx": LangJavaScript,
+	".ts": LangTypeScript, ".mts": LangTypeScript, ".cts": LangTypeScript,
+	".rs": LangRust, ".java": LangJava, ".c": LangC, ".h": LangC,
+	".md": LangMarkdown, ".markdown": LangMarkdown,
+}
+
+// LanguageFor maps an artifact type ("code/go", "text/markdown", ...) or,
+// failing that, a file name or extension (".py", "main.go") to a language
+// name. Anything unknown is LangText.
+func LanguageFor(typOrName string) string {
+	if l, ok := typeLanguages[strings.ToLower(typOrName)]; ok {
+		return l
+	}
+	ext := strings.ToLower(path.Ext(typOrName))
+	if ext == "" && strings.HasPrefix(typOrName, ".") {
+		ext = strings.ToLower(typOrName)
+	}
+	if l, ok := extLanguages[ext]; ok {
+		return l
+	}
+	return LangText
+}
+
+// Languages lists the languages with a grammar (LangText excluded).
+func Languages() []string {
+	return []string{LangGo, LangPython, LangJavaScript, LangTypeScript, LangRust, LangJava, LangC, LangMarkdown}
+}

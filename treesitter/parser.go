@@ -1,0 +1,154 @@
+package treesitter
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// MaxFileSize is the size cap: larger content is Skipped, not parsed.
+const MaxFileSize = 2 << 20 // 2 MiB
+
+// Symbol is a definition. Kind is function, method, type, constant or
+// heading. Container is the owning type/class/section name, if any.
+type Symbol struct {
+	Name, Kind  string
+	Span        Span
+	Container   string
+	Fingerprint string
+}
+
+// Reference is a use of a name. Kind is call, import, identifier (code) or
+// code, link, wiki (Markdown). Target is set for links: the destination as
+// written ("config.py#parse_config", "#usage", "[[Title]]" -> "Title").
+type Reference struct {
+	Name, Kind string
+	Span       Span
+	Target     string
+}
+
+// File is what Parse extracts from one artifact. Skipped is non-empty (and
+// the lists empty) when the content was not parsed.
+type File struct {
+	Language   string
+	Symbols    []Symbol
+	References []Reference
+	Skipped    string
+}
+
+// ErrClosed is returned after Close.
+var ErrClosed = errors.New("treesitter: parser closed")
+
+// Parser parses artifacts. It keeps one tree-sitter parser per language and
+// one query cursor. It is not safe for concurrent use; use one per goroutine.
+type Parser struct {
+	parsers map[*grammar]*sitter.Parser
+	cursor  *sitter.QueryCursor
+	closed  bool
+}
+
+// NewParser returns a Parser; Close it to free its C memory.
+func NewParser() *Parser {
+	return &Parser{parsers: map[*grammar]*sitter.Parser{}}
+}
+
+// Close frees the C memory of the parser. Docs opened from it must be
+// closed first (or not used again).
+func (p *Parser) Close() {
+	if p.closed {
+		return
+	}
+	p.closed = true
+	for _, sp := range p.parsers {
+		sp.Close()
+	}
+	p.parsers = nil
+	if p.cursor != nil {
+		p.cursor.Close()
+	}
+}
+
+func (p *Parser) tsParser(g *grammar) (*sitter.Parser, error) {
+	if p.closed {
+		return nil, ErrClosed
+	}
+	if err := g.load(); err != nil {
+		return nil, err
+	}
+	sp := p.parsers[g]
+	if sp == nil {
+		sp = sitter.NewParser()
+		sp.SetLanguage(g.ts)
+		p.parsers[g] = sp
+	}
+	return sp, nil
+}
+
+func (p *Parser) queryCursor() *sitter.QueryCursor {
+	if p.cursor == nil {
+		p.cursor = sitter.NewQueryCursor()
+	}
+	return p.cursor
+}
+
+// skipReason says why content is not parsed, or "".
+func skipReason(content []byte) string {
+	switch {
+	case len(content) > MaxFileSize:
+		return fmt.Sprintf("too large: %d bytes > %d", len(content), MaxFileSize)
+	case bytes.IndexByte(content, 0) >= 0:
+		return "binary: contains NUL bytes"
+	case !utf8.Valid(content):
+		return "binary: not valid UTF-8"
+	}
+	return ""
+}
+
+// Parse extracts the symbols and references of content, an artifact of
+// type typ (see LanguageFor). Errors are only internal ones (closed parser,
+// a broken query); bad content gives a File with Skipped set.
+func (p *Parser) Parse(typ string, content []byte) (*File, error) {
+	lang := LanguageFor(typ)
+	if p.closed {
+		return nil, ErrClosed
+	}
+	if r := skipReason(content); r != "" {
+		return &File{Language: lang, Skipped: r}, nil
+	}
+	g := grammars[lang]
+	if g == nil {
+		return &File{Language: lang}, nil
+	}
+	tree, err := p.parseTree(g, nil, content)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
+	return p.extract(g, tree, content)
+}
+
+func (p *Parser) parseTree(g *grammar, old *sitter.Tree, content []byte) (*sitter.Tree, error) {
+	sp, err := p.tsParser(g)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := sp.ParseCtx(context.Background(), old, content)
+	if err != nil {
+		return nil, fmt.Errorf("treesitter: parse %s: %w", g.name, err)
+	}
+	return tree, nil
+}
+
+func (p *Parser) extract(g *grammar, tree *sitter.Tree, content []byte) (*File, error) {
+	lines := NewLines(content)
+	if g.name == LangMarkdown {
+		f, _, err := p.extractMarkdown(tree.RootNode(), content, lines, nil)
+		return f, err
+	}
+	f := extractQuery(g, p.queryCursor(), tree.RootNode(), content, lines)
+	return f, nil
+}

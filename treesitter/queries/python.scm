@@ -1,0 +1,30 @@
+; lunad symbols and references for Python.
+
+(function_definition name: (identifier) @name) @definition.function
+
+(class_definition
+  body: (block (function_definition name: (identifier) @name) @definition.method))
+(class_definition
+  body: (block (decorated_definition
+    definition: (function_definition name: (identifier) @name) @definition.method)))
+
+(class_definition name: (identifier) @name) @definition.type
+
+; module-level UPPER_CASE assignments are constants
+(module (expression_statement
+  (assignment left: (identifier) @name) @definition.constant)
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+(call function: (identifier) @name) @reference.call
+(call function: (attribute attribute: (identifier) @name)) @reference.call
+
+(import_statement name: (dotted_name) @name) @reference.import
+(import_statement name: (aliased_import name: (dotted_name) @name)) @reference.import
+(import_from_statement module_name: (dotted_name) @name) @reference.import
+(import_from_statement module_name: (relative_import) @name) @reference.import
+(import_from_statement name: (dotted_name) @name) @reference.import
+(import_from_statement name: (aliased_import name: (dotted_name) @name)) @reference.import
+
+; names passed as values: callbacks, decorators, base classes
+(argument_list (identifier) @reference.identifier)
+(decorator (identifier) @reference.identifier)

@@ -1,0 +1,30 @@
+; lunad symbols and references for Rust.
+
+(function_item name: (identifier) @name) @definition.function
+
+(impl_item
+  type: [(type_identifier) @container
+         (generic_type type: (type_identifier) @container)]
+  body: (declaration_list (function_item name: (identifier) @name) @definition.method))
+(trait_item
+  name: (type_identifier) @container
+  body: (declaration_list [(function_item name: (identifier) @name)
+                           (function_signature_item name: (identifier) @name)] @definition.method))
+
+(struct_item name: (type_identifier) @name) @definition.type
+(enum_item name: (type_identifier) @name) @definition.type
+(union_item name: (type_identifier) @name) @definition.type
+(trait_item name: (type_identifier) @name) @definition.type
+(type_item name: (type_identifier) @name) @definition.type
+
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
+(macro_invocation macro: (identifier) @name) @reference.call
+
+(use_declaration argument: (_) @name) @reference.import
+
+(type_identifier) @reference.identifier
