@@ -71,7 +71,17 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 		d.file, d.inline = f, cache
 		return f, nil
 	}
-	d.file, d.chunks = d.p.extractChunked(g, tree, content, d.chunks)
+	// A node's items are reused only between trees without syntax errors:
+	// error recovery can read the same text differently in another context
+	// (found by FuzzParse).
+	cache := d.chunks
+	if tree.RootNode().HasError() {
+		cache = nil
+	}
+	d.file, d.chunks = d.p.extractChunked(g, tree, content, cache)
+	if tree.RootNode().HasError() {
+		d.chunks = nil
+	}
 	return d.file, nil
 }
 
