@@ -143,21 +143,9 @@ func (s *Store) Edit(ctx context.Context, ref string, ch Change, apply func(curr
 		return Result{}, err
 	}
 	return s.submit(ctx, func(t *txn) (Result, error) {
-		id, m, err := t.resolve(ref)
-		if err != nil {
-			return Result{}, err
-		}
-		if r, ok, err := t.replay(ch, id); ok || err != nil {
-			return r, err
-		}
-		if err := t.checkWorkPath(m.Path); err != nil {
-			return Result{}, err
-		}
-		if err := t.commitHumanChanges(id, m); err != nil {
-			return Result{}, err
-		}
-		if err := t.checkBase(id, ch.BaseVersion); err != nil {
-			return Result{}, err
+		id, m, replayed, err := t.begin(ref, ch)
+		if err != nil || replayed != nil {
+			return deref(replayed), err
 		}
 		cur, _, err := s.readFile(t.root, m.Path)
 		if err != nil {
@@ -209,18 +197,9 @@ func (s *Store) update(ctx context.Context, ref string, ch Change, op lunad.Op, 
 		return Result{}, err
 	}
 	return s.submit(ctx, func(t *txn) (Result, error) {
-		id, m, err := t.resolve(ref)
-		if err != nil {
-			return Result{}, err
-		}
-		if r, ok, err := t.replay(ch, id); ok || err != nil {
-			return r, err
-		}
-		if err := t.commitHumanChanges(id, m); err != nil {
-			return Result{}, err
-		}
-		if err := t.checkBase(id, ch.BaseVersion); err != nil {
-			return Result{}, err
+		id, m, replayed, err := t.begin(ref, ch)
+		if err != nil || replayed != nil {
+			return deref(replayed), err
 		}
 		next := m
 		next.Links = append([]lunad.Link(nil), m.Links...)

@@ -132,6 +132,37 @@ func (t *txn) replay(ch Change, id string) (Result, bool, error) {
 	return Result{Artifact: t.s.withVersion(m.artifact()), Version: e.version(e.Rec.Artifact), Replayed: true}, true, nil
 }
 
+// begin opens an operation on an artifact: it resolves ref, answers a
+// replayed idempotency key (replayed non-nil), refuses to write through a
+// symlink, commits a person's unrecorded changes first, and checks the
+// base version.
+func (t *txn) begin(ref string, ch Change) (id string, m meta, replayed *Result, err error) {
+	if id, m, err = t.resolve(ref); err != nil {
+		return "", m, nil, err
+	}
+	if r, ok, err := t.replay(ch, id); ok || err != nil {
+		if err != nil {
+			return "", m, nil, err
+		}
+		return id, m, &r, nil
+	}
+	if err := t.checkWorkPath(m.Path); err != nil {
+		return "", m, nil, err
+	}
+	if err := t.commitHumanChanges(id, m); err != nil {
+		return "", m, nil, err
+	}
+	return id, m, nil, t.checkBase(id, ch.BaseVersion)
+}
+
+// deref returns *r, or the zero Result for nil.
+func deref(r *Result) Result {
+	if r == nil {
+		return Result{}
+	}
+	return *r
+}
+
 func (t *txn) checkBase(id string, base int) error {
 	if cur := t.s.latestVersion(id); base > 0 && base != cur {
 		return fmt.Errorf("%w: artifact %s is at version %d but the edit was made against version %d; read version %d and redo the edit", lunad.ErrConflict, id, cur, base, cur)

@@ -89,18 +89,9 @@ func (s *Store) undoStacks(id string) (applied, redo []int) {
 
 // restoreTo commits the state of the version pick returns.
 func (t *txn) restoreTo(ref string, ch Change, op lunad.Op, pick func(id string) (int, error)) (Result, error) {
-	id, m, err := t.resolve(ref)
-	if err != nil {
-		return Result{}, err
-	}
-	if r, ok, err := t.replay(ch, id); ok || err != nil {
-		return r, err
-	}
-	if err := t.commitHumanChanges(id, m); err != nil {
-		return Result{}, err
-	}
-	if err := t.checkBase(id, ch.BaseVersion); err != nil {
-		return Result{}, err
+	id, m, replayed, err := t.begin(ref, ch)
+	if err != nil || replayed != nil {
+		return deref(replayed), err
 	}
 	n, err := pick(id)
 	if err != nil {
