@@ -39,6 +39,12 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 			})
 		case "reference.link":
 			addLink(col.addRef, c.tagged.Content(src), int(c.tagged.StartByte()), int(c.tagged.EndByte()))
+		case "reference.snippet":
+			r := &ref{Reference: Reference{Kind: "snippet", Name: "code"}, start: int(c.tagged.StartByte()), end: int(c.tagged.EndByte())}
+			if l := c.other["lang"]; l != nil {
+				r.Name = l.Content(src)
+			}
+			col.addRef(r)
 		}
 	})
 	next := make(map[uint64][]ref, len(inlines))

@@ -9,3 +9,6 @@
 
 ; inline spans handed to the inline grammar (markdown_inline.scm)
 (inline) @inline
+
+; fenced code blocks: the content, checked by lunad for quoted-snippet drift
+(fenced_code_block (info_string (language) @lang)? (code_fence_content) @reference.snippet)

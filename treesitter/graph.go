@@ -1,0 +1,323 @@
+package treesitter
+
+import (
+	"path"
+	"sort"
+	"strings"
+)
+
+// Entry is one artifact as the graph sees it: its identity and what Parse
+// extracted from its current content. Links are the IDs of artifacts it
+// links to explicitly (the store's links); they scope bare names.
+type Entry struct {
+	ID, Path, Title string
+	Links           []string
+	File            *File
+}
+
+// Resolution states of a reference (see Resolve).
+const (
+	Resolved   = "resolved"   // exactly one target in another artifact
+	Local      = "local"      // the name is defined in the referencing artifact itself
+	Ambiguous  = "ambiguous"  // several definitions and no scoping rule picks one
+	Broken     = "broken"     // a qualified target (path, path#symbol, [[title]]) that does not exist
+	Unresolved = "unresolved" // a bare name defined nowhere in the workspace (library, builtin, prose)
+)
+
+// Target is what a reference points at: an artifact, and within it a
+// symbol (Name, Container, Kind) or a line, or neither for the whole artifact.
+type Target struct {
+	ID        string `json:"id"`
+	Path      string `json:"path"`
+	Name      string `json:"symbol,omitempty"`
+	Container string `json:"container,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Line      int    `json:"line,omitempty"` // 1-based, for file#L10 links
+	Span      Span   `json:"-"`
+}
+
+// IsSymbol reports whether t names a symbol rather than an artifact or a line.
+func (t Target) IsSymbol() bool { return t.Name != "" }
+
+// Resolution is one reference of an artifact and what it resolves to.
+type Resolution struct {
+	From       string    // the referencing artifact's ID
+	Ref        Reference // the reference as parsed
+	State      string    // Resolved, Local, Ambiguous, Broken or Unresolved
+	Target     Target    // for Resolved and Local (and Broken: the artifact, if any)
+	Candidates []Target  // for Ambiguous
+	Reason     string    // for Broken: what is missing
+}
+
+// defLoc is one code definition: an artifact and an index into its Symbols.
+type defLoc struct {
+	id string
+	i  int
+}
+
+// Graph is the reference graph of a workspace: which artifact defines
+// which symbol, and what each reference resolves to. Resolution is done on
+// demand from name indexes, so Put and Remove cost O(size of one file) and
+// a change of one artifact is seen by every reference at once.
+//
+// Resolution rules, in order (docs/references.md has examples):
+//   - A link with a path (Markdown "config.py", "config.py#parse_config",
+//     "config.py#L10", "guide.md#usage") resolves the path against the
+//     referencing artifact's directory, then the workspace root; the
+//     fragment names a symbol (Name or Container.Name), a heading (its text
+//     or GitHub slug) or a line. A missing path or fragment is Broken.
+//     Links to images and other non-text files are ignored.
+//   - A link with only "#fragment" names a heading of the artifact itself.
+//   - A [[wiki]] link names an artifact by ID, title (case-insensitive),
+//     path or file name; several matches are Ambiguous, none Broken.
+//   - An import resolves to the artifact of the imported module when it is
+//     in the workspace (relative JS/TS paths, Python modules, C includes);
+//     otherwise it is treated as a name, like a call.
+//   - A bare or qualified name (a call, an identifier, a Markdown code span
+//     like `parse_config` or `Parser.Parse`) is Local when the referencing
+//     artifact defines it. Otherwise the candidates are the code definitions
+//     with that name (in the same language family for code; any language
+//     from Markdown), narrowed by the qualifier when there is one
+//     (container, file stem or directory). Several candidates are narrowed
+//     by scope — the same Go package, then the artifacts the referencing one
+//     imports or links to — and, if still several, reported Ambiguous: never
+//     guessed. No candidate is Unresolved.
+//
+// A Graph is not safe for concurrent use.
+type Graph struct {
+	entries map[string]*Entry
+	byPath  map[string]string   // path -> ID
+	byName  map[string][]defLoc // code symbol name -> definitions
+	byKey   map[string][]string // lower(title), lower(file name), path stem -> IDs
+	users   map[string]map[string]struct{}
+}
+
+// NewGraph returns an empty graph.
+func NewGraph() *Graph {
+	return &Graph{entries: map[string]*Entry{}, byPath: map[string]string{},
+		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string]map[string]struct{}{}}
+}
+
+// Len is the number of artifacts in the graph.
+func (g *Graph) Len() int { return len(g.entries) }
+
+// Entry returns the artifact id as last Put.
+func (g *Graph) Entry(id string) (Entry, bool) {
+	e, ok := g.entries[id]
+	if !ok {
+		return Entry{}, false
+	}
+	return *e, true
+}
+
+// IDs lists the artifacts in the graph, sorted.
+func (g *Graph) IDs() []string {
+	ids := make([]string, 0, len(g.entries))
+	for id := range g.entries {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Put adds an artifact or replaces its previous entry.
+func (g *Graph) Put(e Entry) {
+	g.Remove(e.ID)
+	if e.File == nil {
+		e.File = &File{Language: LangText}
+	}
+	ent := &e
+	g.entries[e.ID] = ent
+	g.byPath[e.Path] = e.ID
+	for _, k := range artifactKeys(ent) {
+		g.byKey[k] = append(g.byKey[k], e.ID)
+	}
+	for i, s := range e.File.Symbols {
+		if s.Kind != "heading" {
+			g.byName[s.Name] = append(g.byName[s.Name], defLoc{e.ID, i})
+		}
+	}
+	for _, k := range userKeys(ent) {
+		m := g.users[k]
+		if m == nil {
+			m = map[string]struct{}{}
+			g.users[k] = m
+		}
+		m[e.ID] = struct{}{}
+	}
+}
+
+// Remove drops an artifact; references to it become Broken or Unresolved.
+func (g *Graph) Remove(id string) {
+	e := g.entries[id]
+	if e == nil {
+		return
+	}
+	delete(g.entries, id)
+	if g.byPath[e.Path] == id {
+		delete(g.byPath, e.Path)
+	}
+	for _, k := range artifactKeys(e) {
+		g.byKey[k] = without(g.byKey[k], id)
+		if len(g.byKey[k]) == 0 {
+			delete(g.byKey, k)
+		}
+	}
+	for _, s := range e.File.Symbols {
+		if s.Kind == "heading" {
+			continue
+		}
+		locs := g.byName[s.Name][:0:0]
+		for _, l := range g.byName[s.Name] {
+			if l.id != id {
+				locs = append(locs, l)
+			}
+		}
+		if len(locs) == 0 {
+			delete(g.byName, s.Name)
+		} else {
+			g.byName[s.Name] = locs
+		}
+	}
+	for _, k := range userKeys(e) {
+		delete(g.users[k], id)
+		if len(g.users[k]) == 0 {
+			delete(g.users, k)
+		}
+	}
+}
+
+// Resolve resolves every reference of artifact id, in file order.
+// Snippet references (quoted code blocks) are not resolved here: whether a
+// quote matches its source is a question about content, not names.
+func (g *Graph) Resolve(id string) []Resolution {
+	e := g.entries[id]
+	if e == nil {
+		return nil
+	}
+	var out []Resolution
+	for _, r := range e.File.References {
+		if r.Kind == "snippet" {
+			continue
+		}
+		out = append(out, g.resolve(e, r))
+	}
+	return out
+}
+
+// Incoming returns the references of other artifacts that resolve to id,
+// or are ambiguous with id among the candidates, sorted by referencing
+// artifact and position.
+func (g *Graph) Incoming(id string) []Resolution {
+	e := g.entries[id]
+	if e == nil {
+		return nil
+	}
+	from := map[string]struct{}{}
+	for _, k := range targetKeys(e) {
+		for uid := range g.users[k] {
+			if uid != id {
+				from[uid] = struct{}{}
+			}
+		}
+	}
+	ids := make([]string, 0, len(from))
+	for uid := range from {
+		ids = append(ids, uid)
+	}
+	sort.Strings(ids)
+	var out []Resolution
+	for _, uid := range ids {
+		for _, r := range g.Resolve(uid) {
+			if r.Target.ID == id && (r.State == Resolved || r.State == Broken) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+func hasCandidate(ts []Target, id string) bool {
+	for _, t := range ts {
+		if t.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func without(ids []string, id string) []string {
+	out := ids[:0:0]
+	for _, x := range ids {
+		if x != id {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// artifactKeys are the names an artifact answers to in [[wiki]] links and
+// qualifiers: its title, file name and file stem, lowercased.
+func artifactKeys(e *Entry) []string {
+	base := path.Base(e.Path)
+	keys := []string{"t:" + strings.ToLower(e.Title), "f:" + strings.ToLower(base),
+		"s:" + strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))}
+	return dedupe(keys)
+}
+
+// userKeys index the references of e by what they could point at, so
+// Incoming only resolves the artifacts that may refer to a given one.
+func userKeys(e *Entry) []string {
+	var keys []string
+	for _, r := range e.File.References {
+		switch r.Kind {
+		case "snippet":
+		case "link":
+			p, _ := splitFragment(r.Target)
+			if p == "" {
+				continue
+			}
+			keys = append(keys, "f:"+strings.ToLower(path.Base(p)))
+		case "wiki":
+			keys = append(keys, "w:"+strings.ToLower(r.Target))
+		default:
+			parts := splitQualified(r.Name)
+			keys = append(keys, "n:"+parts[len(parts)-1])
+			if r.Kind == "import" {
+				keys = append(keys, "m:"+strings.ToLower(moduleStem(r.Name)))
+			}
+		}
+	}
+	for _, l := range e.Links {
+		keys = append(keys, "i:"+l)
+	}
+	return dedupe(keys)
+}
+
+// targetKeys are the userKeys under which references to e are filed.
+func targetKeys(e *Entry) []string {
+	base := strings.ToLower(path.Base(e.Path))
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	keys := []string{"f:" + base, "w:" + strings.ToLower(e.Title), "w:" + strings.ToLower(e.ID),
+		"w:" + strings.ToLower(e.Path), "w:" + base, "w:" + stem, "m:" + stem, "i:" + e.ID}
+	if stem == "index" || stem == "__init__" || stem == "mod" {
+		keys = append(keys, "m:"+strings.ToLower(path.Base(path.Dir(e.Path))))
+	}
+	for _, s := range e.File.Symbols {
+		if s.Kind != "heading" {
+			keys = append(keys, "n:"+s.Name)
+		}
+	}
+	return dedupe(keys)
+}
+
+func dedupe(keys []string) []string {
+	sort.Strings(keys)
+	out := keys[:0]
+	for i, k := range keys {
+		if i == 0 || k != keys[i-1] {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package treesitter
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// graphFixture is a small workspace exercising every resolution rule.
+var graphFixture = []struct{ id, path, title, content string }{
+	{"CFG", "src/config.py", "Config", "import os\n\ndef parse_config(path):\n    return load(path)\n\ndef load(path):\n    return os.path.join(path)\n\nclass Settings:\n    def get(self):\n        return 1\n"},
+	{"MAIN", "src/main.py", "Main", "from config import parse_config\nimport config\n\ndef main():\n    parse_config('x')\n    helper()\n    get()\n"},
+	{"UTIL", "src/util.py", "Util", "def helper():\n    pass\n\ndef get():\n    pass\n"},
+	{"OTHER", "lib/other.py", "Other", "def helper():\n    pass\n"},
+	{"DOC", "docs/guide.md", "Guide", "# Guide\n\nSee `parse_config` and `Settings.get`, [c](../src/config.py#parse_config),\n" +
+		"[line](../src/config.py#L6), [sec](#usage), [gone](#nope), [x](missing.md), [[Config]], [[Nothing]], `helper`, ![img](pic.png), `os.path.join`.\n\n## Usage\n\nText.\n"},
+}
+
+func buildGraph(t *testing.T) *Graph {
+	t.Helper()
+	p := NewParser()
+	defer p.Close()
+	g := NewGraph()
+	for _, a := range graphFixture {
+		f, err := p.Parse(a.path, []byte(a.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Put(Entry{ID: a.id, Path: a.path, Title: a.title, File: f})
+	}
+	return g
+}
+
+func describe(r Resolution) string {
+	s := fmt.Sprintf("%s %q -> %s", r.Ref.Kind, r.Ref.Name, r.State)
+	switch r.State {
+	case Resolved, Local:
+		s += " " + r.Target.ID
+		if r.Target.Name != "" {
+			s += "#" + r.Target.Name
+		}
+		if r.Target.Line > 0 {
+			s += fmt.Sprintf(":L%d", r.Target.Line)
+		}
+	case Ambiguous:
+		var ids []string
+		for _, c := range r.Candidates {
+			ids = append(ids, c.ID)
+		}
+		s += " " + strings.Join(ids, ",")
+	case Broken:
+		s += " (" + r.Reason + ")"
+	}
+	return s
+}
+
+func TestGraphResolve(t *testing.T) {
+	g := buildGraph(t)
+	tests := []struct {
+		name, id string
+		want     []string
+	}{
+		{"python imports and calls", "MAIN", []string{
+			`import "config" -> resolved CFG`,
+			`import "parse_config" -> resolved CFG#parse_config`,
+			`import "config" -> resolved CFG`,
+			`call "parse_config" -> resolved CFG#parse_config`,
+			`call "helper" -> ambiguous OTHER,UTIL`,
+			`call "get" -> resolved CFG#get`, // narrowed: main imports config
+		}},
+		{"markdown links, spans and wiki", "DOC", []string{
+			`code "parse_config" -> resolved CFG#parse_config`,
+			`code "Settings.get" -> resolved CFG#get`,
+			`link "parse_config" -> resolved CFG#parse_config`,
+			`link "L6" -> resolved CFG:L6`,
+			`link "usage" -> local DOC#Usage`,
+			`link "nope" -> broken (no heading #nope in docs/guide.md)`,
+			`link "missing.md" -> broken (no artifact at docs/missing.md)`,
+			`wiki "Config" -> resolved CFG`,
+			`wiki "Nothing" -> broken (no artifact with ID, title or file name "Nothing")`,
+			`code "helper" -> ambiguous OTHER,UTIL`,
+			`link "pic.png" -> unresolved`,
+			`code "os.path.join" -> unresolved`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, r := range g.Resolve(tt.id) {
+				if r.Ref.Kind == "identifier" {
+					continue
+				}
+				got = append(got, describe(r))
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

@@ -1,0 +1,364 @@
+package treesitter
+
+import (
+	"net/url"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// resolve applies the rules documented on Graph to one reference of e.
+func (g *Graph) resolve(e *Entry, r Reference) Resolution {
+	res := Resolution{From: e.ID, Ref: r, State: Unresolved}
+	switch r.Kind {
+	case "link":
+		g.resolveLink(e, &res)
+		return res
+	case "wiki":
+		g.resolveWiki(&res)
+		return res
+	case "import":
+		if id, ok := g.resolveModule(e, r.Name); ok {
+			res.State, res.Target = Resolved, g.artifactTarget(id)
+			return res
+		}
+		if e.File.Language == LangGo {
+			return res // a Go import path names a package, not a symbol
+		}
+	}
+	g.resolveName(e, &res)
+	return res
+}
+
+func (g *Graph) artifactTarget(id string) Target {
+	return Target{ID: id, Path: g.entries[id].Path}
+}
+
+// lineFragment matches "L10", "L10-L20" and "L10-20".
+var lineFragment = regexp.MustCompile(`^L([0-9]+)(?:-L?([0-9]+))?$`)
+
+// ignoredLink matches destinations that are not text artifacts.
+var ignoredLink = regexp.MustCompile(`(?i)\.(png|jpe?g|gif|svg|webp|ico|bmp|pdf|zip|gz|tgz|mp4|mp3|woff2?)$`)
+
+func (g *Graph) resolveLink(e *Entry, res *Resolution) {
+	p, frag := splitFragment(res.Ref.Target)
+	if p == "" {
+		if frag == "" {
+			return
+		}
+		if t, n := findFragment(e, frag); n == 1 {
+			res.State, res.Target = Local, t[0]
+		} else if n == 0 {
+			res.State, res.Target = Broken, g.artifactTarget(e.ID)
+			res.Reason = "no heading #" + frag + " in " + e.Path
+		} else {
+			res.State, res.Candidates = Ambiguous, t
+		}
+		return
+	}
+	if ignoredLink.MatchString(p) {
+		return
+	}
+	id, want := g.lookupPath(e.Path, p)
+	if id == "" {
+		res.State, res.Reason = Broken, "no artifact at "+want
+		res.Target = Target{Path: want}
+		return
+	}
+	b := g.entries[id]
+	res.State, res.Target = Resolved, g.artifactTarget(id)
+	if frag == "" {
+		return
+	}
+	if m := lineFragment.FindStringSubmatch(frag); m != nil {
+		res.Target.Line, _ = strconv.Atoi(m[1])
+		return
+	}
+	switch t, n := findFragment(b, frag); {
+	case n == 1:
+		res.Target = t[0]
+	case n == 0:
+		res.State, res.Reason = Broken, "no symbol or heading "+strconv.Quote(frag)+" in "+b.Path
+	default:
+		res.State, res.Candidates, res.Target = Ambiguous, t, Target{}
+	}
+}
+
+// lookupPath finds the artifact a relative link from an artifact at from
+// names: relative to from's directory, else to the workspace root. want is
+// the path it was looked for at (for messages).
+func (g *Graph) lookupPath(from, p string) (id, want string) {
+	if u, err := url.PathUnescape(p); err == nil {
+		p = u
+	}
+	if strings.HasPrefix(p, "/") {
+		want = path.Clean(strings.TrimPrefix(p, "/"))
+		return g.byPath[want], want
+	}
+	want = path.Join(path.Dir(from), p)
+	if id := g.byPath[want]; id != "" {
+		return id, want
+	}
+	if id := g.byPath[path.Clean(p)]; id != "" {
+		return id, path.Clean(p)
+	}
+	return "", want
+}
+
+// findFragment finds the symbols of e a link fragment names: by name,
+// Container.Name, heading text or heading slug.
+func findFragment(e *Entry, frag string) ([]Target, int) {
+	var out []Target
+	for _, s := range e.File.Symbols {
+		ok := s.Name == frag || s.Container != "" && s.Container+"."+s.Name == frag
+		if s.Kind == "heading" {
+			ok = ok || Slug(s.Name) == strings.ToLower(frag)
+		}
+		if ok {
+			out = appendTarget(out, symbolTarget(e, s))
+		}
+	}
+	return out, len(out)
+}
+
+func symbolTarget(e *Entry, s Symbol) Target {
+	return Target{ID: e.ID, Path: e.Path, Name: s.Name, Container: s.Container, Kind: s.Kind, Span: s.Span}
+}
+
+// appendTarget adds t unless a target with the same identity (artifact,
+// name, container, heading or not) is there: overloads are one target.
+func appendTarget(ts []Target, t Target) []Target {
+	for _, o := range ts {
+		if o.ID == t.ID && o.Name == t.Name && o.Container == t.Container && (o.Kind == "heading") == (t.Kind == "heading") {
+			return ts
+		}
+	}
+	return append(ts, t)
+}
+
+func (g *Graph) resolveWiki(res *Resolution) {
+	key := res.Ref.Target
+	lower := strings.ToLower(key)
+	var ids []string
+	switch {
+	case g.entries[key] != nil:
+		ids = []string{key}
+	case len(g.byKey["t:"+lower]) > 0:
+		ids = g.byKey["t:"+lower]
+	case g.byPath[key] != "":
+		ids = []string{g.byPath[key]}
+	case len(g.byKey["f:"+lower]) > 0:
+		ids = g.byKey["f:"+lower]
+	default:
+		ids = g.byKey["s:"+lower]
+	}
+	switch len(ids) {
+	case 0:
+		res.State, res.Reason = Broken, "no artifact with ID, title or file name "+strconv.Quote(key)
+	case 1:
+		res.State, res.Target = Resolved, g.artifactTarget(ids[0])
+	default:
+		res.State = Ambiguous
+		for _, id := range ids {
+			res.Candidates = append(res.Candidates, g.artifactTarget(id))
+		}
+		sortTargets(res.Candidates)
+	}
+}
+
+// resolveModule finds the artifact an import names, when it is a file of
+// the workspace: a relative JS/TS module, a Python module or a C include.
+func (g *Graph) resolveModule(e *Entry, name string) (string, bool) {
+	dir := path.Dir(e.Path)
+	var tries []string
+	switch lang := e.File.Language; {
+	case lang == LangJavaScript || lang == LangTypeScript:
+		if !strings.HasPrefix(name, ".") {
+			return "", false
+		}
+		base := path.Join(dir, name)
+		for _, ext := range []string{"", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".d.ts", "/index.ts", "/index.js"} {
+			tries = append(tries, base+ext)
+		}
+	case lang == LangPython:
+		d := dir
+		rel := strings.TrimLeft(name, ".")
+		if up := len(name) - len(rel); up > 0 {
+			for i := 1; i < up; i++ {
+				d = path.Dir(d)
+			}
+		}
+		mod := strings.ReplaceAll(rel, ".", "/")
+		if mod == "" {
+			return "", false
+		}
+		tries = append(tries, path.Join(d, mod+".py"), path.Join(d, mod, "__init__.py"))
+		if d == dir && name == rel {
+			tries = append(tries, path.Clean(mod+".py"), path.Join(mod, "__init__.py"))
+		}
+	case lang == LangC:
+		tries = append(tries, path.Join(dir, name), path.Clean(name))
+	}
+	for _, t := range tries {
+		if id := g.byPath[t]; id != "" && id != e.ID {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// family groups languages whose code can call each other.
+func family(lang string) string {
+	switch lang {
+	case LangJavaScript, LangTypeScript:
+		return "js"
+	}
+	return lang
+}
+
+func (g *Graph) resolveName(e *Entry, res *Resolution) {
+	parts := splitQualified(res.Ref.Name)
+	name, quals := parts[len(parts)-1], parts[:len(parts)-1]
+	for _, s := range e.File.Symbols {
+		if s.Kind != "heading" && s.Name == name && (len(quals) == 0 || qualifies(e, s, quals)) {
+			res.State, res.Target = Local, symbolTarget(e, s)
+			return
+		}
+	}
+	fromCode := e.File.Language != LangMarkdown && e.File.Language != LangText
+	var cands []Target
+	for _, l := range g.byName[name] {
+		b := g.entries[l.id]
+		if l.id == e.ID || fromCode && family(b.File.Language) != family(e.File.Language) {
+			continue
+		}
+		s := b.File.Symbols[l.i]
+		if len(quals) > 0 && !qualifies(b, s, quals) {
+			continue
+		}
+		cands = appendTarget(cands, symbolTarget(b, s))
+	}
+	if len(cands) > 1 {
+		cands = g.narrow(e, cands)
+	}
+	switch len(cands) {
+	case 0:
+	case 1:
+		res.State, res.Target = Resolved, cands[0]
+	default:
+		sortTargets(cands)
+		res.State, res.Candidates = Ambiguous, cands
+	}
+}
+
+// narrow applies the scoping rules to several candidates: the same Go
+// package (directory), then the artifacts e imports or links to. It
+// returns cands unchanged when a rule does not pick exactly one artifact.
+func (g *Graph) narrow(e *Entry, cands []Target) []Target {
+	pick := func(keep func(Target) bool) []Target {
+		var out []Target
+		for _, c := range cands {
+			if keep(c) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	if e.File.Language == LangGo {
+		if same := pick(func(c Target) bool { return path.Dir(c.Path) == path.Dir(e.Path) }); len(same) == 1 {
+			return same
+		}
+	}
+	scope := g.scope(e)
+	if in := pick(func(c Target) bool { return scope[c.ID] }); len(in) == 1 {
+		return in
+	}
+	return cands
+}
+
+// scope is the set of artifacts e imports or links to.
+func (g *Graph) scope(e *Entry) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range e.Links {
+		out[l] = true
+	}
+	for _, r := range e.File.References {
+		switch r.Kind {
+		case "import":
+			if id, ok := g.resolveModule(e, r.Name); ok {
+				out[id] = true
+			}
+		case "link":
+			if p, _ := splitFragment(r.Target); p != "" {
+				if id, _ := g.lookupPath(e.Path, p); id != "" {
+					out[id] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// qualifies reports whether the qualifier of a name ("Parser" in
+// Parser.Parse, "config" in config.parse_config) fits symbol s of b: its
+// container, its file's stem or its directory.
+func qualifies(b *Entry, s Symbol, quals []string) bool {
+	q := quals[len(quals)-1]
+	base := path.Base(b.Path)
+	return s.Container == q || strings.TrimSuffix(base, path.Ext(base)) == q || path.Base(path.Dir(b.Path)) == q
+}
+
+// splitQualified splits "a.b::c#d" into its parts (never empty).
+func splitQualified(name string) []string {
+	name = strings.NewReplacer("::", ".", "#", ".", "->", ".").Replace(name)
+	var parts []string
+	for _, p := range strings.Split(name, ".") {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return []string{name}
+	}
+	return parts
+}
+
+// splitFragment splits a link destination into path and fragment,
+// dropping a query string.
+func splitFragment(dest string) (p, frag string) {
+	p, frag, _ = strings.Cut(dest, "#")
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	return p, frag
+}
+
+// moduleStem is the last component of an import, without extension:
+// "./lib/config.js" -> "config", "pkg.mod" -> "mod".
+func moduleStem(name string) string {
+	name = strings.Trim(name, "./")
+	if i := strings.LastIndexAny(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	for _, ext := range []string{".d.ts", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".py", ".h", ".c", ".go", ".rs", ".java"} {
+		if strings.HasSuffix(name, ext) {
+			name = strings.TrimSuffix(name, ext)
+			break
+		}
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+func sortTargets(ts []Target) {
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].Path != ts[j].Path {
+			return ts[i].Path < ts[j].Path
+		}
+		return ts[i].Span.Start.Byte < ts[j].Span.Start.Byte
+	})
+}
