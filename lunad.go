@@ -34,6 +34,7 @@ const (
 	OpUndo    Op = "undo"    // the most recent applied change was reverted
 	OpRedo    Op = "redo"    // the most recent undo was reverted
 	OpRestore Op = "restore" // the state of an earlier version was restored
+	OpAck     Op = "ack"     // a reference was acknowledged as still right, without changing content
 )
 
 // Link is an explicit, typed reference from one artifact to another.

@@ -19,6 +19,7 @@ import (
 // Service serves one workspace.
 type Service struct {
 	store *gitstore.Store
+	refs  refIndex
 }
 
 // Open serves the workspace at dir. Returns lunad.ErrNotWorkspace if there is none.
@@ -40,7 +41,10 @@ func Init(dir string, opts gitstore.Options) (*Service, gitstore.AdoptReport, er
 }
 
 // Close waits for writes in flight and releases the workspace.
-func (s *Service) Close() error { return s.store.Close() }
+// The parse cache of the reference index is saved for the next process.
+func (s *Service) Close() error {
+	return errors.Join(s.closeIndex(), s.store.Close())
+}
 
 // Root is the workspace's root directory.
 func (s *Service) Root() string { return s.store.Root() }

@@ -43,18 +43,7 @@ func TestUndoRedoRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	current := func() string {
-		t.Helper()
-		b, _, err := s.Read(ctx, id, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		disk, _ := os.ReadFile(filepath.Join(s.root, "n.txt"))
-		if string(disk) != string(b) {
-			t.Fatalf("working tree %q, HEAD %q", disk, b)
-		}
-		return string(b)
-	}
+	current := func() string { t.Helper(); return currentContent(t, s, id, "n.txt") }
 	mustEdit("one", "two")   // v2
 	mustEdit("two", "three") // v3
 	steps := []struct {
@@ -299,4 +288,19 @@ func TestHumanChangesCommittedFirst(t *testing.T) {
 	if git(t, s.root, "rev-parse", "HEAD") != head {
 		t.Fatal("HEAD moved for a deleted file")
 	}
+}
+
+// currentContent is an artifact's content at HEAD, checked against its
+// file in the working tree.
+func currentContent(t *testing.T, s *Store, id, file string) string {
+	t.Helper()
+	b, _, err := s.Read(context.Background(), id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk, _ := os.ReadFile(filepath.Join(s.root, file))
+	if string(disk) != string(b) {
+		t.Fatalf("working tree %q, HEAD %q", disk, b)
+	}
+	return string(b)
 }

@@ -13,8 +13,11 @@ import (
 )
 
 // Undo reverts the most recent change to an artifact that is not undone
-// yet, as a new commit; repeated undos walk further back. Returns
-// ErrInvalid when there is nothing to undo.
+// yet, as a new commit; repeated undos walk further back. Acks (see Ack)
+// change nothing and are no changes here: an undo after an ack undoes the
+// change before it, an ack itself cannot be undone, and an ack does not
+// clear what can be redone. Returns ErrInvalid when there is nothing to
+// undo.
 func (s *Store) Undo(ctx context.Context, ref string, ch Change) (Result, error) {
 	return s.revert(ctx, ref, ch, lunad.OpUndo)
 }
@@ -64,11 +67,14 @@ func (s *Store) revert(ctx context.Context, ref string, ch Change, op lunad.Op) 
 }
 
 // undoStacks replays an artifact's history: versions applied (whose undo
-// is possible) and versions undone (whose redo is possible).
+// is possible) and versions undone (whose redo is possible). Acks leave
+// both stacks as they are: they change no content.
 func (s *Store) undoStacks(id string) (applied, redo []int) {
 	for _, e := range s.versionsOf(id) {
 		v := e.version(id)
 		switch v.Op {
+		case lunad.OpAck:
+			// Not a change: neither undoable nor a reason to drop the redos.
 		case lunad.OpUndo:
 			if len(applied) > 0 {
 				redo = append(redo, applied[len(applied)-1])

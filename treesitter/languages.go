@@ -1,7 +1,9 @@
 package treesitter
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"strings"
@@ -119,3 +121,24 @@ func LanguageFor(typOrName string) string {
 func Languages() []string {
 	return []string{LangGo, LangPython, LangJavaScript, LangTypeScript, LangRust, LangJava, LangC, LangMarkdown}
 }
+
+// extractorVersion changes whenever the Go code that turns captures into
+// Files changes what it produces; Schema folds it in with the queries.
+const extractorVersion = "2"
+
+var schema = sync.OnceValue(func() string {
+	h := sha256.New()
+	h.Write([]byte(extractorVersion))
+	entries, _ := queryFS.ReadDir("queries")
+	for _, e := range entries {
+		b, _ := queryFS.ReadFile("queries/" + e.Name())
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", e.Name(), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+})
+
+// Schema identifies what Parse produces: it changes when a query file or
+// the extraction code changes, so caches of parsed Files keyed by content
+// are discarded when it differs.
+func Schema() string { return schema() }

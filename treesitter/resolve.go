@@ -362,3 +362,37 @@ func sortTargets(ts []Target) {
 		return ts[i].Span.Start.Byte < ts[j].Span.Start.Byte
 	})
 }
+
+// Defines returns the code definitions of e that a bare or qualified name
+// ("parse_config", "Settings.get") names, by the rules of Graph, one
+// Target per identity. It answers "did this artifact define the name" for
+// an earlier version of it.
+func Defines(e Entry, name string) []Target {
+	if e.File == nil {
+		return nil
+	}
+	parts := splitQualified(name)
+	last, quals := parts[len(parts)-1], parts[:len(parts)-1]
+	var out []Target
+	for _, s := range e.File.Symbols {
+		if s.Kind != "heading" && s.Name == last && (len(quals) == 0 || qualifies(&e, s, quals)) {
+			out = appendTarget(out, symbolTarget(&e, s))
+		}
+	}
+	return out
+}
+
+// Fragment returns the symbols of e a link fragment ("parse_config",
+// "Settings.get", "usage" for a heading "Usage") names, by the rules of
+// Graph.
+func Fragment(e Entry, frag string) []Target {
+	if e.File == nil {
+		return nil
+	}
+	t, _ := findFragment(&e, frag)
+	return t
+}
+
+// SameFamily reports whether code in languages a and b can refer to each
+// other's definitions (JavaScript and TypeScript are one family).
+func SameFamily(a, b string) bool { return family(a) == family(b) }

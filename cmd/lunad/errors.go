@@ -15,6 +15,7 @@ const (
 	exitConflict   = 3
 	exitNotApplied = 4
 	exitNotFound   = 5
+	exitStale      = 6 // `stale --check` found stale or broken references
 )
 
 // UsageError is a bad command line: an unknown command or flag, a missing
@@ -37,6 +38,7 @@ var errHelpShown = errors.New("help shown")
 // that does: every other layer returns lunad's sentinel errors.
 func ExitCode(err error) int {
 	var u *UsageError
+	var st *staleError
 	switch {
 	case err == nil, errors.Is(err, errHelpShown):
 		return exitOK
@@ -48,6 +50,8 @@ func ExitCode(err error) int {
 		return exitNotApplied
 	case errors.Is(err, lunad.ErrNotFound):
 		return exitNotFound
+	case errors.As(err, &st):
+		return exitStale
 	default:
 		// ErrInvalid, ErrLocked, ErrDirty, ErrNotWorkspace, ErrExists and
 		// everything else: the message says what to do.

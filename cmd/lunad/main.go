@@ -93,6 +93,7 @@ func init() {
 		cmdInit, cmdCreate, cmdList, cmdShow, cmdEdit, cmdLog, cmdDiff,
 		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
+		cmdSymbols, cmdRefs, cmdStale, cmdAck,
 	}
 }
 

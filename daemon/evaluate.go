@@ -1,0 +1,296 @@
+package daemon
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/treesitter"
+)
+
+// outgoing evaluates every reference written in artifact id: resolved
+// names and links, explicit links and quoted snippets. Local and
+// unresolved names (builtins, libraries) are left out unless history shows
+// they pointed into the workspace (then they are broken).
+func (ev *evaluator) outgoing(id string) ([]lunad.Reference, error) {
+	var (
+		res   []treesitter.Resolution
+		entry treesitter.Entry
+	)
+	ev.ix.View(func(g *treesitter.Graph) {
+		res = g.Resolve(id)
+		entry, _ = g.Entry(id)
+	})
+	out := []lunad.Reference{}
+	scope := map[string]bool{}
+	for _, r := range res {
+		ref, ok, err := ev.evaluate(r)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, ref)
+			if ref.To != nil {
+				scope[ref.To.ID] = true
+			}
+		}
+	}
+	links, err := ev.explicitLinks(id)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, links...)
+	for _, l := range links {
+		scope[l.To.ID] = true
+	}
+	if entry.File != nil {
+		snips, err := ev.snippets(entry, scope)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, snips...)
+	}
+	return out, nil
+}
+
+// evaluate gives one resolved reference its state; ok is false for
+// references that stay out of reports (local, unresolved).
+func (ev *evaluator) evaluate(r treesitter.Resolution) (ref lunad.Reference, ok bool, err error) {
+	from, err := ev.at(r.From, "")
+	if err != nil || !from.present {
+		return ref, false, err
+	}
+	sp := span(r.Ref.Span)
+	ref = lunad.Reference{From: lunad.Location{ID: r.From, Path: from.entry.Path, Span: &sp},
+		Kind: r.Ref.Kind, Text: r.Ref.Name, State: lunad.RefOK}
+	if r.Ref.Target != "" {
+		ref.Text = r.Ref.Target
+	}
+	b, err := ev.baseline(r.From)
+	if err != nil {
+		return ref, false, err
+	}
+	switch r.State {
+	case treesitter.Local:
+		return ref, false, nil
+	case treesitter.Unresolved:
+		return ev.vanished(ref, r, from, b)
+	case treesitter.Ambiguous:
+		ref.State = lunad.RefAmbiguous
+		ref.Reason = fmt.Sprintf("%d definitions match %q; qualify it (Container.%s or file#%s)", len(r.Candidates), r.Ref.Name, lastPart(r.Ref.Name), lastPart(r.Ref.Name))
+		for _, c := range r.Candidates {
+			ref.Candidates = append(ref.Candidates, location(c))
+		}
+		return ref, true, nil
+	case treesitter.Broken:
+		return ev.broken(ref, r, b)
+	}
+	to := location(r.Target)
+	ref.To = &to
+	switch {
+	case r.Target.Name != "":
+		err = ev.symbolState(&ref, ev.forSymbol(b, ref.To, r.Ref.Name), r.Target.ID, to.Symbol, to.Container, to.Kind == "heading")
+	case r.Target.Line > 0:
+		err = ev.lineState(&ref, ev.forSymbol(b, nil, ""), r.Target.ID, r.Target.Line)
+	}
+	return ref, true, err
+}
+
+func location(t treesitter.Target) lunad.Location {
+	l := lunad.Location{ID: t.ID, Path: t.Path, Symbol: t.Name, Container: t.Container, Kind: t.Kind, Line: t.Line}
+	if t.Name != "" {
+		sp := span(t.Span)
+		l.Span = &sp
+	}
+	return l
+}
+
+func lastPart(name string) string {
+	if i := strings.LastIndexAny(name, ".:#"); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// since returns the versions of artifact to that changed its content
+// after base and its state at base; old is nil when there is nothing to
+// compare (no change since, or it did not exist then).
+func (ev *evaluator) since(to string, base lunad.Version) (changes []lunad.Version, old *fileAt, err error) {
+	changes, err = ev.changedAfter(to, ev.pos(base))
+	if err != nil || len(changes) == 0 {
+		return nil, nil, err
+	}
+	old, err = ev.at(to, base.Commit)
+	if err != nil || !old.present {
+		return nil, nil, err
+	}
+	return changes, old, nil
+}
+
+// symbolState compares the fingerprint of symbol (name, container) of
+// artifact to at the baseline with the current one.
+func (ev *evaluator) symbolState(ref *lunad.Reference, base lunad.Version, to, name, container string, heading bool) error {
+	ref.Baseline = base.Commit
+	changes, old, err := ev.since(to, base)
+	if err != nil || old == nil {
+		return err
+	}
+	then, ok := old.entry.File.SymbolFingerprint(name, container, heading)
+	if !ok {
+		return nil // the symbol appeared after the reference was written
+	}
+	cur, err := ev.at(to, "")
+	if err != nil {
+		return err
+	}
+	now, ok := cur.entry.File.SymbolFingerprint(name, container, heading)
+	if ok && now == then {
+		return nil
+	}
+	since, err := ev.firstChange(to, changes, func(f *fileAt) bool {
+		fp, ok := f.present, false
+		if fp {
+			var got string
+			got, ok = f.entry.File.SymbolFingerprint(name, container, heading)
+			ok = ok && got == then
+		}
+		return !ok
+	})
+	if err != nil {
+		return err
+	}
+	ref.Since = since
+	what := name
+	if container != "" {
+		what = container + "." + name
+	}
+	if !ok {
+		ref.State, ref.Reason = lunad.RefBroken, fmt.Sprintf("%s no longer exists in %s", what, cur.entry.Path)
+	} else {
+		ref.State, ref.Reason = lunad.RefStale, fmt.Sprintf("%s in %s changed", what, cur.entry.Path)
+	}
+	if since != nil {
+		ref.Reason += " in " + describe(since)
+	}
+	return nil
+}
+
+// lineState handles a link to a line: the definition that held the line
+// at the baseline is followed by name; a line outside any definition is
+// compared as text at the same line number.
+func (ev *evaluator) lineState(ref *lunad.Reference, base lunad.Version, to string, line int) error {
+	ref.Baseline = base.Commit
+	changes, old, err := ev.since(to, base)
+	if err != nil || old == nil {
+		return err
+	}
+	if sym, ok := old.entry.File.SymbolAt(line); ok {
+		ref.To.Symbol, ref.To.Container, ref.To.Kind = sym.Name, sym.Container, sym.Kind
+		return ev.symbolState(ref, base, to, sym.Name, sym.Container, sym.Kind == "heading")
+	}
+	then := lineText(old.content, line)
+	changed := func(f *fileAt) bool { return !f.present || lineText(f.content, line) != then }
+	cur, err := ev.at(to, "")
+	if err != nil || !changed(cur) {
+		return err
+	}
+	since, err := ev.firstChange(to, changes, changed)
+	if err != nil {
+		return err
+	}
+	ref.State, ref.Since = lunad.RefStale, since
+	ref.Reason = fmt.Sprintf("line %d of %s changed", line, cur.entry.Path)
+	if since != nil {
+		ref.Reason += " in " + describe(since)
+	}
+	return nil
+}
+
+func lineText(content []byte, line int) string {
+	ls := strings.SplitN(string(content), "\n", line+1)
+	if line < 1 || line > len(ls) {
+		return ""
+	}
+	return strings.TrimSpace(ls[line-1])
+}
+
+// broken reports a qualified target that does not exist, and when the
+// symbol or heading it names was still there at the baseline, since when.
+func (ev *evaluator) broken(ref lunad.Reference, r treesitter.Resolution, b *baseline) (lunad.Reference, bool, error) {
+	ref.State, ref.Reason = lunad.RefBroken, r.Reason
+	if r.Target.Path != "" || r.Target.ID != "" {
+		to := location(r.Target)
+		ref.To = &to
+	}
+	if r.Target.ID == "" || r.Ref.Kind != "link" {
+		return ref, true, nil
+	}
+	_, frag, _ := strings.Cut(r.Ref.Target, "#")
+	base := ev.forSymbol(b, nil, frag)
+	ref.Baseline = base.Commit
+	old, err := ev.at(r.Target.ID, base.Commit)
+	if err != nil || !old.present || len(treesitter.Fragment(old.entry, frag)) == 0 {
+		return ref, true, err
+	}
+	changes, err := ev.changedAfter(r.Target.ID, ev.pos(base))
+	if err != nil {
+		return ref, true, err
+	}
+	ref.Since, err = ev.firstChange(r.Target.ID, changes, func(f *fileAt) bool {
+		return !f.present || len(treesitter.Fragment(f.entry, frag)) == 0
+	})
+	if ref.Since != nil {
+		ref.Reason += "; it was removed or renamed in " + describe(ref.Since)
+	}
+	return ref, true, err
+}
+
+// vanished checks a name that resolves nowhere now: if, at the baseline,
+// exactly one other artifact (changed since) defined it, the reference is
+// broken — the symbol was deleted or renamed.
+func (ev *evaluator) vanished(ref lunad.Reference, r treesitter.Resolution, from *fileAt, b *baseline) (lunad.Reference, bool, error) {
+	if r.Ref.Kind == "link" || r.Ref.Kind == "wiki" || r.Ref.Kind == "import" && from.entry.File.Language == treesitter.LangGo {
+		return ref, false, nil
+	}
+	base := ev.forSymbol(b, nil, r.Ref.Name)
+	p := ev.pos(base)
+	then, err := ev.definedThen(p)
+	if err != nil {
+		return ref, false, err
+	}
+	var hits []treesitter.Target
+	fromCode := from.entry.File.Language != treesitter.LangMarkdown && from.entry.File.Language != treesitter.LangText
+	for _, e := range then[lastPart(r.Ref.Name)] {
+		if e.ID == r.From || fromCode && !treesitter.SameFamily(e.File.Language, from.entry.File.Language) {
+			continue
+		}
+		hits = append(hits, treesitter.Defines(e, r.Ref.Name)...)
+	}
+	if len(hits) != 1 {
+		return ref, false, nil
+	}
+	t := hits[0]
+	to := location(t)
+	to.Span = nil
+	ref.To, ref.Baseline = &to, base.Commit
+	cur, err := ev.at(t.ID, "")
+	if err != nil {
+		return ref, false, err
+	}
+	if cur.present {
+		to.Path = cur.entry.Path
+	}
+	changes, err := ev.changedAfter(t.ID, p)
+	if err != nil {
+		return ref, false, err
+	}
+	ref.Since, err = ev.firstChange(t.ID, changes, func(f *fileAt) bool {
+		return !f.present || len(treesitter.Defines(f.entry, r.Ref.Name)) == 0
+	})
+	ref.State = lunad.RefBroken
+	ref.Reason = fmt.Sprintf("%s no longer exists in %s", r.Ref.Name, to.Path)
+	if ref.Since != nil {
+		ref.Reason += "; it was removed or renamed in " + describe(ref.Since)
+	}
+	return ref, true, err
+}

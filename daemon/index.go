@@ -1,0 +1,155 @@
+package daemon
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/lunad/lunad/treesitter"
+)
+
+// Source is one artifact handed to the index: identity, type and content.
+type Source struct {
+	ID, Path, Title, Type string
+	Links                 []string // IDs of explicitly linked artifacts
+	Content               []byte
+}
+
+// Index is the reference index of a workspace: the parsed File of every
+// artifact in a treesitter.Graph. Build parses everything in parallel
+// (one parser per worker); Update re-parses one artifact incrementally,
+// keeping the syntax trees of the most recently updated artifacts.
+// Parsed Files are cached by content (see parseCache), so a file seen
+// before — in this run, at another version, or in an earlier process when
+// the cache is persisted — is not parsed again.
+//
+// Index is safe for concurrent use.
+type Index struct {
+	mu     sync.Mutex
+	graph  *treesitter.Graph
+	parser *treesitter.Parser // for Update and Parse, under mu
+	docs   *docCache
+	cache  *parseCache
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{graph: treesitter.NewGraph(), parser: treesitter.NewParser(), docs: newDocCache(64), cache: newParseCache()}
+}
+
+// LoadCache fills the parse cache from a file written by SaveCache. A
+// missing, outdated or damaged file leaves it empty; the error (damage)
+// is worth a log line, not a failure.
+func (ix *Index) LoadCache(path string) error { return ix.cache.load(path) }
+
+// SaveCache writes the parse cache to path if it changed.
+func (ix *Index) SaveCache(path string) error { return ix.cache.save(path) }
+
+// Close frees the parser and the kept trees.
+func (ix *Index) Close() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.docs.clear()
+	ix.parser.Close()
+}
+
+// Build replaces the index with srcs, parsing with workers goroutines
+// (0: GOMAXPROCS). It returns ctx's error if cancelled.
+func (ix *Index) Build(ctx context.Context, srcs []Source, workers int) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	files := make([]*treesitter.File, len(srcs))
+	work := make(chan int)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := treesitter.NewParser()
+			defer p.Close()
+			for i := range work {
+				f, err := ix.cache.parse(p, srcs[i].Type, srcs[i].Content)
+				if err != nil {
+					errs <- err
+					return
+				}
+				files[i] = f
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := range srcs {
+		select {
+		case work <- i:
+		case err = <-errs:
+			break feed
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	select {
+	case err = <-errs:
+		return err
+	default:
+	}
+	g := treesitter.NewGraph()
+	for i, s := range srcs {
+		g.Put(entry(s, files[i]))
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.graph = g
+	ix.docs.clear()
+	return nil
+}
+
+func entry(s Source, f *treesitter.File) treesitter.Entry {
+	return treesitter.Entry{ID: s.ID, Path: s.Path, Title: s.Title, Links: s.Links, File: f}
+}
+
+// Update re-indexes one artifact after a change (or adds it). The
+// artifact's syntax tree is kept, so the next Update of it re-parses only
+// what changed.
+func (ix *Index) Update(s Source) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	f, err := ix.docs.update(ix.parser, s)
+	if err != nil {
+		return err
+	}
+	ix.cache.put(s.Type, s.Content, f)
+	ix.graph.Put(entry(s, f))
+	return nil
+}
+
+// Remove drops an artifact from the index.
+func (ix *Index) Remove(id string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.docs.drop(id)
+	ix.graph.Remove(id)
+}
+
+// Parse parses content of type typ, through the cache, without changing
+// the index (used for earlier versions of artifacts).
+func (ix *Index) Parse(typ string, content []byte) (*treesitter.File, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.cache.parse(ix.parser, typ, content)
+}
+
+// View runs fn with the graph under the index's lock; fn must not keep it.
+func (ix *Index) View(fn func(g *treesitter.Graph)) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	fn(ix.graph)
+}

@@ -1,0 +1,250 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/treesitter"
+)
+
+// refIndex is the Service's reference index and what it was built from:
+// each artifact's latest commit and path, so that sync re-parses only the
+// artifacts that changed (an edit, an undo, a branch switch) since.
+type refIndex struct {
+	mu      sync.Mutex // serialises sync; the Index has its own lock
+	ix      *Index
+	indexed map[string]indexedAt
+}
+
+type indexedAt struct{ commit, path, typ, title string }
+
+// cacheFile is where the parse cache lives, in the store's cache directory.
+func (s *Service) cacheFile() string { return filepath.Join(s.store.CacheDir(), "refs.gob") }
+
+// index brings the reference index up to date with the current branch
+// and returns it. The first call loads the persisted parse cache and
+// indexes every artifact; later calls re-parse only what changed.
+func (s *Service) index(ctx context.Context) (*Index, error) {
+	r := &s.refs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	arts, err := s.store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.ix == nil {
+		ix := NewIndex()
+		if err := ix.LoadCache(s.cacheFile()); err != nil {
+			slog.Warn("reference index cache ignored", "err", err)
+		}
+		srcs := make([]Source, 0, len(arts))
+		for _, a := range arts {
+			src, err := s.source(ctx, a)
+			if err != nil {
+				ix.Close()
+				return nil, err
+			}
+			srcs = append(srcs, src)
+		}
+		if err := ix.Build(ctx, srcs, 0); err != nil {
+			ix.Close()
+			return nil, err
+		}
+		r.ix, r.indexed = ix, map[string]indexedAt{}
+		for _, a := range arts {
+			r.indexed[a.ID] = stamp(a)
+		}
+		return r.ix, nil
+	}
+	seen := make(map[string]bool, len(arts))
+	for _, a := range arts {
+		seen[a.ID] = true
+		if r.indexed[a.ID] == stamp(a) {
+			continue
+		}
+		src, err := s.source(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.ix.Update(src); err != nil {
+			return nil, err
+		}
+		r.indexed[a.ID] = stamp(a)
+	}
+	for id := range r.indexed {
+		if !seen[id] {
+			r.ix.Remove(id)
+			delete(r.indexed, id)
+		}
+	}
+	return r.ix, nil
+}
+
+func stamp(a lunad.Artifact) indexedAt { return indexedAt{a.Commit, a.Path, a.Type, a.Title} }
+
+func (s *Service) source(ctx context.Context, a lunad.Artifact) (Source, error) {
+	content, _, err := s.store.Read(ctx, a.ID, "")
+	if err != nil {
+		return Source{}, err
+	}
+	src := Source{ID: a.ID, Path: a.Path, Title: a.Title, Type: a.Type, Content: content}
+	for _, l := range a.Links {
+		src.Links = append(src.Links, l.To)
+	}
+	return src, nil
+}
+
+// closeIndex persists the parse cache and frees the index.
+func (s *Service) closeIndex() error {
+	r := &s.refs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ix == nil {
+		return nil
+	}
+	err := r.ix.SaveCache(s.cacheFile())
+	r.ix.Close()
+	r.ix = nil
+	return err
+}
+
+// Symbols returns the definitions in an artifact's current content.
+// Returns lunad.ErrNotFound for an unknown artifact.
+func (s *Service) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lunad.Symbol, error) {
+	content, a, err := s.store.Read(ctx, ref, "")
+	if err != nil {
+		return a, nil, err
+	}
+	ix, err := s.index(ctx)
+	if err != nil {
+		return a, nil, err
+	}
+	f, err := ix.Parse(a.Type, content)
+	if err != nil {
+		return a, nil, err
+	}
+	if f.Skipped != "" {
+		return a, nil, fmt.Errorf("%w: %s is not indexed: %s", lunad.ErrInvalid, a.Path, f.Skipped)
+	}
+	out := make([]lunad.Symbol, len(f.Symbols))
+	for i, sym := range f.Symbols {
+		out[i] = lunad.Symbol{Name: sym.Name, Kind: sym.Kind, Container: sym.Container, Span: span(sym.Span), Fingerprint: sym.Fingerprint}
+	}
+	return a, out, nil
+}
+
+// RefReport is an artifact's references: outgoing (written in it) and
+// incoming (written in others and pointing at it).
+type RefReport struct {
+	Artifact lunad.Artifact    `json:"artifact"`
+	Outgoing []lunad.Reference `json:"outgoing"`
+	Incoming []lunad.Reference `json:"incoming"`
+}
+
+// Refs resolves an artifact's outgoing and incoming references and gives
+// each its state. Returns lunad.ErrNotFound for an unknown artifact.
+func (s *Service) Refs(ctx context.Context, ref string) (RefReport, error) {
+	a, err := s.store.Artifact(ctx, ref)
+	if err != nil {
+		return RefReport{}, err
+	}
+	ix, err := s.index(ctx)
+	if err != nil {
+		return RefReport{}, err
+	}
+	ev, err := s.newEvaluator(ctx, ix)
+	if err != nil {
+		return RefReport{}, err
+	}
+	rep := RefReport{Artifact: a, Outgoing: []lunad.Reference{}, Incoming: []lunad.Reference{}}
+	if rep.Outgoing, err = ev.outgoing(a.ID); err != nil {
+		return RefReport{}, err
+	}
+	var incoming []treesitter.Resolution
+	ix.View(func(g *treesitter.Graph) { incoming = g.Incoming(a.ID) })
+	for _, res := range incoming {
+		r, ok, err := ev.evaluate(res)
+		if err != nil {
+			return RefReport{}, err
+		}
+		if ok {
+			rep.Incoming = append(rep.Incoming, r)
+		}
+	}
+	links, err := ev.incomingLinks(a.ID)
+	if err != nil {
+		return RefReport{}, err
+	}
+	rep.Incoming = append(rep.Incoming, links...)
+	return rep, nil
+}
+
+// Stale lists every stale or broken reference of the workspace, sorted by
+// referencing artifact and position.
+func (s *Service) Stale(ctx context.Context) ([]lunad.Reference, error) {
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := s.newEvaluator(ctx, ix)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	ix.View(func(g *treesitter.Graph) { ids = g.IDs() })
+	out := []lunad.Reference{}
+	for _, id := range ids {
+		refs, err := ev.outgoing(id)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			if r.State == lunad.RefStale || r.State == lunad.RefBroken {
+				out = append(out, r)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].From.Path < out[j].From.Path })
+	return out, nil
+}
+
+// Ack records that an artifact's references (or only those to symbol)
+// were reviewed and are right as they are: a commit with a Luna-Op: ack
+// trailer, which becomes the new baseline for staleness.
+func (s *Service) Ack(ctx context.Context, ref, symbol string, ch gitstore.Change) (gitstore.Result, error) {
+	if symbol != "" {
+		rep, err := s.Refs(ctx, ref)
+		if err != nil {
+			return gitstore.Result{}, err
+		}
+		if !mentions(rep.Outgoing, symbol) {
+			return gitstore.Result{}, fmt.Errorf("%w: %s has no reference to a symbol %q (see `lunad refs %s`)", lunad.ErrNotFound, rep.Artifact.ID, symbol, rep.Artifact.ID)
+		}
+	}
+	return s.store.Ack(ctx, ref, symbol, ch)
+}
+
+func mentions(refs []lunad.Reference, symbol string) bool {
+	for _, r := range refs {
+		if r.Text == symbol || r.To != nil && symbolMatches(r.To, symbol) {
+			return true
+		}
+	}
+	return false
+}
+
+// symbolMatches reports whether an ack for symbol covers the target: its
+// name or Container.name.
+func symbolMatches(to *lunad.Location, symbol string) bool {
+	return to.Symbol != "" && (to.Symbol == symbol || to.Container != "" && to.Container+"."+to.Symbol == symbol)
+}
+
+func span(s treesitter.Span) lunad.Span {
+	return lunad.Span{Start: lunad.Position(s.Start), End: lunad.Position(s.End)}
+}

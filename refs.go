@@ -1,0 +1,71 @@
+package lunad
+
+// RefState is the state of a reference between artifacts
+// (docs/references.md gives the rules).
+type RefState string
+
+const (
+	// RefOK: the target is unchanged since the referencing artifact's last
+	// edit or acknowledgement.
+	RefOK RefState = "ok"
+	// RefStale: the target symbol (or quoted code, or explicitly linked
+	// artifact) changed since then.
+	RefStale RefState = "stale"
+	// RefBroken: the target no longer exists.
+	RefBroken RefState = "broken"
+	// RefAmbiguous: a bare name matches several definitions; qualify it.
+	RefAmbiguous RefState = "ambiguous"
+)
+
+// Position is a place in a text: a byte offset, its 0-based line and its
+// 0-based column counted in bytes (protocol adapters convert columns).
+type Position struct {
+	Byte   int `json:"byte"`
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Span is a half-open range of a text.
+type Span struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Symbol is a definition in an artifact: a function, method, type,
+// constant or Markdown heading. Fingerprint changes when its source does
+// (modulo whitespace).
+type Symbol struct {
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`
+	Container   string `json:"container,omitempty"`
+	Span        Span   `json:"span"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// Location is an artifact, optionally narrowed to a symbol or a line.
+type Location struct {
+	ID        string `json:"id"`
+	Path      string `json:"path"`
+	Symbol    string `json:"symbol,omitempty"`
+	Container string `json:"container,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Line      int    `json:"line,omitempty"` // 1-based, for links to a line
+	Span      *Span  `json:"span,omitempty"` // of the symbol, or of the reference in From
+}
+
+// Reference is one reference from an artifact, resolved, with its state.
+type Reference struct {
+	From       Location   `json:"from"` // Span: where the reference is written
+	Kind       string     `json:"kind"` // call, import, identifier, code, link, wiki, snippet, explicit
+	Text       string     `json:"text"` // the name, destination or link kind as written
+	To         *Location  `json:"to,omitempty"`
+	Candidates []Location `json:"candidates,omitempty"` // when ambiguous
+	State      RefState   `json:"state"`
+	Reason     string     `json:"reason,omitempty"` // what changed or what is missing
+	// Baseline is the commit of From's last edit or acknowledgement that
+	// the target was compared against.
+	Baseline string `json:"baseline,omitempty"`
+	// Since is the version of the target that made the reference stale or
+	// broken: which commit, who, when.
+	Since *Version `json:"since,omitempty"`
+}
