@@ -98,3 +98,58 @@ func TestGraphResolve(t *testing.T) {
 		})
 	}
 }
+
+// FuzzResolve puts an arbitrary Markdown and Python artifact next to the
+// fixture and checks the invariants of every resolution: targets exist,
+// ambiguity has candidates, local means the artifact itself; and that
+// removing the fuzzed artifacts leaves the fixture as it was.
+func FuzzResolve(f *testing.F) {
+	f.Add("See `parse_config`, [x](src/config.py#L2) and [[Main]].\n", "def helper():\n    parse_config(1)\n")
+	f.Add("[a](#b) [c](../../x#y) [[]] `a.b.c` [d](<src/config.py#Settings.get>)\n", "import config\nfrom .. import x\n")
+	p := NewParser()
+	defer p.Close()
+	f.Fuzz(func(t *testing.T, md, py string) {
+		g := buildGraph(t)
+		before := resolveAll(g)
+		for _, a := range []struct{ id, path, content string }{{"FMD", "docs/fuzz.md", md}, {"FPY", "src/fuzz.py", py}} {
+			file, err := p.Parse(a.path, []byte(a.content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Put(Entry{ID: a.id, Path: a.path, Title: md, File: file})
+		}
+		for _, id := range g.IDs() {
+			for _, r := range append(g.Resolve(id), g.Incoming(id)...) {
+				switch r.State {
+				case Resolved:
+					if _, ok := g.Entry(r.Target.ID); !ok {
+						t.Fatalf("%s: resolved to unknown %q", describe(r), r.Target.ID)
+					}
+				case Local:
+					if r.Target.ID != r.From {
+						t.Fatalf("%s: local target in %q", describe(r), r.Target.ID)
+					}
+				case Ambiguous:
+					if len(r.Candidates) < 2 {
+						t.Fatalf("%s: %d candidates", describe(r), len(r.Candidates))
+					}
+				}
+			}
+		}
+		g.Remove("FMD")
+		g.Remove("FPY")
+		if after := resolveAll(g); after != before {
+			t.Fatalf("removing the fuzzed artifacts changed the fixture:\n%s\nwas\n%s", after, before)
+		}
+	})
+}
+
+func resolveAll(g *Graph) string {
+	var b strings.Builder
+	for _, id := range g.IDs() {
+		for _, r := range append(g.Resolve(id), g.Incoming(id)...) {
+			b.WriteString(describe(r) + "\n")
+		}
+	}
+	return b.String()
+}

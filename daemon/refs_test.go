@@ -1,0 +1,149 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/gitstore"
+)
+
+// staleSet summarises Stale as "from -> to#symbol state" lines.
+func staleSet(t *testing.T, s *Service) []string {
+	t.Helper()
+	refs, err := s.Stale(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range refs {
+		to := ""
+		if r.To != nil {
+			to = r.To.Path + "#" + r.To.Symbol
+		}
+		out = append(out, r.From.Path+" "+r.Kind+" -> "+to+" "+string(r.State))
+	}
+	return out
+}
+
+func mustEdit(t *testing.T, s *Service, id, search, replace string) {
+	t.Helper()
+	req := EditRequest{ID: id, BlocksText: "<<<<<<< SEARCH\n" + search + "=======\n" + replace + ">>>>>>> REPLACE\n"}
+	if _, err := s.Edit(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestStaleFollowsBranches checks that staleness is derived from the
+// current branch's history: the index follows a switch in both
+// directions without a rebuild, and the same service answers each time.
+func TestStaleFollowsBranches(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	cfg, err := s.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(ctx, gitstore.CreateSpec{Title: "guide", Path: "guide.md", Content: []byte("# Guide\n\nUse `parse_config`.\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := staleSet(t, s); len(got) != 0 {
+		t.Fatalf("fresh workspace: %v", got)
+	}
+	if _, err := s.Branch(ctx, "feature", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Switch(ctx, "feature"); err != nil {
+		t.Fatal(err)
+	}
+	mustEdit(t, s, cfg.Artifact.ID, "        return toml.load(f)\n", "        return toml.loads(f.read())\n")
+	want := []string{"guide.md code -> config.py#parse_config stale"}
+	if got := staleSet(t, s); !equal(got, want) {
+		t.Fatalf("on feature: %v, want %v", got, want)
+	}
+	for _, step := range []struct {
+		branch string
+		want   []string
+	}{{"main", nil}, {"feature", want}, {"main", nil}} {
+		if _, err := s.Switch(ctx, step.branch); err != nil {
+			t.Fatal(err)
+		}
+		if got := staleSet(t, s); !equal(got, step.want) {
+			t.Fatalf("on %s: %v, want %v", step.branch, got, step.want)
+		}
+	}
+}
+
+// TestIndexCacheRebuilt checks that a damaged or foreign parse cache is
+// ignored and rewritten, and that a good one is used by the next process.
+func TestIndexCacheRebuilt(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	if _, err := s.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"garbage", []byte("not a gob at all")},
+		{"truncated", nil}, // filled from the real cache below
+		{"empty", []byte{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, syms, err := s.Symbols(ctx, "config.py")
+			if err != nil || len(syms) != 2 {
+				t.Fatalf("symbols: %v %v", syms, err)
+			}
+			if err := s.closeIndex(); err != nil {
+				t.Fatal(err)
+			}
+			good, err := os.ReadFile(s.cacheFile())
+			if err != nil || len(good) == 0 {
+				t.Fatalf("cache not saved: %v", err)
+			}
+			data := tc.data
+			if data == nil {
+				data = good[:len(good)/2]
+			}
+			if err := os.WriteFile(s.cacheFile(), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, syms, err = s.Symbols(ctx, "config.py")
+			if err != nil || len(syms) != 2 || syms[0].Name != "parse_config" {
+				t.Fatalf("after a %s cache: %v %v", tc.name, syms, err)
+			}
+			if err := s.closeIndex(); err != nil {
+				t.Fatal(err)
+			}
+			again, err := os.ReadFile(s.cacheFile())
+			if err != nil || len(again) < len(good)/2+1 {
+				t.Fatalf("cache not rewritten after a %s one: %d bytes, %v", tc.name, len(again), err)
+			}
+		})
+	}
+}
+
+func TestSymbolsErrors(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	if _, _, err := s.Symbols(ctx, "nope"); err == nil || !isNotFound(err) {
+		t.Fatalf("unknown artifact: %v", err)
+	}
+}
+
+func isNotFound(err error) bool { return err != nil && errors.Is(err, lunad.ErrNotFound) }
