@@ -119,6 +119,9 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		return
 	}
 	branch, tip, root, err := s.current()
+	if err == nil {
+		err = onBranch(branch, tip)
+	}
 	if err != nil {
 		fail(err)
 		return

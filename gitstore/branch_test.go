@@ -71,3 +71,40 @@ func TestBranchSwitch(t *testing.T) {
 	}
 	checkRepo(t, s)
 }
+
+// TestDetachedHeadReadsOnly: after `git checkout --detach` to an earlier
+// commit (time travel), reads show that state; writes are refused with
+// what to do, and nothing moves.
+func TestDetachedHeadReadsOnly(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	r, err := s.Create(ctx, CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := r.Artifact.ID
+	if _, err := s.Edit(ctx, id, Change{}, replace("one", "two")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, s.root, "checkout", "-q", "-f", "--detach", "HEAD~1") // -f: the git index is synced lazily
+	head := git(t, s.root, "rev-parse", "HEAD")
+	if got := currentContent(t, s, id, "n.txt"); got != "one\n" {
+		t.Fatalf("read at the detached HEAD: %q", got)
+	}
+	if h, err := s.History(ctx, id); err != nil || len(h) != 1 {
+		t.Fatalf("history at the detached HEAD: %v %v", h, err)
+	}
+	_, err = s.Edit(ctx, id, Change{}, replace("one", "three"))
+	if !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "HEAD is detached") || !strings.Contains(err.Error(), "lunad switch") {
+		t.Fatalf("write on a detached HEAD: %v", err)
+	}
+	if got := git(t, s.root, "rev-parse", "HEAD"); got != head {
+		t.Fatalf("HEAD moved from %s to %s", head, got)
+	}
+	if _, err := s.Switch(ctx, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if got := currentContent(t, s, id, "n.txt"); got != "two\n" {
+		t.Fatalf("back on main: %q", got)
+	}
+}

@@ -19,7 +19,8 @@ import (
 
 // head returns the ref HEAD points to (e.g. "refs/heads/main") and the
 // commit it names; the hash is zero on an unborn branch. A detached HEAD
-// returns ErrInvalid: lunad commits only on branches.
+// returns "" and the commit: it can be read (time travel with git
+// checkout), but lunad commits only on branches (onBranch).
 func readHead(gitDir string) (string, plumbing.Hash, error) {
 	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
@@ -28,7 +29,10 @@ func readHead(gitDir string) (string, plumbing.Hash, error) {
 	s := strings.TrimSpace(string(b))
 	name, ok := strings.CutPrefix(s, "ref: ")
 	if !ok {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached at %.12s; run `lunad switch BRANCH` (or `git switch BRANCH`) first", lunad.ErrInvalid, s)
+		if h, ok := parseHash(s); ok {
+			return "", h, nil // detached: readable, not writable (see onBranch)
+		}
+		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: not a ref nor a commit: %.60q", s)
 	}
 	h, err := readRef(gitDir, name)
 	if errors.Is(err, lunad.ErrNotFound) {
@@ -232,4 +236,20 @@ func writeFileDurable(name string, data []byte) error {
 		return err
 	}
 	return syncPath(filepath.Dir(name))
+}
+
+// onBranch refuses a write when HEAD is detached (branch ""): lunad
+// commits only on branches.
+func onBranch(branch string, tip plumbing.Hash) error {
+	if branch == "" {
+		return fmt.Errorf("%w: HEAD is detached at %.12s (reading works; writing needs a branch): run `lunad switch BRANCH`, or `lunad branch NAME %.12s` then switch to it", lunad.ErrInvalid, tip, tip)
+	}
+	return nil
+}
+
+func parseHash(s string) (plumbing.Hash, bool) {
+	if len(s) != 40 || !isHex(s) {
+		return plumbing.ZeroHash, false
+	}
+	return plumbing.NewHash(s), true
 }

@@ -219,7 +219,7 @@ func (s *Store) removeDeadLocks() error {
 	}
 	s.lock.inherited = false
 	names := []string{"index.lock"}
-	if branch, _, err := readHead(s.gitDir); err == nil {
+	if branch, _, err := readHead(s.gitDir); err == nil && branch != "" {
 		names = append(names, filepath.FromSlash(branch)+".lock")
 	}
 	for _, name := range names {
