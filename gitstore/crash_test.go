@@ -174,7 +174,9 @@ func runHelper(mode string) {
 			os.Exit(1)
 		}
 		out.line("LOCKED %d", os.Getpid())
-		select {} // until killed
+		for {
+			time.Sleep(time.Hour) // until killed (a bare select{} would be a deadlock the runtime ends)
+		}
 	default:
 		out.line("ERR unknown helper mode %q", mode)
 		os.Exit(1)
