@@ -39,14 +39,25 @@
 // JavaScript and TypeScript; Python decorators). Markdown limits: a setext
 // heading's span is the heading alone (the grammar opens no section for it);
 // reference-style links ([text][label]) are reported at their definition
-// ("[label]: dest"), not at each use; fenced code blocks yield nothing.
+// ("[label]: dest"), not at each use. A fenced code block is one reference
+// of kind "snippet" (Name: its info-string language, Span: its content),
+// checked by the daemon as a quote of another artifact; nothing inside it is
+// a reference. In Go, pkg.Func() and pkg.Type are recorded qualified
+// ("pkg.Func"), so that the graph can resolve them by package.
+//
+// # Graph
+//
+// Graph (graph.go, resolve.go) resolves the references of every artifact
+// of a workspace against the definitions of the others; its doc gives the
+// rules. It holds name indexes only, so updating one artifact costs one file.
 //
 // # Fingerprints
 //
 // Each definition has a fingerprint: the first 16 hex digits of the SHA-256
 // of its source span with every whitespace run collapsed to one space and
-// leading/trailing whitespace dropped. Comments are kept (a changed doc
-// comment is a changed definition). So editing a function's body changes its
+// leading/trailing whitespace dropped. Comments are kept, including the
+// block of comment, attribute or decorator lines directly above the
+// definition (a changed doc comment is a changed definition). So editing a function's body changes its
 // fingerprint, editing another function does not, re-indenting does not. A
 // definition containing others (a class, a Markdown section) changes when any
 // of them changes. Whitespace inside string literals is collapsed too.

@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 
@@ -48,15 +49,45 @@ func (c *collector) addRef(r *ref) {
 		return
 	}
 	key := [2]int{r.start, r.end}
-	if old := c.refs[key]; old != nil && old.Kind != "identifier" {
+	if old := c.refs[key]; old != nil && !better(r, old) {
 		return
 	}
 	c.refs[key] = r
 }
 
+// kinds holds one copy of each kind name: a capture name from the
+// binding is a fresh string per match, and a kind sliced from it would
+// keep the whole string alive in every Symbol and Reference.
+var kinds = map[string]string{}
+
+func init() {
+	for _, k := range []string{"function", "method", "type", "constant", "heading", "call", "import", "identifier", "code", "link", "wiki", "snippet"} {
+		kinds[k] = k
+	}
+}
+
+func intern(kind string) string {
+	if k, ok := kinds[kind]; ok {
+		return k
+	}
+	return strings.Clone(kind)
+}
+
+// better reports whether a should replace b, both tagging the same node:
+// a call or import beats an identifier, then a qualified name beats a
+// bare one.
+func better(a, b *ref) bool {
+	if ra, rb := a.Kind != "identifier", b.Kind != "identifier"; ra != rb {
+		return ra
+	}
+	return len(a.Name) > len(b.Name)
+}
+
 // finish sorts by position, fills containers, spans and fingerprints.
 func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 	list := make([]*def, 0, len(c.defs))
+	f.Symbols = make([]Symbol, 0, len(c.defs))
+	f.References = make([]Reference, 0, len(c.refs))
 	names := map[[2]int]bool{}
 	for _, d := range c.defs {
 		list = append(list, d)
@@ -86,6 +117,10 @@ func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 		if d.Fingerprint == "" { // chunks.go caches it
 			d.Fingerprint = Fingerprint(src[d.start:d.end])
 		}
+		if cs := leadingComment(src, d.start); cs < d.start && d.Kind != "heading" {
+			// the doc comment above a definition is part of it
+			d.Fingerprint = Fingerprint(append(append([]byte(nil), src[cs:d.start]...), d.Fingerprint...))
+		}
 		f.Symbols = append(f.Symbols, d.Symbol)
 	}
 
@@ -107,6 +142,37 @@ func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 		f.References = append(f.References, r.Reference)
 	}
 	return f
+}
+
+// commentPrefixes start the lines of a comment (or attribute, decorator,
+// annotation) written directly above a definition.
+var commentPrefixes = []string{"//", "/*", "*", "#", "--", "@"}
+
+// leadingComment returns where the block of comment lines directly above
+// the line of off begins (no blank line between), or off if there is
+// none or off is not first on its line.
+func leadingComment(src []byte, off int) int {
+	ls := bytes.LastIndexByte(src[:off], '\n') + 1
+	if len(bytes.TrimSpace(src[ls:off])) > 0 {
+		return off
+	}
+	start := off
+	for ls > 0 {
+		prev := bytes.LastIndexByte(src[:ls-1], '\n') + 1
+		line := bytes.TrimSpace(src[prev : ls-1])
+		isComment := false
+		for _, p := range commentPrefixes {
+			if bytes.HasPrefix(line, []byte(p)) {
+				isComment = true
+				break
+			}
+		}
+		if !isComment {
+			break
+		}
+		start, ls = prev, prev
+	}
+	return start
 }
 
 // capture is one query match reduced to what lunad uses.
@@ -170,7 +236,7 @@ func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byt
 		text := c.name.Content(src)
 		if kind, ok := strings.CutPrefix(c.tag, "definition."); ok {
 			d := &def{
-				Symbol: Symbol{Name: text, Kind: kind},
+				Symbol: Symbol{Name: text, Kind: intern(kind)},
 				start:  int(c.tagged.StartByte()), end: int(c.tagged.EndByte()),
 				nameStart: int(c.name.StartByte()), nameEnd: int(c.name.EndByte()),
 			}
@@ -180,9 +246,12 @@ func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byt
 			onDef(d)
 			return
 		}
-		kind := strings.TrimPrefix(c.tag, "reference.")
+		kind := intern(strings.TrimPrefix(c.tag, "reference."))
 		if kind == "import" {
 			text = strings.Trim(text, "\"'`<>")
+		}
+		if q := c.other["qualifier"]; q != nil {
+			text = q.Content(src) + "." + text
 		}
 		onRef(&ref{Reference: Reference{Name: text, Kind: kind},
 			start: int(c.name.StartByte()), end: int(c.name.EndByte())})

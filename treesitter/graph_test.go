@@ -153,3 +153,45 @@ func resolveAll(g *Graph) string {
 	}
 	return b.String()
 }
+
+// TestGraphGoPackages: an unqualified Go name is looked up in its own
+// package only; pkg.Name by the imported package's directory; x.Method()
+// on a value by name.
+func TestGraphGoPackages(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	g := NewGraph()
+	for _, a := range []struct{ id, path, content string }{
+		{"US", "util/strings.go", "package util\n\nfunc Trim(s string) string { return s }\n"},
+		{"UO", "util/other.go", "package util\n\nfunc Other() string { return Trim(\"x\") + Gone() }\n"},
+		{"TT", "text/trim.go", "package text\n\nfunc Trim(s string) string { return s }\n\nfunc Gone() string { return \"\" }\n"},
+		{"SV", "srv/server.go", "package srv\n\ntype Server struct{}\n\nfunc (s *Server) Start() {}\n"},
+		{"AM", "app/main.go", "package main\n\nimport (\n\t\"example.com/m/util\"\n\t\"example.com/m/srv/v2\"\n)\n\nfunc main() {\n\tutil.Trim(\"a\")\n\tvar s srv.Server\n\ts.Start()\n}\n"},
+	} {
+		f, err := p.Parse(a.path, []byte(a.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Put(Entry{ID: a.id, Path: a.path, Title: a.id, File: f})
+	}
+	tests := []struct {
+		name, id string
+		want     []string
+	}{
+		{"same package only", "UO", []string{`call "Trim" -> resolved US#Trim`, `call "Gone" -> unresolved`}},
+		{"package-qualified and method calls", "AM", []string{`call "util.Trim" -> resolved US#Trim`, `identifier "srv.Server" -> resolved SV#Server`, `call "s.Start" -> resolved SV#Start`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, r := range g.Resolve(tt.id) {
+				if r.Ref.Kind != "import" && r.Ref.Name != "string" {
+					got = append(got, describe(r))
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

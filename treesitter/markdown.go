@@ -101,6 +101,29 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		}
 		return false
 	}
+	if len(wikis) > 0 {
+		var spans [][2]int // code spans: a [[...]] inside one is code, not a link
+		matches(markdownInline.query, p.queryCursor(), tree.RootNode(), text, func(c capture) {
+			if c.tag == "reference.code" {
+				spans = append(spans, [2]int{int(c.tagged.StartByte()), int(c.tagged.EndByte())})
+			}
+		})
+		kept := out[:0]
+		for _, r := range out {
+			inSpan := false
+			for _, sp := range spans {
+				inSpan = inSpan || r.start >= sp[0] && r.end <= sp[1]
+			}
+			if !inSpan {
+				kept = append(kept, r)
+			}
+		}
+		out = kept
+		wikis = wikis[:0]
+		for _, r := range out {
+			wikis = append(wikis, [2]int{r.start, r.end})
+		}
+	}
 	matches(markdownInline.query, p.queryCursor(), tree.RootNode(), text, func(c capture) {
 		s, e := int(c.tagged.StartByte()), int(c.tagged.EndByte())
 		if inWiki(s, e) {

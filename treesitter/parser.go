@@ -23,7 +23,7 @@ type Symbol struct {
 }
 
 // Reference is a use of a name. Kind is call, import, identifier (code) or
-// code, link, wiki (Markdown). Target is set for links: the destination as
+// code, link, wiki, snippet (Markdown). Target is set for links: the destination as
 // written ("config.py#parse_config", "#usage", "[[Title]]" -> "Title").
 type Reference struct {
 	Name, Kind string

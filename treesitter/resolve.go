@@ -221,6 +221,15 @@ func family(lang string) string {
 func (g *Graph) resolveName(e *Entry, res *Resolution) {
 	parts := splitQualified(res.Ref.Name)
 	name, quals := parts[len(parts)-1], parts[:len(parts)-1]
+	goPkg := "" // Go: the only directory the name can be defined in
+	if e.File.Language == LangGo {
+		switch {
+		case len(quals) == 0:
+			goPkg = path.Dir(e.Path) // an unqualified Go name is in its own package
+		case !goImports(e)[quals[0]]:
+			quals = nil // x.Method() on a value: resolved by name
+		}
+	}
 	for _, s := range e.File.Symbols {
 		if s.Kind != "heading" && s.Name == name && (len(quals) == 0 || qualifies(e, s, quals)) {
 			res.State, res.Target = Local, symbolTarget(e, s)
@@ -235,7 +244,7 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 			continue
 		}
 		s := b.File.Symbols[l.i]
-		if len(quals) > 0 && !qualifies(b, s, quals) {
+		if len(quals) > 0 && !qualifies(b, s, quals) || goPkg != "" && path.Dir(b.Path) != goPkg {
 			continue
 		}
 		cands = appendTarget(cands, symbolTarget(b, s))
@@ -251,6 +260,23 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 		sortTargets(cands)
 		res.State, res.Candidates = Ambiguous, cands
 	}
+}
+
+// goImports is the set of package names a Go file imports (the last
+// element of each import path, skipping a /vN major version).
+func goImports(e *Entry) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range e.File.References {
+		if r.Kind != "import" {
+			continue
+		}
+		p := r.Name
+		if base := path.Base(p); len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
+			p = path.Dir(p)
+		}
+		out[path.Base(p)] = true
+	}
+	return out
 }
 
 // narrow applies the scoping rules to several candidates: the same Go
@@ -310,9 +336,15 @@ func qualifies(b *Entry, s Symbol, quals []string) bool {
 	return s.Container == q || strings.TrimSuffix(base, path.Ext(base)) == q || path.Base(path.Dir(b.Path)) == q
 }
 
+// qualifierSeps turns every qualifier separator into a dot (shared: a
+// Replacer is safe for concurrent use and costly to build).
+var qualifierSeps = strings.NewReplacer("::", ".", "#", ".", "->", ".")
+
 // splitQualified splits "a.b::c#d" into its parts (never empty).
 func splitQualified(name string) []string {
-	name = strings.NewReplacer("::", ".", "#", ".", "->", ".").Replace(name)
+	if strings.ContainsAny(name, ":#->") {
+		name = qualifierSeps.Replace(name)
+	}
 	var parts []string
 	for _, p := range strings.Split(name, ".") {
 		if p != "" {

@@ -22,5 +22,8 @@
 
 (call_expression function: (identifier) @name) @reference.call
 (call_expression function: (selector_expression field: (field_identifier) @name)) @reference.call
+; pkg.Func(): @qualifier makes the name "pkg.Func" (resolved by package when pkg is imported)
+(call_expression function: (selector_expression operand: (identifier) @qualifier field: (field_identifier) @name)) @reference.call
+(qualified_type package: (package_identifier) @qualifier name: (type_identifier) @name) @reference.identifier
 (import_spec path: (interpreted_string_literal) @name) @reference.import
 (type_identifier) @reference.identifier
