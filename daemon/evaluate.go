@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"fmt"
+	"path"
+	"sort"
 	"strings"
 
 	"github.com/lunad/lunad"
@@ -9,9 +11,9 @@ import (
 )
 
 // outgoing evaluates every reference written in artifact id: resolved
-// names and links, explicit links and quoted snippets. Local and
-// unresolved names (builtins, libraries) are left out unless history shows
-// they pointed into the workspace (then they are broken).
+// names and links, explicit links and quoted snippets, in file order.
+// Local and unresolved names (builtins, libraries) are left out unless
+// history shows they pointed into the workspace (then they are broken).
 func (ev *evaluator) outgoing(id string) ([]lunad.Reference, error) {
 	var (
 		res   []treesitter.Resolution
@@ -22,7 +24,6 @@ func (ev *evaluator) outgoing(id string) ([]lunad.Reference, error) {
 		entry, _ = g.Entry(id)
 	})
 	out := []lunad.Reference{}
-	scope := map[string]bool{}
 	for _, r := range res {
 		ref, ok, err := ev.evaluate(r)
 		if err != nil {
@@ -30,27 +31,75 @@ func (ev *evaluator) outgoing(id string) ([]lunad.Reference, error) {
 		}
 		if ok {
 			out = append(out, ref)
-			if ref.To != nil {
-				scope[ref.To.ID] = true
-			}
 		}
 	}
-	links, err := ev.explicitLinks(id)
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, links...)
-	for _, l := range links {
-		scope[l.To.ID] = true
-	}
 	if entry.File != nil {
-		snips, err := ev.snippets(entry, scope)
+		snips, err := ev.snippets(entry, scopeOf(entry, res))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, snips...)
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].From.Span.Start.Byte < out[j].From.Span.Start.Byte })
+	links, err := ev.explicitLinks(id)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, links...), nil
+}
+
+// scopeOf is the set of artifacts e's references resolve to or that it
+// links to explicitly: where its quotes are looked for.
+func scopeOf(e treesitter.Entry, res []treesitter.Resolution) map[string]bool {
+	scope := map[string]bool{}
+	for _, r := range res {
+		if r.State == treesitter.Resolved {
+			scope[r.Target.ID] = true
+		}
+	}
+	for _, l := range e.Links {
+		scope[l] = true
+	}
+	return scope
+}
+
+// incomingSnippets are the quotes of other artifacts whose source is id.
+func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
+	type quoting struct {
+		e   treesitter.Entry
+		res []treesitter.Resolution
+	}
+	var qs []quoting
+	ev.ix.View(func(g *treesitter.Graph) {
+		for _, other := range g.IDs() {
+			e, _ := g.Entry(other)
+			if other != id && hasSnippet(e.File) {
+				qs = append(qs, quoting{e, g.Resolve(other)})
+			}
+		}
+	})
+	var out []lunad.Reference
+	for _, q := range qs {
+		snips, err := ev.snippets(q.e, scopeOf(q.e, q.res))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range snips {
+			if r.To != nil && r.To.ID == id {
+				out = append(out, r)
+			}
+		}
+	}
 	return out, nil
+}
+
+func hasSnippet(f *treesitter.File) bool {
+	for _, r := range f.References {
+		if r.Kind == "snippet" {
+			return true
+		}
+	}
+	return false
 }
 
 // evaluate gives one resolved reference its state; ok is false for
@@ -77,23 +126,42 @@ func (ev *evaluator) evaluate(r treesitter.Resolution) (ref lunad.Reference, ok 
 		return ev.vanished(ref, r, from, b)
 	case treesitter.Ambiguous:
 		ref.State = lunad.RefAmbiguous
-		ref.Reason = fmt.Sprintf("%d definitions match %q; qualify it (Container.%s or file#%s)", len(r.Candidates), r.Ref.Name, lastPart(r.Ref.Name), lastPart(r.Ref.Name))
+		var forms []string
 		for _, c := range r.Candidates {
 			ref.Candidates = append(ref.Candidates, location(c))
+			forms = append(forms, qualifiedForm(c, lastPart(r.Ref.Name)))
 		}
+		if len(forms) > 4 {
+			forms = append(forms[:4], "...")
+		}
+		ref.Reason = fmt.Sprintf("%d definitions match %q; qualify it: %s", len(r.Candidates), r.Ref.Name, strings.Join(forms, ", "))
 		return ref, true, nil
 	case treesitter.Broken:
 		return ev.broken(ref, r, b)
 	}
 	to := location(r.Target)
-	ref.To = &to
+	ref.To, ref.Baseline = &to, b.all.Commit
 	switch {
 	case r.Target.Name != "":
 		err = ev.symbolState(&ref, ev.forSymbol(b, ref.To, r.Ref.Name), r.Target.ID, to.Symbol, to.Container, to.Kind == "heading")
 	case r.Target.Line > 0:
-		err = ev.lineState(&ref, ev.forSymbol(b, nil, ""), r.Target.ID, r.Target.Line)
+		err = ev.lineState(&ref, b, r.Target.ID, r.Target.Line)
 	}
 	return ref, true, err
+}
+
+// qualifiedForm is how a reference can name candidate c unambiguously:
+// Container.name for a member, stem.name for a file's top-level
+// definition, with the file#name link form.
+func qualifiedForm(c treesitter.Target, name string) string {
+	q := c.Container
+	if q == "" {
+		q = strings.TrimSuffix(path.Base(c.Path), path.Ext(c.Path))
+	}
+	if c.ID == "" || c.Name == "" {
+		return c.Path
+	}
+	return q + "." + name + " (" + c.Path + "#" + name + ")"
 }
 
 func location(t treesitter.Target) lunad.Location {
@@ -113,16 +181,29 @@ func lastPart(name string) string {
 }
 
 // since returns the versions of artifact to that changed its content
-// after base and its state at base; old is nil when there is nothing to
-// compare (no change since, or it did not exist then).
-func (ev *evaluator) since(to string, base lunad.Version) (changes []lunad.Version, old *fileAt, err error) {
+// after base, and the state they are compared with: to at base, or, if
+// what the reference names (has) was not there yet, its first state after
+// base that has it — a reference written before its target binds to the
+// target's first version. old is nil when there is nothing to compare.
+func (ev *evaluator) since(to string, base lunad.Version, has func(*fileAt) bool) (changes []lunad.Version, old *fileAt, err error) {
 	changes, err = ev.changedAfter(to, ev.pos(base))
 	if err != nil || len(changes) == 0 {
 		return nil, nil, err
 	}
-	old, err = ev.at(to, base.Commit)
-	if err != nil || !old.present {
+	if old, err = ev.at(to, base.Commit); err != nil {
 		return nil, nil, err
+	}
+	for !has(old) {
+		if len(changes) == 0 {
+			return nil, nil, nil
+		}
+		if old, err = ev.at(to, changes[0].Commit); err != nil {
+			return nil, nil, err
+		}
+		changes = changes[1:]
+	}
+	if len(changes) == 0 {
+		return nil, nil, nil
 	}
 	return changes, old, nil
 }
@@ -131,31 +212,27 @@ func (ev *evaluator) since(to string, base lunad.Version) (changes []lunad.Versi
 // artifact to at the baseline with the current one.
 func (ev *evaluator) symbolState(ref *lunad.Reference, base lunad.Version, to, name, container string, heading bool) error {
 	ref.Baseline = base.Commit
-	changes, old, err := ev.since(to, base)
+	fp := func(f *fileAt) (string, bool) {
+		if !f.present {
+			return "", false
+		}
+		return f.entry.File.SymbolFingerprint(name, container, heading)
+	}
+	has := func(f *fileAt) bool { _, ok := fp(f); return ok }
+	changes, old, err := ev.since(to, base, has)
 	if err != nil || old == nil {
 		return err
 	}
-	then, ok := old.entry.File.SymbolFingerprint(name, container, heading)
-	if !ok {
-		return nil // the symbol appeared after the reference was written
-	}
+	then, _ := fp(old)
 	cur, err := ev.at(to, "")
 	if err != nil {
 		return err
 	}
-	now, ok := cur.entry.File.SymbolFingerprint(name, container, heading)
+	now, ok := fp(cur)
 	if ok && now == then {
 		return nil
 	}
-	since, err := ev.firstChange(to, changes, func(f *fileAt) bool {
-		fp, ok := f.present, false
-		if fp {
-			var got string
-			got, ok = f.entry.File.SymbolFingerprint(name, container, heading)
-			ok = ok && got == then
-		}
-		return !ok
-	})
+	since, err := ev.changedSince(to, changes, func(f *fileAt) bool { got, ok := fp(f); return !ok || got != then })
 	if err != nil {
 		return err
 	}
@@ -178,15 +255,16 @@ func (ev *evaluator) symbolState(ref *lunad.Reference, base lunad.Version, to, n
 // lineState handles a link to a line: the definition that held the line
 // at the baseline is followed by name; a line outside any definition is
 // compared as text at the same line number.
-func (ev *evaluator) lineState(ref *lunad.Reference, base lunad.Version, to string, line int) error {
+func (ev *evaluator) lineState(ref *lunad.Reference, b *baseline, to string, line int) error {
+	base := b.all
 	ref.Baseline = base.Commit
-	changes, old, err := ev.since(to, base)
+	changes, old, err := ev.since(to, base, func(f *fileAt) bool { return f.present })
 	if err != nil || old == nil {
 		return err
 	}
 	if sym, ok := old.entry.File.SymbolAt(line); ok {
 		ref.To.Symbol, ref.To.Container, ref.To.Kind = sym.Name, sym.Container, sym.Kind
-		return ev.symbolState(ref, base, to, sym.Name, sym.Container, sym.Kind == "heading")
+		return ev.symbolState(ref, ev.forSymbol(b, ref.To, ""), to, sym.Name, sym.Container, sym.Kind == "heading")
 	}
 	then := lineText(old.content, line)
 	changed := func(f *fileAt) bool { return !f.present || lineText(f.content, line) != then }
@@ -194,7 +272,7 @@ func (ev *evaluator) lineState(ref *lunad.Reference, base lunad.Version, to stri
 	if err != nil || !changed(cur) {
 		return err
 	}
-	since, err := ev.firstChange(to, changes, changed)
+	since, err := ev.changedSince(to, changes, changed)
 	if err != nil {
 		return err
 	}
@@ -222,8 +300,11 @@ func (ev *evaluator) broken(ref lunad.Reference, r treesitter.Resolution, b *bas
 		to := location(r.Target)
 		ref.To = &to
 	}
-	if r.Target.ID == "" || r.Ref.Kind != "link" {
+	if r.Ref.Kind != "link" {
 		return ref, true, nil
+	}
+	if r.Target.ID == "" {
+		return ref, true, ev.moved(&ref, b.all, r.Target.Path)
 	}
 	_, frag, _ := strings.Cut(r.Ref.Target, "#")
 	base := ev.forSymbol(b, nil, frag)
@@ -236,7 +317,7 @@ func (ev *evaluator) broken(ref lunad.Reference, r treesitter.Resolution, b *bas
 	if err != nil {
 		return ref, true, err
 	}
-	ref.Since, err = ev.firstChange(r.Target.ID, changes, func(f *fileAt) bool {
+	ref.Since, err = ev.changedSince(r.Target.ID, changes, func(f *fileAt) bool {
 		return !f.present || len(treesitter.Fragment(f.entry, frag)) == 0
 	})
 	if ref.Since != nil {
@@ -284,7 +365,7 @@ func (ev *evaluator) vanished(ref lunad.Reference, r treesitter.Resolution, from
 	if err != nil {
 		return ref, false, err
 	}
-	ref.Since, err = ev.firstChange(t.ID, changes, func(f *fileAt) bool {
+	ref.Since, err = ev.changedSince(t.ID, changes, func(f *fileAt) bool {
 		return !f.present || len(treesitter.Defines(f.entry, r.Ref.Name)) == 0
 	})
 	ref.State = lunad.RefBroken
@@ -293,4 +374,54 @@ func (ev *evaluator) vanished(ref lunad.Reference, r treesitter.Resolution, from
 		ref.Reason += "; it was removed or renamed in " + describe(ref.Since)
 	}
 	return ref, true, err
+}
+
+// moved explains a link to a path that no artifact has: if an artifact was
+// at that path at the baseline and was moved since, it says where to and
+// in which version.
+func (ev *evaluator) moved(ref *lunad.Reference, base lunad.Version, p string) error {
+	pos := ev.pos(base)
+	if pos < 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, v := range ev.branch[pos+1:] {
+		if v.Op != lunad.OpMove || seen[v.Artifact] {
+			continue
+		}
+		seen[v.Artifact] = true
+		old, err := ev.at(v.Artifact, base.Commit)
+		if err != nil {
+			return err
+		}
+		if !old.present || old.entry.Path != p {
+			continue
+		}
+		cur, err := ev.at(v.Artifact, "")
+		if err != nil || !cur.present {
+			return err
+		}
+		h, err := ev.history(v.Artifact)
+		if err != nil {
+			return err
+		}
+		for _, mv := range h {
+			if mv.Op == lunad.OpMove && ev.pos(mv) > pos {
+				if f, err := ev.at(v.Artifact, mv.Commit); err != nil {
+					return err
+				} else if f.present && f.entry.Path != p {
+					ref.Since = &mv
+					break
+				}
+			}
+		}
+		ref.To = &lunad.Location{ID: v.Artifact, Path: cur.entry.Path}
+		ref.Reason = fmt.Sprintf("no artifact at %s: it was moved to %s", p, cur.entry.Path)
+		if ref.Since != nil {
+			ref.Reason += " in " + describe(ref.Since)
+		}
+		ref.Reason += "; update the link"
+		return nil
+	}
+	return nil
 }

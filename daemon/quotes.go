@@ -49,7 +49,7 @@ func (ev *evaluator) explicitLinks(id string) ([]lunad.Reference, error) {
 			}
 			differs := func(f *fileAt) bool { return !old.present || string(f.content) != string(old.content) }
 			if differs(cur) {
-				ref.Since, err = ev.firstChange(l.To, changes, differs)
+				ref.Since, err = ev.changedSince(l.To, changes, differs)
 				if err != nil {
 					return nil, err
 				}
@@ -217,7 +217,7 @@ func (ev *evaluator) drift(ref *lunad.Reference, b *baseline, q []string) (bool,
 		if err != nil {
 			return false, err
 		}
-		ref.Since, err = ev.firstChange(id, changes, func(f *fileAt) bool { return !f.present || !quotes(f.content, q) })
+		ref.Since, err = ev.changedSince(id, changes, func(f *fileAt) bool { return !f.present || !quotes(f.content, q) })
 		ref.State = lunad.RefStale
 		ref.Reason = fmt.Sprintf("the quoted code no longer matches %s", ref.To.Path)
 		if ref.Since != nil {

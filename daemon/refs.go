@@ -86,6 +86,16 @@ func (s *Service) index(ctx context.Context) (*Index, error) {
 	return r.ix, nil
 }
 
+// parseType is what the parser is told an artifact is: its type, or its
+// file name when the type names no grammar (a .pyi or .mts file is
+// text/plain to the store but Python or TypeScript to the parser).
+func parseType(a lunad.Artifact) string {
+	if treesitter.LanguageFor(a.Type) == treesitter.LangText {
+		return a.Path
+	}
+	return a.Type
+}
+
 func stamp(a lunad.Artifact) indexedAt { return indexedAt{a.Commit, a.Path, a.Type, a.Title} }
 
 func (s *Service) source(ctx context.Context, a lunad.Artifact) (Source, error) {
@@ -93,7 +103,7 @@ func (s *Service) source(ctx context.Context, a lunad.Artifact) (Source, error) 
 	if err != nil {
 		return Source{}, err
 	}
-	src := Source{ID: a.ID, Path: a.Path, Title: a.Title, Type: a.Type, Content: content}
+	src := Source{ID: a.ID, Path: a.Path, Title: a.Title, Type: parseType(a), Content: content}
 	for _, l := range a.Links {
 		src.Links = append(src.Links, l.To)
 	}
@@ -125,7 +135,7 @@ func (s *Service) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lu
 	if err != nil {
 		return a, nil, err
 	}
-	f, err := ix.Parse(a.Type, content)
+	f, err := ix.Parse(parseType(a), content)
 	if err != nil {
 		return a, nil, err
 	}
@@ -177,11 +187,15 @@ func (s *Service) Refs(ctx context.Context, ref string) (RefReport, error) {
 			rep.Incoming = append(rep.Incoming, r)
 		}
 	}
+	snips, err := ev.incomingSnippets(a.ID)
+	if err != nil {
+		return RefReport{}, err
+	}
 	links, err := ev.incomingLinks(a.ID)
 	if err != nil {
 		return RefReport{}, err
 	}
-	rep.Incoming = append(rep.Incoming, links...)
+	rep.Incoming = append(append(rep.Incoming, snips...), links...)
 	return rep, nil
 }
 
@@ -218,6 +232,10 @@ func (s *Service) Stale(ctx context.Context) ([]lunad.Reference, error) {
 // were reviewed and are right as they are: a commit with a Luna-Op: ack
 // trailer, which becomes the new baseline for staleness.
 func (s *Service) Ack(ctx context.Context, ref, symbol string, ch gitstore.Change) (gitstore.Result, error) {
+	symbol, err := gitstore.CheckSymbol(symbol)
+	if err != nil {
+		return gitstore.Result{}, err
+	}
 	if symbol != "" {
 		rep, err := s.Refs(ctx, ref)
 		if err != nil {
@@ -230,14 +248,19 @@ func (s *Service) Ack(ctx context.Context, ref, symbol string, ch gitstore.Chang
 	return s.store.Ack(ctx, ref, symbol, ch)
 }
 
+// mentions reports whether an ack of symbol covers any of refs: a
+// reference resolved to that symbol, or a name written that way.
 func mentions(refs []lunad.Reference, symbol string) bool {
 	for _, r := range refs {
-		if r.Text == symbol || r.To != nil && symbolMatches(r.To, symbol) {
+		if r.To != nil && symbolMatches(r.To, symbol) || nameKinds[r.Kind] && r.Text == symbol {
 			return true
 		}
 	}
 	return false
 }
+
+// nameKinds are the reference kinds written as a name (not a link or quote).
+var nameKinds = map[string]bool{"call": true, "identifier": true, "import": true, "code": true}
 
 // symbolMatches reports whether an ack for symbol covers the target: its
 // name or Container.name.

@@ -146,7 +146,7 @@ func (ev *evaluator) at(id, commit string) (*fileAt, error) {
 	case err != nil:
 		return nil, err
 	default:
-		file, err := ev.ix.Parse(a.Type, content)
+		file, err := ev.ix.Parse(parseType(a), content)
 		if err != nil {
 			return nil, err
 		}
@@ -157,20 +157,26 @@ func (ev *evaluator) at(id, commit string) (*fileAt, error) {
 	return f, nil
 }
 
-// firstChange walks versions (oldest first) and returns the first one
-// whose state of id makes changed true.
-func (ev *evaluator) firstChange(id string, versions []lunad.Version, changed func(*fileAt) bool) (*lunad.Version, error) {
+// changedSince walks versions (oldest first) and returns the version
+// that started the current difference: the first of the last run of
+// versions for which changed is true (a change reverted and redone later
+// dates from the later change). nil if the last version is unchanged.
+func (ev *evaluator) changedSince(id string, versions []lunad.Version, changed func(*fileAt) bool) (*lunad.Version, error) {
+	var since *lunad.Version
 	for i := range versions {
 		f, err := ev.at(id, versions[i].Commit)
 		if err != nil {
 			return nil, err
 		}
-		if changed(f) {
+		switch {
+		case !changed(f):
+			since = nil
+		case since == nil:
 			v := versions[i]
-			return &v, nil
+			since = &v
 		}
 	}
-	return nil, nil
+	return since, nil
 }
 
 // definedThen indexes, by name, the code definitions that artifacts

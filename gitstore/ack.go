@@ -32,7 +32,7 @@ const maxSymbol = 200
 // as its parent. Acks are not changes for Undo and Redo: they are skipped
 // on both stacks and cannot be undone.
 func (s *Store) Ack(ctx context.Context, ref, symbol string, ch Change) (Result, error) {
-	symbol, err := checkSymbol(symbol)
+	symbol, err := CheckSymbol(symbol)
 	if err != nil {
 		return Result{}, err
 	}
@@ -66,10 +66,10 @@ func (s *Store) Ack(ctx context.Context, ref, symbol string, ch Change) (Result,
 	})
 }
 
-// checkSymbol validates the symbol an ack names and returns it without
-// surrounding spaces. "" (no symbol) is valid: the ack covers every
-// reference of the artifact.
-func checkSymbol(symbol string) (string, error) {
+// CheckSymbol validates the symbol an ack names and returns it without
+// surrounding spaces; a bad one is ErrInvalid, saying what to change. ""
+// (no symbol) is valid: the ack covers every reference of the artifact.
+func CheckSymbol(symbol string) (string, error) {
 	if symbol == "" {
 		return "", nil
 	}

@@ -54,7 +54,7 @@ func (s *Store) revert(ctx context.Context, ref string, ch Change, op lunad.Op) 
 			applied, redo := t.s.undoStacks(id)
 			if op == lunad.OpUndo {
 				if len(applied) < 2 {
-					return 0, fmt.Errorf("%w: nothing to undo for %s: it is at its first state (archive it to retire it)", lunad.ErrInvalid, id)
+					return 0, fmt.Errorf("%w: nothing to undo for %s: it is at its first state (archive it to retire it; acknowledgements are not undone)", lunad.ErrInvalid, id)
 				}
 				return applied[len(applied)-1] - 1, nil
 			}

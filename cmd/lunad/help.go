@@ -61,6 +61,6 @@ Global flags (before or after the command):
   --json      print machine-readable JSON
 
 Run 'lunad help COMMAND' or 'lunad COMMAND --help' for a command's flags.
-Exit codes: 0 ok, 1 error, 2 usage, 3 conflict, 4 edit did not apply, 5 not found.
+Exit codes: 0 ok, 1 error, 2 usage, 3 conflict, 4 edit did not apply, 5 not found, 6 stale references (stale --check).
 `)
 }
