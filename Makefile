@@ -31,8 +31,11 @@ fuzz:
 	  done; \
 	done
 
-# Benchmarks: edit quality corpus, commits vs the git CLI. Figures go to docs/benchmarks.md.
+# Benchmarks: edit quality corpus, commits vs the git CLI, the reference index
+# vs universal-ctags (installed here if missing; needs root for apt-get).
+# Figures go to docs/benchmarks.md.
 bench: quality
+	command -v ctags >/dev/null && ctags --version | grep -q 'Universal Ctags' || (apt-get update -qq && apt-get install -y -qq universal-ctags)
 	$(GO) test ./bench -run '^$$' -bench . -benchtime 1x -timeout 30m
 
 quality:
