@@ -86,6 +86,7 @@ type defLoc struct {
 // A Graph is not safe for concurrent use.
 type Graph struct {
 	entries map[string]*Entry
+	keys    map[string][]string // ID -> its userKeys, computed once at Put
 	byPath  map[string]string   // path -> ID
 	byName  map[string][]defLoc // code symbol name -> definitions
 	byKey   map[string][]string // lower(title), lower(file name), path stem -> IDs
@@ -94,7 +95,7 @@ type Graph struct {
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
-	return &Graph{entries: map[string]*Entry{}, byPath: map[string]string{},
+	return &Graph{entries: map[string]*Entry{}, keys: map[string][]string{}, byPath: map[string]string{},
 		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string]map[string]struct{}{}}
 }
 
@@ -137,7 +138,9 @@ func (g *Graph) Put(e Entry) {
 			g.byName[s.Name] = append(g.byName[s.Name], defLoc{e.ID, i})
 		}
 	}
-	for _, k := range userKeys(ent) {
+	keys := userKeys(ent)
+	g.keys[e.ID] = keys
+	for _, k := range keys {
 		m := g.users[k]
 		if m == nil {
 			m = map[string]struct{}{}
@@ -179,12 +182,13 @@ func (g *Graph) Remove(id string) {
 			g.byName[s.Name] = locs
 		}
 	}
-	for _, k := range userKeys(e) {
+	for _, k := range g.keys[id] {
 		delete(g.users[k], id)
 		if len(g.users[k]) == 0 {
 			delete(g.users, k)
 		}
 	}
+	delete(g.keys, id)
 }
 
 // Resolve resolves every reference of artifact id, in file order.
