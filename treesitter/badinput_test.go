@@ -80,3 +80,27 @@ func TestClosedParser(t *testing.T) {
 		t.Fatalf("err = %v, want ErrClosed", err)
 	}
 }
+
+// TestMarkdownDigitBeforeWideCharacter: the Markdown block scanner reads
+// out of bounds (isdigit on a code point) after a digit; guardDigits keeps
+// such content from crashing the process, and offsets and text unchanged.
+func TestMarkdownDigitBeforeWideCharacter(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	for _, src := range []string{"0\U000e3e80", "1\u20ac is not a list\n", "# 2\U0010FFFF `parse_config`\n", "> 3\U000E0001 [[Wiki]]\n"} {
+		f, err := p.Parse("text/markdown", []byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		for _, r := range f.References {
+			if got := src[r.Span.Start.Byte:r.Span.End.Byte]; !strings.Contains(got, r.Name) {
+				t.Errorf("%q: reference %q spans %q", src, r.Name, got)
+			}
+		}
+		for _, s := range f.Symbols {
+			if !strings.Contains(src, s.Name) {
+				t.Errorf("%q: heading %q is not the original text", src, s.Name)
+			}
+		}
+	}
+}

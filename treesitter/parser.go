@@ -136,6 +136,9 @@ func (p *Parser) parseTree(g *grammar, old *sitter.Tree, content []byte) (*sitte
 	if err != nil {
 		return nil, err
 	}
+	if g.name == LangMarkdown {
+		content = guardDigits(content)
+	}
 	tree, err := sp.ParseCtx(context.Background(), old, content)
 	if err != nil {
 		return nil, fmt.Errorf("treesitter: parse %s: %w", g.name, err)
@@ -151,4 +154,33 @@ func (p *Parser) extract(g *grammar, tree *sitter.Tree, content []byte) (*File, 
 	}
 	f := extractQuery(g, p.queryCursor(), tree.RootNode(), content, lines)
 	return f, nil
+}
+
+// guardDigits works around a crash in the Markdown block grammar's scanner
+// (tree-sitter-markdown scanner.c, parse_ordered_list_marker): after a
+// digit where a block can start it calls isdigit() on the next code point,
+// an out-of-bounds table read for code points above 255 that crashes the
+// process (found by FuzzParse: "0" followed by U+E3E80). A character above
+// U+00FF right after an ASCII digit can never continue a list marker, so
+// the grammar is given a copy where such characters are replaced by as many
+// 'x' bytes: every offset stays the same, and names and text are still read
+// from the original content.
+func guardDigits(src []byte) []byte {
+	var out []byte
+	for i := 0; i+1 < len(src); i++ {
+		if src[i] < '0' || src[i] > '9' || src[i+1] < 0xC4 {
+			continue
+		}
+		if out == nil {
+			out = append([]byte(nil), src...)
+		}
+		_, n := utf8.DecodeRune(src[i+1:])
+		for j := i + 1; j < i+1+n; j++ {
+			out[j] = 'x'
+		}
+	}
+	if out == nil {
+		return src
+	}
+	return out
 }
