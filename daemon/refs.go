@@ -245,7 +245,8 @@ func (s *Service) Ack(ctx context.Context, ref, symbol string, ch gitstore.Chang
 			return gitstore.Result{}, fmt.Errorf("%w: %s has no reference to a symbol %q (see `lunad refs %s`)", lunad.ErrNotFound, rep.Artifact.ID, symbol, rep.Artifact.ID)
 		}
 	}
-	return s.store.Ack(ctx, ref, symbol, ch)
+	res, err := s.store.Ack(ctx, ref, symbol, ch)
+	return s.published("changed", res, err)
 }
 
 // mentions reports whether an ack of symbol covers any of refs: a

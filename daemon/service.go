@@ -18,8 +18,9 @@ import (
 
 // Service serves one workspace.
 type Service struct {
-	store *gitstore.Store
-	refs  refIndex
+	store  *gitstore.Store
+	refs   refIndex
+	events *broker
 }
 
 // Open serves the workspace at dir. Returns lunad.ErrNotWorkspace if there is none.
@@ -28,7 +29,11 @@ func Open(dir string, opts gitstore.Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: st}, nil
+	return serve(st), nil
+}
+
+func serve(st *gitstore.Store) *Service {
+	return &Service{store: st, events: newBroker()}
 }
 
 // Init makes or adopts the workspace at dir and serves it.
@@ -37,13 +42,32 @@ func Init(dir string, opts gitstore.Options) (*Service, gitstore.AdoptReport, er
 	if err != nil {
 		return nil, rep, err
 	}
-	return &Service{store: st}, rep, nil
+	return serve(st), rep, nil
 }
 
 // Close waits for writes in flight and releases the workspace.
 // The parse cache of the reference index is saved for the next process.
 func (s *Service) Close() error {
+	s.events.close()
 	return errors.Join(s.closeIndex(), s.store.Close())
+}
+
+// Subscribe delivers the workspace's events until ctx is done or the
+// Service closes (see Workspace).
+func (s *Service) Subscribe(ctx context.Context) (<-chan Event, error) {
+	return s.events.subscribe(ctx), nil
+}
+
+// Publish announces a change found outside the Service's own writes (the
+// watcher calls it).
+func (s *Service) Publish(e Event) { s.events.publish(e) }
+
+// published announces a successful write of one artifact.
+func (s *Service) published(kind string, res gitstore.Result, err error) (gitstore.Result, error) {
+	if err == nil && !res.Replayed {
+		s.events.publish(Event{Kind: kind, IDs: []string{res.Artifact.ID}, Commit: res.Version.Commit})
+	}
+	return res, err
 }
 
 // Root is the workspace's root directory.
@@ -89,7 +113,7 @@ func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error)
 		matches = r.Matches
 		return r.Content, map[string]string{matchTrailer: tiers(r.Matches)}, nil
 	})
-	if err != nil {
+	if _, err := s.published("changed", res, err); err != nil {
 		return EditResult{}, err
 	}
 	if res.Replayed {
@@ -177,7 +201,8 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int) (string, er
 
 // Create adds an artifact.
 func (s *Service) Create(ctx context.Context, spec gitstore.CreateSpec) (gitstore.Result, error) {
-	return s.store.Create(ctx, spec)
+	res, err := s.store.Create(ctx, spec)
+	return s.published("created", res, err)
 }
 
 // List returns every artifact on the current branch.
@@ -200,32 +225,38 @@ func (s *Service) History(ctx context.Context, ref string) ([]lunad.Version, err
 
 // Undo reverts the latest change not yet undone.
 func (s *Service) Undo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
-	return s.store.Undo(ctx, ref, ch)
+	res, err := s.store.Undo(ctx, ref, ch)
+	return s.published("changed", res, err)
 }
 
 // Redo reverts the latest undo.
 func (s *Service) Redo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
-	return s.store.Redo(ctx, ref, ch)
+	res, err := s.store.Redo(ctx, ref, ch)
+	return s.published("changed", res, err)
 }
 
 // Restore brings back the state of version n.
 func (s *Service) Restore(ctx context.Context, ref string, n int, ch gitstore.Change) (gitstore.Result, error) {
-	return s.store.Restore(ctx, ref, n, ch)
+	res, err := s.store.Restore(ctx, ref, n, ch)
+	return s.published("changed", res, err)
 }
 
 // Move renames an artifact's file.
 func (s *Service) Move(ctx context.Context, ref, path string, ch gitstore.Change) (gitstore.Result, error) {
-	return s.store.Move(ctx, ref, path, ch)
+	res, err := s.store.Move(ctx, ref, path, ch)
+	return s.published("moved", res, err)
 }
 
 // Archive marks an artifact archived.
 func (s *Service) Archive(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
-	return s.store.Archive(ctx, ref, ch)
+	res, err := s.store.Archive(ctx, ref, ch)
+	return s.published("archived", res, err)
 }
 
 // Link records an explicit link.
 func (s *Service) Link(ctx context.Context, src, dst, kind string, ch gitstore.Change) (gitstore.Result, error) {
-	return s.store.Link(ctx, src, dst, kind, ch)
+	res, err := s.store.Link(ctx, src, dst, kind, ch)
+	return s.published("changed", res, err)
 }
 
 // Branch creates a branch at from ("" = HEAD).
@@ -235,7 +266,11 @@ func (s *Service) Branch(ctx context.Context, name, from string) (lunad.Branch, 
 
 // Switch checks out a branch.
 func (s *Service) Switch(ctx context.Context, name string) (lunad.Branch, error) {
-	return s.store.Switch(ctx, name)
+	b, err := s.store.Switch(ctx, name)
+	if err == nil {
+		s.events.publish(Event{Kind: "branch", Commit: b.Commit})
+	}
+	return b, err
 }
 
 // Branches lists the branches.
