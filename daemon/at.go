@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/treesitter"
@@ -116,4 +118,49 @@ func innermostSymbol(f *treesitter.File, offset int) (treesitter.Symbol, bool) {
 		}
 	}
 	return best, found
+}
+
+// SearchSymbols finds definitions whose name contains query, ignoring
+// case: exact matches first, then prefixes, then the rest, each by path.
+func (s *Service) SearchSymbols(ctx context.Context, query string, limit int) ([]SymbolHit, error) {
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := strings.ToLower(query)
+	var hits []SymbolHit
+
+	ix.View(func(g *treesitter.Graph) {
+		for _, id := range g.IDs() {
+			e, _ := g.Entry(id)
+			for _, sym := range e.File.Symbols {
+				name := strings.ToLower(sym.Name)
+				if !strings.Contains(name, q) {
+					continue
+				}
+				hits = append(hits, SymbolHit{ID: id, Path: e.Path, Symbol: lunad.Symbol{Name: sym.Name, Kind: sym.Kind,
+					Container: sym.Container, Span: span(sym.Span), Fingerprint: sym.Fingerprint}})
+			}
+		}
+	})
+	score := func(h SymbolHit) int {
+		switch name := strings.ToLower(h.Symbol.Name); {
+		case name == q:
+			return 0
+		case strings.HasPrefix(name, q):
+			return 1
+		}
+		return 2
+	}
+
+	sort.SliceStable(hits, func(i, j int) bool {
+		if a, b := score(hits[i]), score(hits[j]); a != b {
+			return a < b
+		}
+		return hits[i].Path < hits[j].Path
+	})
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
 }

@@ -42,6 +42,9 @@ type Workspace interface {
 	// written there and what it resolves to, and the definition there with
 	// the references to it (see Point).
 	At(ctx context.Context, ref string, offset int) (Point, error)
+	// SearchSymbols finds definitions across the workspace whose name
+	// contains query (case-insensitive), at most limit of them, best first.
+	SearchSymbols(ctx context.Context, query string, limit int) ([]SymbolHit, error)
 
 	// Subscribe delivers an Event for every change of the workspace —
 	// writes through any client, and changes made outside lunad (a saved
@@ -76,6 +79,13 @@ type Point struct {
 	// and Dependents the references of other artifacts to it.
 	Symbol     *lunad.Symbol     `json:"symbol,omitempty"`
 	Dependents []lunad.Reference `json:"dependents,omitempty"`
+}
+
+// SymbolHit is a definition found by SearchSymbols.
+type SymbolHit struct {
+	ID     string       `json:"id"`
+	Path   string       `json:"path"`
+	Symbol lunad.Symbol `json:"symbol"`
 }
 
 var _ Workspace = (*Service)(nil)
