@@ -94,6 +94,7 @@ func init() {
 		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
+		cmdLSP,
 	}
 }
 

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/lsp"
+)
+
+var cmdLSP = &command{
+	name:    "lsp",
+	args:    "",
+	summary: "serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim)",
+	help: `
+The workspace is the client's root folder. Logs go to stderr; stdout
+carries only LSP messages. See docs/editors.md.`,
+	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+		if _, err := fs.parse(args); err != nil {
+			return err
+		}
+		log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		return lsp.Serve(ctx, stdio{m.Stdin, m.Stdout}, lsp.Options{Open: m.openWorkspace, Logger: log})
+	},
+}
+
+// openWorkspace opens the workspace containing dir with its configuration.
+func (m *Main) openWorkspace(ctx context.Context, dir string) (daemon.Workspace, error) {
+	cfg, err := LoadConfig(findRoot(dir), m.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	opts := cfg.Options()
+	if m.Options != nil {
+		m.Options(&opts)
+	}
+	return daemon.Open(dir, opts)
+}
+
+// stdio joins the process's stdin and stdout into one stream.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (s stdio) Close() error {
+	if c, ok := s.Reader.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+)
+
+// CodeAction offers, on a stale reference's diagnostic, "acknowledge"
+// (luna.ack) and "show what changed" (luna.diff of the target at the
+// version that made it stale); on a selection, "apply SEARCH/REPLACE from
+// clipboard" (luna.editFromClipboard, run by the editor extension, which
+// reads the clipboard and calls luna.edit).
+func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+	if _, err := s.ready(); err != nil {
+		return nil, err
+	}
+	out := []protocol.CommandOrCodeAction{}
+	quickfix := protocol.CodeActionKindQuickFix
+	for _, d := range params.Context.Diagnostics {
+		src, _ := d.Source.Get()
+		if src != "lunad" || len(d.Data) == 0 {
+			continue
+		}
+		var data diagnosticData
+		if json.Unmarshal(d.Data, &data) != nil {
+			continue
+		}
+		diag := []protocol.Diagnostic{d}
+		title := "lunad: acknowledge (still right)"
+		ack := command(title, "luna.ack", data.ID)
+		if data.Symbol != "" {
+			title = "lunad: acknowledge the change to " + data.Symbol
+			ack = command(title, "luna.ack", data.ID, data.Symbol)
+		}
+		out = append(out, &protocol.CodeAction{Title: title, Kind: &quickfix, Diagnostics: diag, Command: ack})
+		if data.To != "" && data.Since > 1 {
+			diff := command("lunad: show what changed", "luna.diff", data.To, data.Since-1, data.Since)
+			out = append(out, &protocol.CodeAction{Title: diff.Title, Kind: &quickfix, Diagnostics: diag, Command: diff})
+		}
+	}
+	if params.Range.Start != params.Range.End {
+		edit := command("lunad: apply SEARCH/REPLACE from clipboard", "luna.editFromClipboard", string(params.TextDocument.URI))
+		refactor := protocol.CodeActionKindRefactorRewrite
+		out = append(out, &protocol.CodeAction{Title: edit.Title, Kind: &refactor, Command: edit})
+	}
+	return out, nil
+}

@@ -1,0 +1,246 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
+)
+
+// Opener opens the workspace containing dir (the client's root folder).
+type Opener func(ctx context.Context, dir string) (daemon.Workspace, error)
+
+// Options configure a Server.
+type Options struct {
+	// Open opens the workspace at initialize. Required.
+	Open Opener
+	// Logger receives the server's own log (never stdout). Default: discard.
+	Logger *slog.Logger
+	// Debounce coalesces workspace events before diagnostics are
+	// refreshed (default 50ms).
+	Debounce time.Duration
+	// Agent names the author of edits made through the editor's commands
+	// (default: the workspace's configured human author).
+	Agent string
+}
+
+// Server is one language-server session with one client.
+type Server struct {
+	protocol.UnimplementedServer
+
+	opts   Options
+	log    *slog.Logger
+	client protocol.Client
+
+	mu       sync.Mutex
+	ws       daemon.Workspace
+	root     string
+	docs     map[uri.URI]*document
+	shutdown bool
+
+	ctx    context.Context // the session's; cancelled when it ends
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the event loop
+}
+
+// Serve runs a session over rwc (stdin/stdout for `lunad lsp`) until the
+// client sends exit, the stream ends or ctx is cancelled. It closes the
+// workspace it opened.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = 50 * time.Millisecond
+	}
+	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	defer s.cancel()
+	_, conn, client := protocol.NewServer(s.ctx, s, jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame)))
+	s.client = client
+	select {
+	case <-conn.Done():
+	case <-s.ctx.Done():
+	}
+	s.cancel()
+	conn.Close()
+	s.wg.Wait()
+	s.mu.Lock()
+	ws := s.ws
+	s.ws = nil
+	s.mu.Unlock()
+	if ws != nil {
+		return ws.Close()
+	}
+	return nil
+}
+
+// commands are the workspace/executeCommand commands the server runs.
+var commands = []string{"luna.undo", "luna.redo", "luna.restore", "luna.history", "luna.diff", "luna.ack",
+	"luna.link", "luna.createArtifact", "luna.edit", "luna.branch", "luna.switch", "luna.references"}
+
+// Initialize opens the workspace of the client's root folder and
+// announces the server's features.
+func (s *Server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	dir, err := rootOf(params)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.opts.Open(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("lunad: open the workspace at %s: %w", dir, err)
+	}
+	s.mu.Lock()
+	s.ws, s.root = ws, ws.Root()
+	s.mu.Unlock()
+	sync := protocol.TextDocumentSyncKindIncremental
+	open, yes := true, true
+	return &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			PositionEncoding:        protocol.PositionEncodingKindUTF16,
+			TextDocumentSync:        &protocol.TextDocumentSyncOptions{OpenClose: &open, Change: &sync, Save: protocol.Boolean(true)},
+			HoverProvider:           protocol.Boolean(true),
+			DefinitionProvider:      protocol.Boolean(true),
+			ReferencesProvider:      protocol.Boolean(true),
+			DocumentSymbolProvider:  protocol.Boolean(true),
+			WorkspaceSymbolProvider: protocol.Boolean(true),
+			CodeActionProvider:      protocol.Boolean(true),
+			CodeLensProvider:        &protocol.CodeLensOptions{ResolveProvider: new(bool)},
+			ExecuteCommandProvider:  protocol.ExecuteCommandOptions{Commands: commands, WorkDoneProgressOptions: protocol.WorkDoneProgressOptions{WorkDoneProgress: &yes}},
+		},
+		ServerInfo: protocol.ServerInfo{Name: "lunad", Version: protocol.NewOptional("0.1")},
+	}, nil
+}
+
+// rootOf is the directory the client opened: the first workspace folder,
+// the root URI, the root path, or the server's working directory.
+func rootOf(params *protocol.InitializeParams) (string, error) {
+	if folders, ok := params.WorkspaceFolders.Get(); ok && len(folders) > 0 {
+		return folders[0].URI.FsPath(), nil
+	}
+	if params.RootURI != nil && *params.RootURI != "" {
+		return params.RootURI.FsPath(), nil
+	}
+	if p, ok := params.RootPath.Get(); ok && p != "" {
+		return p, nil
+	}
+	return os.Getwd()
+}
+
+// Initialized starts following the workspace: every change refreshes the
+// open documents' diagnostics. The first index build is reported as
+// progress.
+func (s *Server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
+	ws := s.workspace()
+	if ws == nil {
+		return errors.New("lunad: initialized before initialize")
+	}
+	events, err := ws.Subscribe(s.ctx)
+	if err != nil {
+		return err
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.warmUp()
+		s.follow(events)
+	}()
+	return nil
+}
+
+// Shutdown stops answering requests; Exit ends the session.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.shutdown = true
+	s.mu.Unlock()
+	return nil
+}
+
+// Exit ends the session (Serve returns).
+func (s *Server) Exit(ctx context.Context) error {
+	s.cancel()
+	return nil
+}
+
+func (s *Server) workspace() daemon.Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdown {
+		return nil
+	}
+	return s.ws
+}
+
+// errShutdown answers requests after shutdown, as the spec asks.
+var errShutdown = &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "lunad: the server is shutting down"}
+
+// ready returns the workspace, or an error for a request that arrives
+// before initialize or after shutdown.
+func (s *Server) ready() (daemon.Workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.shutdown:
+		return nil, errShutdown
+	case s.ws == nil:
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.ServerNotInitialized, Message: "lunad: initialize first"}
+	}
+	return s.ws, nil
+}
+
+// warmUp builds the reference index once, reporting progress, so the
+// first request does not pay for it.
+func (s *Server) warmUp() {
+	token := protocol.String("lunad-index")
+	if err := s.client.WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+		token = ""
+	}
+	s.progress(token, protocol.WorkDoneProgressBegin{Kind: "begin", Title: "lunad: indexing references"})
+	if ws := s.workspace(); ws != nil {
+		if _, err := ws.SearchSymbols(s.ctx, "", 1); err != nil {
+			s.log.Warn("index warm-up", "err", err)
+		}
+	}
+	s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end"})
+}
+
+func (s *Server) progress(token protocol.String, value any) {
+	if token == "" {
+		return
+	}
+	raw, err := protocol.Marshal(value)
+	if err == nil {
+		err = s.client.Progress(s.ctx, &protocol.ProgressParams{Token: token, Value: raw})
+	}
+	if err != nil {
+		s.log.Debug("progress", "err", err)
+	}
+}
+
+// rpcError maps lunad's sentinel errors to JSON-RPC errors at this edge.
+func rpcError(err error) error {
+	if err == nil {
+		return nil
+	}
+	code := jsonrpc2.InternalError
+	switch {
+	case errors.Is(err, lunad.ErrInvalid), errors.Is(err, lunad.ErrNotApplied):
+		code = jsonrpc2.InvalidParams
+	case errors.Is(err, lunad.ErrNotFound):
+		code = jsonrpc2.InvalidParams
+	case errors.Is(err, lunad.ErrConflict):
+		code = jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)
+	}
+	return &jsonrpc2.Error{Code: code, Message: err.Error()}
+}
