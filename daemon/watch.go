@@ -1,0 +1,687 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/gitstore"
+)
+
+// WatchOptions configure Watch.
+type WatchOptions struct {
+	// Debounce is the quiet period that ends a burst of changes (default
+	// 100ms). A burst that keeps going is cut after 10 × Debounce, at
+	// least 1s, so that a constant stream is still handled.
+	Debounce time.Duration
+	// RecordSaves commits the files of artifacts saved by hand as human
+	// versions (lunad serve turns it on). Without it, saved files are left
+	// for the next lunad operation on their artifact to commit.
+	RecordSaves bool
+	// Logger receives what the watcher does and the changes it cannot
+	// record (default slog.Default()).
+	Logger *slog.Logger
+
+	ready func() // tests: called once the watches are in place
+}
+
+// Record commits the changes a person saved in an artifact's file as a
+// human version (see gitstore.Store.Record) and announces it with a
+// "changed" event. It reports false, committing nothing, when the file is
+// HEAD's.
+func (s *Service) Record(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, bool, error) {
+	res, ok, err := s.store.Record(ctx, ref, ch)
+	if err != nil || !ok {
+		return res, ok, err
+	}
+	res, err = s.published("changed", res, nil)
+	return res, true, err
+}
+
+// reindex brings the reference index up to date after HEAD moved. The
+// artifacts in ids are re-parsed even if their latest version is the one
+// indexed: a commit made with plain git changes content without making a
+// version.
+func (s *Service) reindex(ctx context.Context, ids []string) error {
+	r := &s.refs
+	r.mu.Lock()
+	for _, id := range ids {
+		delete(r.indexed, id)
+	}
+	r.mu.Unlock()
+	_, err := s.index(ctx)
+	return err
+}
+
+// Watch follows the workspace for changes made outside the Service until
+// ctx is done: files saved by a person, and `git commit`, `git checkout`,
+// `git reset` or a branch switch run by hand. It watches (with fsnotify)
+// every directory of the working tree except .git, .luna, node_modules,
+// nested repositories and the directories git ignores (as found when it
+// starts), and in the git dir HEAD, packed-refs and refs/heads.
+//
+// Changes are coalesced: after the first one, Watch waits until
+// Debounce passes without another (at most 10 × Debounce, at least 1s),
+// then handles the burst at once:
+//
+//   - When HEAD moved, the reference index is synced (re-parsing only
+//     what changed) and, when the move was not the Service's own write, a
+//     "branch" event is published, with a "changed" event naming the
+//     artifacts whose file, metadata or version changed.
+//   - With RecordSaves, every artifact file written since is recorded
+//     (Service.Record): a "changed" event when it differed from HEAD,
+//     nothing when it did not (lunad's own writes of the working tree). An
+//     error — binary content saved by hand, say — is logged, not fatal.
+//   - The git index is brought up to date (gitstore.Store.SyncIndex), so
+//     that git run by hand sees what lunad committed.
+//
+// While a git command runs (index.lock or HEAD.lock exists) or a merge,
+// rebase, cherry-pick or revert is stopped half-way, nothing is handled:
+// Watch waits for the next quiet period after it ends, and never commits
+// a file git is writing. On a detached HEAD saved files are not recorded.
+//
+// Files changed before Watch started are not looked for: the next lunad
+// operation on their artifact commits them first, as always. After lost
+// file events (the kernel's queue overflowed) every artifact file is
+// compared with HEAD (gitstore.Store.Dirty).
+//
+// Watch returns nil when ctx is done or the Service closes, after every
+// goroutine it started has stopped; an error only if it cannot start. Run
+// one Watch per Service.
+func Watch(ctx context.Context, s *Service, opts WatchOptions) error {
+	if opts.Debounce <= 0 {
+		opts.Debounce = 100 * time.Millisecond
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", s.Root(), err)
+	}
+	defer fsw.Close() // waits for fsnotify's reader goroutine
+	subCtx, cancel := context.WithCancel(ctx)
+	sub, _ := s.Subscribe(subCtx)
+	defer func() {
+		cancel()
+		for range sub { // until the subscription's goroutine has ended
+		}
+	}()
+	w := &watcher{
+		s: s, opts: opts, log: opts.Logger, fs: fsw, sub: sub,
+		root: s.Root(), gitDir: filepath.Join(s.Root(), ".git"),
+		saved: map[string]int{}, self: map[string]int{},
+	}
+	w.own.reset()
+	if err := w.start(ctx); err != nil {
+		return err
+	}
+	if opts.ready != nil {
+		opts.ready()
+	}
+	return w.loop(ctx)
+}
+
+// watcher is the state of one Watch; only its goroutine uses it.
+type watcher struct {
+	s            *Service
+	opts         WatchOptions
+	log          *slog.Logger
+	fs           *fsnotify.Watcher
+	sub          <-chan Event
+	root, gitDir string
+	ignored      map[string]bool // directories git ignores (slash paths)
+	keep         map[string]bool // directories holding artifacts: always watched
+	warnedLimit  bool
+
+	// What the last handled burst left.
+	branch, head string
+	arts         map[string]lunad.Artifact // by ID
+	byPath       map[string]string
+
+	// Since the last handled burst.
+	saved   map[string]int // working-tree paths written → failed attempts to record
+	rescan  bool           // events were lost: walk and compare everything
+	waiting bool           // a git command was running: index.lock events matter
+	own     ownWrites
+	// Events this watcher published, not yet seen back on its subscription.
+	self map[string]int
+}
+
+// ownWrites are the Service's writes announced since the last handled
+// burst: a HEAD move they explain is not news.
+type ownWrites struct {
+	commits  map[string]bool // HEAD after each write or Switch
+	switched bool            // the Service switched branches
+	ids      map[string]bool // artifacts announced
+	lost     bool            // the subscription dropped events
+}
+
+func (o *ownWrites) reset() {
+	*o = ownWrites{commits: map[string]bool{}, ids: map[string]bool{}}
+}
+
+const maxRecordAttempts = 5
+
+func (w *watcher) maxWait() time.Duration { return max(time.Second, 10*w.opts.Debounce) }
+
+// retryDelay is how soon a burst put off (a git command running, a
+// record to retry) is tried again.
+func (w *watcher) retryDelay() time.Duration { return max(50*time.Millisecond, w.opts.Debounce) }
+
+func (w *watcher) start(ctx context.Context) error {
+	if err := w.fs.Add(w.gitDir); err != nil {
+		return fmt.Errorf("watch %s: %w", w.gitDir, err)
+	}
+	var err error
+	if w.branch, w.head, err = w.s.store.Head(); err != nil {
+		return fmt.Errorf("watch %s: %w", w.root, err)
+	}
+	arts, err := w.s.List(ctx)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", w.root, err)
+	}
+	w.ignored = gitIgnoredDirs(ctx, w.root)
+	w.setArtifacts(arts)
+	w.addRefs()
+	w.addTree(w.root, false)
+	if err := w.s.store.SyncIndex(ctx); err != nil {
+		w.log.Warn("git index not synced", "err", err)
+	}
+	return nil
+}
+
+func (w *watcher) loop(ctx context.Context) error {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	armed, first := false, time.Time{}
+	kick := func() {
+		now := time.Now()
+		if !armed {
+			armed, first = true, now
+		}
+		timer.Reset(max(0, min(w.opts.Debounce, first.Add(w.maxWait()).Sub(now))))
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-w.sub:
+			if !ok {
+				return nil // the Service closed
+			}
+			w.ownEvent(e)
+		case ev, ok := <-w.fs.Events:
+			if !ok {
+				return nil
+			}
+			if w.handle(ev) {
+				kick()
+			}
+		case err, ok := <-w.fs.Errors:
+			if !ok {
+				return nil
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.log.Warn("file events were lost; comparing the whole working tree", "err", err)
+				w.rescan = true
+				kick()
+			} else {
+				w.log.Warn("watching files", "err", err)
+			}
+		case <-timer.C:
+			armed = false
+			if retry := w.burst(ctx); retry > 0 && ctx.Err() == nil {
+				armed, first = true, time.Now()
+				timer.Reset(retry)
+			}
+		}
+	}
+}
+
+// handle notes one file event; it reports whether the event starts or
+// extends a burst.
+func (w *watcher) handle(ev fsnotify.Event) bool {
+	if rel, ok := within(w.gitDir, ev.Name); ok {
+		return w.gitEvent(filepath.ToSlash(rel), ev)
+	}
+	rel, ok := within(w.root, ev.Name)
+	if !ok || ev.Op == fsnotify.Chmod {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	if ev.Has(fsnotify.Create) {
+		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+			// A new directory: watch it, and take what was put in it
+			// before the watch as written.
+			w.addTree(ev.Name, true)
+			return true
+		}
+	}
+	if w.opts.RecordSaves {
+		if _, ok := w.saved[rel]; !ok {
+			w.saved[rel] = 0
+		}
+	}
+	return true
+}
+
+// gitEvent notes an event in the git dir: HEAD and the branches matter;
+// the index only while waiting for a git command to finish.
+func (w *watcher) gitEvent(rel string, ev fsnotify.Event) bool {
+	switch {
+	case rel == "HEAD" || rel == "HEAD.lock" || rel == "packed-refs" || rel == "packed-refs.lock":
+		return true
+	case strings.HasPrefix(rel, "refs/"):
+		if ev.Has(fsnotify.Create) {
+			if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+				w.addDirs(ev.Name, nil)
+			}
+		}
+		return true
+	case w.waiting && !strings.Contains(rel, "/"):
+		return true // index.lock gone, MERGE_HEAD removed, …
+	}
+	return false
+}
+
+// burst handles what happened since the last quiet period. It returns how
+// soon to try again (0: when something happens).
+func (w *watcher) burst(ctx context.Context) time.Duration {
+	w.drainOwn()
+	if why := w.gitBusy(); why != "" {
+		if !w.waiting {
+			w.log.Debug("waiting for git to finish", "found", why)
+		}
+		w.waiting = true
+		return w.retryDelay()
+	}
+	w.waiting = false
+	if w.rescan {
+		w.rescan = false
+		w.addRefs()
+		w.addTree(w.root, false)
+		if w.opts.RecordSaves {
+			ids, err := w.s.store.Dirty(ctx)
+			if err != nil {
+				w.log.Warn("comparing the working tree", "err", err)
+			}
+			for _, id := range ids {
+				if a, ok := w.arts[id]; ok {
+					if _, ok := w.saved[a.Path]; !ok {
+						w.saved[a.Path] = 0
+					}
+				}
+			}
+		}
+	}
+	moved := w.syncHead(ctx)
+	recorded, retry := w.record(ctx)
+	if moved || recorded > 0 {
+		if err := w.s.store.SyncIndex(ctx); err != nil && ctx.Err() == nil {
+			w.log.Warn("git index not synced", "err", err)
+		}
+	}
+	if retry {
+		return w.retryDelay()
+	}
+	return 0
+}
+
+// gitBusy names what shows a git command at work, or "".
+func (w *watcher) gitBusy() string {
+	for _, name := range []string{"index.lock", "HEAD.lock", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply"} {
+		if _, err := os.Lstat(filepath.Join(w.gitDir, name)); err == nil {
+			return name
+		}
+	}
+	return ""
+}
+
+// syncHead follows HEAD if it moved: the reference index is synced and,
+// for a move that was not the Service's own, "branch" and "changed" events
+// are published. It reports whether HEAD moved.
+func (w *watcher) syncHead(ctx context.Context) bool {
+	own := w.own
+	w.own.reset()
+	branch, head, err := w.s.store.Head()
+	if err != nil {
+		w.log.Warn("reading HEAD", "err", err)
+		return false
+	}
+	if branch == w.branch && head == w.head {
+		return false
+	}
+	arts, err := w.s.List(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("listing artifacts after HEAD moved", "err", err)
+		}
+		return false
+	}
+	changed := map[string]bool{}
+	content, err := w.s.store.Changed(ctx, w.head, head)
+	if err != nil {
+		// Not comparable (a commit gone): take everything as changed.
+		w.log.Debug("comparing commits", "from", w.head, "to", head, "err", err)
+		content = nil
+		for id := range w.arts {
+			content = append(content, id)
+		}
+		for _, a := range arts {
+			content = append(content, a.ID)
+		}
+	}
+	for _, id := range content {
+		changed[id] = true
+	}
+	after := make(map[string]bool, len(arts))
+	for _, a := range arts {
+		after[a.ID] = true
+		if b, ok := w.arts[a.ID]; !ok || b.Commit != a.Commit || b.Path != a.Path {
+			changed[a.ID] = true
+		}
+	}
+	for id := range w.arts {
+		if !after[id] {
+			changed[id] = true
+		}
+	}
+	if err := w.s.reindex(ctx, content); err != nil && ctx.Err() == nil {
+		w.log.Warn("syncing the reference index", "err", err)
+	}
+	switched := branch != w.branch
+	// The Service's own writes explain the move if they ended at HEAD
+	// and, for another branch, one of them was a Switch.
+	byService := !own.lost && own.commits[head] && (!switched || own.switched)
+	if !byService {
+		w.log.Info("HEAD moved outside lunad", "branch", branch, "commit", head, "from_branch", w.branch, "from", w.head)
+	}
+	w.branch, w.head = branch, head
+	w.setArtifacts(arts)
+	if byService && switched {
+		return true // the Service's Switch announced it all
+	}
+	if !byService {
+		w.publish(Event{Kind: "branch", Commit: head})
+	}
+	var ids []string
+	for id := range changed {
+		if !own.ids[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > 0 {
+		slices.Sort(ids)
+		w.publish(Event{Kind: "changed", IDs: ids, Commit: head})
+	}
+	return true
+}
+
+// record commits the artifact files written since the last burst (with
+// RecordSaves). It returns how many it committed and whether some must be
+// tried again (the workspace was locked or the branch moved meanwhile).
+func (w *watcher) record(ctx context.Context) (int, bool) {
+	if len(w.saved) == 0 {
+		return 0, false
+	}
+	if w.branch == "" {
+		var paths []string
+		for p := range w.saved {
+			if _, ok := w.byPath[p]; ok {
+				paths = append(paths, p)
+			}
+		}
+		if len(paths) > 0 { // (not every write: a log file may be in the tree)
+			slices.Sort(paths)
+			w.log.Info("HEAD is detached: files saved by hand are not recorded", "paths", paths)
+		}
+		clear(w.saved)
+		return 0, false
+	}
+	paths := make([]string, 0, len(w.saved))
+	for p := range w.saved {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	n, retry := 0, false
+	head := w.head // HEAD as this burst found it, then after each record (or the Service's writes)
+	for _, p := range paths {
+		id, ok := w.byPath[p]
+		if !ok {
+			delete(w.saved, p) // not an artifact
+			continue
+		}
+		// A git command that started meanwhile, or HEAD moved since it was
+		// followed (a checkout between its index and HEAD updates): put off
+		// to the next burst, which follows HEAD first.
+		if why := w.gitBusy(); why != "" {
+			w.waiting = true
+			return n, true
+		}
+		w.drainOwn()
+		if branch, now, err := w.s.store.Head(); err != nil || branch != w.branch || now != head && !w.own.commits[now] {
+			return n, true
+		}
+		res, ok, err := w.s.Record(ctx, id, gitstore.Change{})
+		switch {
+		case err == nil:
+			delete(w.saved, p)
+			if ok {
+				head = res.Version.Commit
+				n++
+				w.log.Info("recorded a file saved by hand", "path", p, "artifact", id, "version", res.Version.Number, "commit", res.Version.Commit)
+			}
+		case ctx.Err() != nil:
+			return n, false
+		case (errors.Is(err, lunad.ErrLocked) || errors.Is(err, lunad.ErrConflict)) && w.saved[p]+1 < maxRecordAttempts:
+			w.saved[p]++
+			retry = true
+		default:
+			delete(w.saved, p)
+			w.log.Warn("cannot record a file saved by hand", "path", p, "artifact", id, "err", err)
+		}
+	}
+	return n, retry
+}
+
+// setArtifacts notes the artifacts of HEAD, and watches the directories
+// that hold them even where the rules would skip them (lunad keeps an
+// artifact wherever it is told, in a directory git ignores too).
+func (w *watcher) setArtifacts(arts []lunad.Artifact) {
+	w.arts = make(map[string]lunad.Artifact, len(arts))
+	w.byPath = make(map[string]string, len(arts))
+	keep := map[string]bool{}
+	for _, a := range arts {
+		w.arts[a.ID] = a
+		w.byPath[a.Path] = a.ID
+		for d := path.Dir(a.Path); d != "." && !keep[d]; d = path.Dir(d) {
+			keep[d] = true
+		}
+	}
+	old := w.keep
+	w.keep = keep
+	if old == nil {
+		return // the first time: the walk of the whole tree follows
+	}
+	for d := range keep {
+		if !old[d] {
+			if err := w.fs.Add(filepath.Join(w.root, filepath.FromSlash(d))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				w.log.Debug("cannot watch a directory", "dir", d, "err", err)
+			}
+		}
+	}
+}
+
+// publish announces e, remembering it so that it is not taken for one of
+// the Service's writes when it comes back on the subscription.
+func (w *watcher) publish(e Event) {
+	w.self[eventKey(e)]++
+	w.s.Publish(e)
+}
+
+func eventKey(e Event) string { return e.Kind + " " + e.Commit + " " + strings.Join(e.IDs, ",") }
+
+// ownEvent notes an event of the subscription: the Service's writes.
+func (w *watcher) ownEvent(e Event) {
+	if k := eventKey(e); w.self[k] > 0 {
+		if w.self[k]--; w.self[k] == 0 {
+			delete(w.self, k)
+		}
+		return
+	}
+	switch e.Kind {
+	case "resync":
+		w.own.lost = true
+		clear(w.self) // dropped with the rest
+	case "branch":
+		w.own.switched = true
+		w.own.commits[e.Commit] = true
+	default:
+		if e.Commit != "" {
+			w.own.commits[e.Commit] = true
+		}
+		for _, id := range e.IDs {
+			w.own.ids[id] = true
+		}
+	}
+}
+
+// drainOwn takes the events already waiting on the subscription.
+func (w *watcher) drainOwn() {
+	for {
+		select {
+		case e, ok := <-w.sub:
+			if !ok {
+				return
+			}
+			w.ownEvent(e)
+		default:
+			return
+		}
+	}
+}
+
+// addTree watches dir and the directories below it that are not skipped;
+// with mark, the files found are taken as written.
+func (w *watcher) addTree(dir string, mark bool) {
+	w.addDirs(dir, func(p string, d fs.DirEntry) error {
+		rel, _ := within(w.root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "" && w.skipDir(p, rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if mark && w.opts.RecordSaves && d.Type().IsRegular() {
+			if _, ok := w.saved[rel]; !ok {
+				w.saved[rel] = 0
+			}
+		}
+		return nil
+	})
+}
+
+// addDirs watches dir and every directory below it that filter (if any)
+// does not skip.
+func (w *watcher) addDirs(dir string, filter func(p string, d fs.DirEntry) error) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // gone or unreadable: nothing to watch
+		}
+		if filter != nil {
+			if err := filter(p, d); err != nil || !d.IsDir() {
+				return err
+			}
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if err := w.fs.Add(p); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				if !w.warnedLimit {
+					w.warnedLimit = true
+					w.log.Warn("too many directories to watch; changes below some are missed (raise fs.inotify.max_user_watches)", "dir", p)
+				}
+				return filepath.SkipAll
+			}
+			w.log.Debug("cannot watch a directory", "dir", p, "err", err)
+		}
+		return nil
+	})
+}
+
+func (w *watcher) addRefs() { w.addDirs(filepath.Join(w.gitDir, "refs", "heads"), nil) }
+
+// skipDir says whether a directory of the working tree is left unwatched:
+// git's and lunad's own, dependencies, nested repositories, and what git
+// ignores.
+func (w *watcher) skipDir(full, rel string) bool {
+	if w.keep[rel] {
+		return false // an artifact is below
+	}
+	if b := path.Base(rel); b == ".git" || b == "node_modules" || rel == ".luna" {
+		return true
+	}
+	for d := rel; d != "."; d = path.Dir(d) {
+		if w.ignored[d] {
+			return true
+		}
+	}
+	_, err := os.Lstat(filepath.Join(full, ".git"))
+	return err == nil
+}
+
+// gitIgnoredDirs lists the directories of the working tree that match
+// git's ignore rules, asking git once (nothing if git is not there).
+// "matching" leaves out directories merely holding ignored files, where a
+// file that is not ignored may appear.
+func gitIgnoredDirs(ctx context.Context, root string) map[string]bool {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "-C", root, "status", "--porcelain", "-z",
+		"--ignored=matching", "--untracked-files=normal", "--ignore-submodules=all")
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "GIT_DIR=") && !strings.HasPrefix(e, "GIT_WORK_TREE=") && !strings.HasPrefix(e, "GIT_INDEX_FILE=") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if d, ok := strings.CutPrefix(string(p), "!! "); ok {
+			if d, ok = strings.CutSuffix(d, "/"); ok && d != "" {
+				set[d] = true
+			}
+		}
+	}
+	return set
+}
+
+// within returns name relative to dir if it is dir or below it.
+func within(dir, name string) (string, bool) {
+	if name == dir {
+		return "", true
+	}
+	rel, ok := strings.CutPrefix(name, dir+string(filepath.Separator))
+	return rel, ok
+}
