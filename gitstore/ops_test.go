@@ -304,3 +304,49 @@ func currentContent(t *testing.T, s *Store, id, file string) string {
 	}
 	return string(b)
 }
+
+// TestFailedRefUpdateKeepsHumanChange: an operation that first commits a
+// person's change (Archive here) and then cannot move the branch (git
+// holds its lock) fails, and the person's file is never put back to HEAD
+// by a later index sync or recovery.
+func TestFailedRefUpdateKeepsHumanChange(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	r, err := s.Create(ctx, CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(s.root, "n.txt")
+	if err := os.WriteFile(file, []byte("typed by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(s.root, ".git", "refs", "heads", "main.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Archive(ctx, r.Artifact.ID, Change{}); !errors.Is(err, lunad.ErrLocked) {
+		t.Fatalf("archive while git holds the branch lock: %v", err)
+	}
+	os.Remove(lock)
+	if err := s.Close(); err != nil { // syncs the git index
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(file); string(got) != "typed by hand\n" {
+		t.Fatalf("the person's change was reverted: %q", got)
+	}
+	s2, err := Open(s.root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if _, err := s2.Archive(ctx, r.Artifact.ID, Change{}); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := s2.History(ctx, r.Artifact.ID)
+	if len(h) != 3 || h[1].Op != lunad.OpHuman {
+		t.Fatalf("history %+v, want create, human, archive", h)
+	}
+	if got, _ := os.ReadFile(file); string(got) != "typed by hand\n" {
+		t.Fatalf("after the retry: %q", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,20 +42,38 @@ func (t *txn) finish() error {
 		}
 		s.pendingLine(&buf, t.old[p].hash, nw, p)
 	}
+	pendingPath := filepath.Join(s.lunaDir, pendingName)
+	var before int64
+	if fi, err := os.Stat(pendingPath); err == nil {
+		before = fi.Size()
+	}
 	if err := s.appendPending(buf.Bytes()); err != nil {
+		return err
+	}
+	// If the ref does not move, this batch's lines must go: they would make
+	// the next recovery or index sync treat files lunad never wrote (a
+	// person's changes, committed first as "human") as lunad's, and put
+	// them back to HEAD.
+	unpend := func(err error) error {
+		if terr := os.Truncate(pendingPath, before); terr != nil {
+			return errors.Join(err, fmt.Errorf("pending list: %w", terr))
+		}
 		return err
 	}
 	ref, err := prepareRef(s.gitDir, t.branch, t.start, t.tip)
 	if err != nil {
-		return err
+		return unpend(err)
 	}
 	// One sync makes every object of the batch and the new ref value
 	// durable; only then does the ref move.
 	if err := s.objs.sync(ref.lock); err != nil {
 		ref.abort()
-		return err
+		return unpend(err)
 	}
 	if err := ref.commit(); err != nil {
+		if h, rerr := readRef(s.gitDir, t.branch); rerr != nil || h != t.tip {
+			return unpend(err)
+		}
 		return err
 	}
 	// From here on the batch is committed: report later failures without
