@@ -7,7 +7,7 @@ DIR     ?= $(CURDIR)
 FUZZTIME ?= 10s
 BIN     := bin/lunad
 
-.PHONY: build run test unit fuzz bench quality clean
+.PHONY: build run test unit fuzz vscode bench quality clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/lunad
@@ -16,7 +16,7 @@ run: build
 	./$(BIN) --dir "$(DIR)" init
 	./$(BIN) --dir "$(DIR)" list
 
-test: unit fuzz
+test: unit fuzz vscode
 
 unit:
 	$(GO) vet ./...
@@ -30,6 +30,11 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+# The VS Code extension: install the locked dependencies, compile, package
+# editors/vscode/lunad.vsix (docs/editors.md).
+vscode:
+	cd editors/vscode && npm ci && npm run compile && npm run package
 
 # Benchmarks: edit quality corpus, commits vs the git CLI, the reference index
 # vs universal-ctags (installed here if missing; needs root for apt-get).

@@ -25,11 +25,7 @@ func (s *Service) At(ctx context.Context, ref string, offset int) (Point, error)
 	if offset < 0 || offset > len(content) {
 		return Point{}, fmt.Errorf("%w: offset %d is outside %s (%d bytes)", lunad.ErrInvalid, offset, a.Path, len(content))
 	}
-	ix, err := s.index(ctx)
-	if err != nil {
-		return Point{}, err
-	}
-	ev, err := s.newEvaluator(ctx, ix)
+	ix, ev, err := s.evaluate(ctx)
 	if err != nil {
 		return Point{}, err
 	}

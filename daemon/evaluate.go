@@ -80,7 +80,23 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 	})
 	var out []lunad.Reference
 	for _, q := range qs {
-		snips, err := ev.snippets(q.e, scopeOf(q.e, q.res))
+		// A quote of id is found either in scope (q references id) or by
+		// drift (id changed since q's baseline): skip the others unread.
+		scope := scopeOf(q.e, q.res)
+		if !scope[id] {
+			b, err := ev.baseline(q.e.ID)
+			if err != nil {
+				return nil, err
+			}
+			changes, err := ev.changedAfter(id, ev.pos(b.all))
+			if err != nil {
+				return nil, err
+			}
+			if len(changes) == 0 {
+				continue
+			}
+		}
+		snips, err := ev.snippets(q.e, scope)
 		if err != nil {
 			return nil, err
 		}

@@ -164,11 +164,7 @@ func (s *Service) Refs(ctx context.Context, ref string) (RefReport, error) {
 	if err != nil {
 		return RefReport{}, err
 	}
-	ix, err := s.index(ctx)
-	if err != nil {
-		return RefReport{}, err
-	}
-	ev, err := s.newEvaluator(ctx, ix)
+	ix, ev, err := s.evaluate(ctx)
 	if err != nil {
 		return RefReport{}, err
 	}
@@ -199,14 +195,23 @@ func (s *Service) Refs(ctx context.Context, ref string) (RefReport, error) {
 	return rep, nil
 }
 
-// Stale lists every stale or broken reference of the workspace, sorted by
-// referencing artifact and position.
-func (s *Service) Stale(ctx context.Context) ([]lunad.Reference, error) {
-	ix, err := s.index(ctx)
+// Outgoing evaluates the references written in an artifact (see Refs).
+func (s *Service) Outgoing(ctx context.Context, ref string) ([]lunad.Reference, error) {
+	a, err := s.store.Artifact(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := s.newEvaluator(ctx, ix)
+	_, ev, err := s.evaluate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ev.outgoing(a.ID)
+}
+
+// Stale lists every stale or broken reference of the workspace, sorted by
+// referencing artifact and position.
+func (s *Service) Stale(ctx context.Context) ([]lunad.Reference, error) {
+	ix, ev, err := s.evaluate(ctx)
 	if err != nil {
 		return nil, err
 	}

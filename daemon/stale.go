@@ -42,6 +42,17 @@ type fileAt struct {
 	entry   treesitter.Entry
 }
 
+// evaluate brings the index up to date and returns it with an evaluator
+// for one query.
+func (s *Service) evaluate(ctx context.Context) (*Index, *evaluator, error) {
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ev, err := s.newEvaluator(ctx, ix)
+	return ix, ev, err
+}
+
 func (s *Service) newEvaluator(ctx context.Context, ix *Index) (*evaluator, error) {
 	branch, err := s.store.History(ctx, "")
 	if err != nil {

@@ -37,6 +37,9 @@ type Workspace interface {
 
 	Symbols(ctx context.Context, ref string) (lunad.Artifact, []lunad.Symbol, error)
 	Refs(ctx context.Context, ref string) (RefReport, error)
+	// Outgoing is Refs' outgoing half alone: what diagnostics need, without
+	// evaluating the rest of the workspace's references to the artifact.
+	Outgoing(ctx context.Context, ref string) ([]lunad.Reference, error)
 	Stale(ctx context.Context) ([]lunad.Reference, error)
 	// At tells what is at a byte offset of an artifact: the reference
 	// written there and what it resolves to, and the definition there with

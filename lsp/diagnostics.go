@@ -33,7 +33,7 @@ func (s *Server) diagnostics(ctx context.Context, id string) ([]protocol.Diagnos
 	if err != nil {
 		return nil, err
 	}
-	rep, err := ws.Refs(ctx, id)
+	outgoing, err := ws.Outgoing(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (s *Server) diagnostics(ctx context.Context, id string) ([]protocol.Diagnos
 	}
 	m := newMapper(content)
 	out := []protocol.Diagnostic{}
-	for _, r := range rep.Outgoing {
+	for _, r := range outgoing {
 		sev, bad := severities[r.State]
 		if !bad {
 			continue

@@ -19,7 +19,7 @@ var cmdBranch = &command{
 
 func runBranch(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	from := fs.String("from", "", "start at `ref`, a branch or commit (default: the current commit)")
-	return fs.serve(args, func(svc *daemon.Service, pos []string) error {
+	return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
 		b, err := svc.Branch(ctx, pos[0], *from)
 		if err != nil {
 			return err
@@ -39,7 +39,7 @@ files. Prints "switched to NAME at COMMIT".`,
 }
 
 func runSwitch(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-	return fs.serve(args, func(svc *daemon.Service, pos []string) error {
+	return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
 		b, err := svc.Switch(ctx, pos[0])
 		if err != nil {
 			return err
@@ -64,7 +64,7 @@ var cmdBranches = &command{
 }
 
 func runBranches(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-	return fs.serve(args, func(svc *daemon.Service, _ []string) error {
+	return fs.serve(args, func(svc daemon.Workspace, _ []string) error {
 		bs, err := svc.Branches(ctx)
 		if err != nil {
 			return err

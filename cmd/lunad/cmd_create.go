@@ -46,7 +46,7 @@ func runCreate(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 			return err
 		}
 	}
-	return m.withService(func(svc *daemon.Service) error {
+	return m.withWorkspace(func(svc daemon.Workspace) error {
 		res, err := svc.Create(ctx, spec)
 		if err != nil {
 			return err

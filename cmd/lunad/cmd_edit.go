@@ -50,7 +50,7 @@ func runEdit(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	if err := m.readEdit(&req, f); err != nil {
 		return err
 	}
-	return m.withService(func(svc *daemon.Service) error {
+	return m.withWorkspace(func(svc daemon.Workspace) error {
 		res, err := svc.Edit(ctx, req)
 		if err != nil {
 			return err

@@ -17,10 +17,12 @@ var cmdLSP = &command{
 The workspace is the client's root folder. Logs go to stderr; stdout
 carries only LSP messages. See docs/editors.md.`,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+		fs.Bool("stdio", true, "speak LSP on stdin/stdout (the only transport; accepted because editors pass it)")
 		if _, err := fs.parse(args); err != nil {
 			return err
 		}
 		log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		slog.SetDefault(log)
 		return lsp.Serve(ctx, stdio{m.Stdin, m.Stdout}, lsp.Options{Open: m.openWorkspace, Logger: log})
 	},
 }
@@ -34,7 +36,16 @@ func (m *Main) openWorkspace(ctx context.Context, dir string) (daemon.Workspace,
 	opts := cfg.Options()
 	if m.Options != nil {
 		m.Options(&opts)
+		return daemon.Open(dir, opts) // injected clock and IDs work in-process only
 	}
+	// The workspace's daemon (started if none runs) is the single writer
+	// and watches the repository, so changes made by other processes reach
+	// the editor. If it cannot be used, serve in-process.
+	ws, err := daemon.Connect(ctx, dir, daemon.ConnectOptions{AutoStart: true, Config: daemonConfig(opts)})
+	if err == nil {
+		return ws, nil
+	}
+	slog.Warn("no daemon; serving the workspace in this process (changes by other processes are not followed)", "err", err)
 	return daemon.Open(dir, opts)
 }
 

@@ -28,7 +28,7 @@ func runRestore(m *Main, ctx context.Context, fs *flagSet, args []string) error 
 	if err != nil {
 		return err
 	}
-	return m.withService(func(svc *daemon.Service) error {
+	return m.withWorkspace(func(svc daemon.Workspace) error {
 		res, err := svc.Restore(ctx, ref, n, ch)
 		if err != nil {
 			return err

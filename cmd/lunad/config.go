@@ -22,7 +22,8 @@ const configFile = ".luna/config.toml"
 // Config is the command line's configuration. It is built from
 // DefaultConfig, then the workspace's .luna/config.toml if present, then
 // the environment (LUNAD_LOCK_TIMEOUT, LUNAD_AUTHOR_NAME,
-// LUNAD_AUTHOR_EMAIL), and checked by Validate.
+// LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE), and checked by
+// Validate.
 type Config struct {
 	// LockTimeout bounds the wait for another lunad writer.
 	LockTimeout time.Duration `toml:"lock_timeout"`
@@ -31,6 +32,19 @@ type Config struct {
 	// Author signs edits made without --agent. Empty: git's user.name and
 	// user.email, else "lunad user".
 	Author Author `toml:"author"`
+	// Daemon configures `lunad serve`.
+	Daemon DaemonConfig `toml:"daemon"`
+}
+
+// DaemonConfig configures the workspace daemon (`lunad serve`).
+type DaemonConfig struct {
+	// IdleTimeout: a daemon started by a client (serve --auto) exits when
+	// no client has been connected for this long; 0 never.
+	IdleTimeout time.Duration `toml:"idle_timeout"`
+	// LogFile is where the daemon logs, relative to the workspace root if
+	// not absolute. Empty: standard error for `lunad serve`,
+	// <git dir>/luna/lunad.log for an auto-started daemon.
+	LogFile string `toml:"log_file"`
 }
 
 // Author is a person's name and email for commits.
@@ -41,8 +55,11 @@ type Author struct {
 
 // DefaultConfig returns the built-in configuration.
 func DefaultConfig() Config {
-	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20}
+	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20, Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute}}
 }
+
+// maxIdleTimeout bounds daemon.idle_timeout.
+const maxIdleTimeout = 7 * 24 * time.Hour
 
 // maxMaxContent bounds max_content: lunad keeps whole artifacts in memory.
 const maxMaxContent = 1 << 30
@@ -77,7 +94,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -96,6 +113,16 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 	}
 	if v := getenv("LUNAD_AUTHOR_EMAIL"); v != "" {
 		c.Author.Email = v
+	}
+	if v := getenv("LUNAD_IDLE_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%w: LUNAD_IDLE_TIMEOUT=%q is not a duration (e.g. 5m, 1h; 0 never)", lunad.ErrInvalid, v)
+		}
+		c.Daemon.IdleTimeout = d
+	}
+	if v := getenv("LUNAD_LOG_FILE"); v != "" {
+		c.Daemon.LogFile = v
 	}
 	return nil
 }
@@ -118,6 +145,12 @@ func (c Config) Validate() error {
 	}
 	if c.Author.Email != "" && c.Author.Name == "" {
 		return bad("author.email is set but author.name is not (set LUNAD_AUTHOR_NAME or author.name)")
+	}
+	if c.Daemon.IdleTimeout < 0 || c.Daemon.IdleTimeout > maxIdleTimeout {
+		return bad("daemon.idle_timeout %v must be between 0 (never) and %v", c.Daemon.IdleTimeout, maxIdleTimeout)
+	}
+	if f := c.Daemon.LogFile; len(f) > 4096 || strings.IndexFunc(f, unicode.IsControl) >= 0 || strings.HasSuffix(f, "/") {
+		return bad("daemon.log_file %q must be a file name (one line, not ending in /)", f)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -69,14 +70,40 @@ func (fs *flagSet) split(args []string) ([]string, error) {
 	}
 }
 
-// serve parses args, then runs f with the workspace's service and the
-// positional arguments.
-func (fs *flagSet) serve(args []string, f func(svc *daemon.Service, pos []string) error) error {
+// serve parses args, then runs f with the workspace (see withWorkspace)
+// and the positional arguments.
+func (fs *flagSet) serve(args []string, f func(ws daemon.Workspace, pos []string) error) error {
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	return fs.m.withService(func(svc *daemon.Service) error { return f(svc, pos) })
+	return fs.m.withWorkspace(func(ws daemon.Workspace) error { return f(ws, pos) })
+}
+
+// withWorkspace runs f with the workspace at the --dir directory: through
+// the daemon serving it if one answers, else opened in-process as
+// withService does. Either way the workspace lock and the branch's
+// compare-and-swap keep one writer at a time, and the output and exit
+// codes are the same. A daemon running with another configuration
+// (another author, lock timeout or size limit) is not used, nor is one
+// when Options is set (tests inject a clock and IDs only in-process).
+func (m *Main) withWorkspace(f func(ws daemon.Workspace) error) (err error) {
+	opts, err := m.options()
+	if err != nil {
+		return err
+	}
+	if m.Options == nil {
+		ws, err := daemon.Connect(context.Background(), m.workDir(), daemon.ConnectOptions{Config: daemonConfig(opts)})
+		if err == nil {
+			defer func() {
+				if cerr := ws.Close(); cerr != nil && err == nil {
+					err = cerr
+				}
+			}()
+			return f(ws)
+		}
+	}
+	return m.withService(func(svc *daemon.Service) error { return f(svc) })
 }
 
 // isValue reports whether args[i] is the value of the flag before it

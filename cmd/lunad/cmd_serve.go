@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/gitstore"
+)
+
+var cmdServe = &command{
+	name:    "serve",
+	args:    "[--auto] [--idle-timeout D] [--log FILE]",
+	summary: "run the workspace daemon, through which the other commands and clients reach the workspace",
+	help: `
+Serves the workspace on a unix socket in the git directory (mode 0600;
+<git dir>/luna/daemon.sock) until SIGINT or SIGTERM, then finishes the
+requests in flight (their commits land and are answered) and exits 0. Other
+lunad commands run through it while it runs. Logs go to standard error
+(never stdout), or to --log FILE, or to daemon.log_file from the
+configuration.
+
+--auto is how a client starts a daemon: it exits when no client has been
+connected for daemon.idle_timeout (default 5m), logs to
+<git dir>/luna/lunad.log unless daemon.log_file says otherwise, and exits 0
+without serving if another daemon already serves the workspace. One daemon
+serves a workspace; a second serve fails (exit 1) naming the first.`,
+	minArgs: 0, maxArgs: 0,
+	run: runServe,
+}
+
+// indexSyncDelay is the daemon's gitstore.Options.IndexSyncDelay: the git
+// index follows its commits once it has been idle this long, so that
+// `git status` is clean while the daemon runs (a one-shot command syncs it
+// when it closes the store).
+const indexSyncDelay = 50 * time.Millisecond
+
+func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err error) {
+	auto := fs.Bool("auto", false, "started by a client: exit when idle, log to the log file, give way to a running daemon")
+	idle := fs.Duration("idle-timeout", 0, "exit when no client has been connected for `duration` D (0: never; default for --auto: daemon.idle_timeout)")
+	logFile := fs.String("log", "", "log to `file` (default: standard error, or the configured daemon.log_file)")
+	if _, err := fs.parse(args); err != nil {
+		return err
+	}
+	idleSet := false
+	fs.Visit(func(f *flag.Flag) { idleSet = idleSet || f.Name == "idle-timeout" })
+	if *idle < 0 {
+		return fs.usageError("--idle-timeout %v is negative", *idle)
+	}
+	root := findRoot(m.workDir())
+	cfg, err := LoadConfig(root, m.Getenv)
+	if err != nil {
+		return err
+	}
+	if !idleSet && *auto {
+		*idle = cfg.Daemon.IdleTimeout
+	}
+	state, _, err := daemon.StateDir(root)
+	if err != nil {
+		return err
+	}
+	path := *logFile
+	if path == "" {
+		path = cfg.Daemon.LogFile
+	}
+	if path == "" && *auto {
+		path = filepath.Join(state, daemon.LogName)
+	}
+	var out io.Writer = m.Stderr
+	if path != "" {
+		if !filepath.IsAbs(path) && *logFile == "" {
+			path = filepath.Join(root, path) // the configured file is relative to the root
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("daemon log: %w", err)
+		}
+		defer f.Close()
+		out = f
+	}
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	opts, err := m.options()
+	if err != nil {
+		return err
+	}
+	id := daemonConfig(opts)
+	opts.IndexSyncDelay = indexSyncDelay
+	svc, err := daemon.Open(m.workDir(), opts)
+	if err != nil {
+		return err
+	}
+	defer closeService(svc, &err)
+	ln, err := daemon.Listen(svc)
+	if errors.Is(err, daemon.ErrDaemonRunning) && *auto {
+		log.Info("not serving: " + err.Error())
+		return nil // a client started two; the other one serves
+	}
+	if err != nil {
+		return err
+	}
+	log.Info("daemon serving", "root", svc.Root(), "socket", socketOf(ln), "pid", os.Getpid(),
+		"idle_timeout", idle.String(), "auto", *auto)
+
+	// The server runs until ctx is done (a signal) or it stops (idle, or
+	// its listener failed); the watcher follows changes made outside lunad
+	// for as long as the server runs.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		serveErr error
+	)
+	wg.Go(func() {
+		defer cancel()
+		serveErr = daemon.Serve(ctx, svc, ln, daemon.ServeOptions{IdleTimeout: *idle, Logger: log, MaxFrame: maxFrame(opts), Config: id})
+	})
+	wg.Go(func() {
+		err := daemon.Watch(ctx, svc, daemon.WatchOptions{RecordSaves: true, Logger: log})
+		if err != nil {
+			// Serving goes on; what changes outside lunad is seen at the
+			// next operation on it instead of right away.
+			log.Error("watcher stopped: changes made outside lunad are no longer followed", "err", err)
+		}
+	})
+	wg.Wait()
+	if serveErr != nil {
+		log.Error("daemon failed", "err", serveErr)
+	}
+	return serveErr
+}
+
+// daemonConfig describes the configuration that a daemon's answers depend
+// on; a command configured otherwise does not use the daemon.
+func daemonConfig(o gitstore.Options) string {
+	return fmt.Sprintf("author=%q <%q> lock_timeout=%v max_content=%d", o.Human.Name, o.Human.Email, o.LockTimeout, o.MaxContent)
+}
+
+// maxFrame is the largest message the daemon reads: the default (64 MiB),
+// or 10 × max_content if that is more, so that every edit the command line
+// accepts fits (SEARCH and REPLACE files may hold 4 × max_content each,
+// and JSON escapes some bytes).
+func maxFrame(o gitstore.Options) int {
+	return max(daemon.DefaultMaxFrame, 10*o.MaxContent)
+}
+
+func socketOf(ln any) string {
+	if p, ok := ln.(interface{ Path() string }); ok {
+		return p.Path()
+	}
+	return ""
+}

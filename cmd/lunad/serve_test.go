@@ -1,0 +1,358 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/gitstore"
+)
+
+// daemonProc is a `lunad serve` process.
+type daemonProc struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan struct{}
+	err    error
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's writes and the
+// test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serve starts `lunad serve ARGS` in w and waits until it answers.
+func (w *ws) serve(args ...string) *daemonProc {
+	w.t.Helper()
+	p := w.startServe(args...)
+	w.waitDaemon(p)
+	return p
+}
+
+func (w *ws) startServe(args ...string) *daemonProc {
+	w.t.Helper()
+	p := &daemonProc{stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(lunadBin, append([]string{"serve", "--dir", w.dir}, args...)...)
+	p.cmd.Env = env(w.home, w.env...)
+	var out bytes.Buffer
+	p.cmd.Stdout, p.cmd.Stderr = &out, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		if out.Len() > 0 {
+			p.err = errors.Join(p.err, errors.New("lunad serve wrote to stdout: "+out.String()))
+		}
+		close(p.done)
+	}()
+	w.t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// waitDaemon waits until p answers on the workspace's socket.
+func (w *ws) waitDaemon(p *daemonProc) {
+	w.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		select {
+		case <-p.done:
+			w.t.Fatalf("lunad serve exited: %v\n%s", p.err, p.stderr)
+		default:
+		}
+		if c, err := daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{}); err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("lunad serve does not answer:\n%s", p.stderr)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// stop sends sig and waits for the exit status.
+func (p *daemonProc) stop(t *testing.T, sig os.Signal) error {
+	t.Helper()
+	p.cmd.Process.Signal(sig)
+	return p.wait(t)
+}
+
+func (p *daemonProc) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("lunad serve did not exit:\n%s", p.stderr)
+		return nil
+	}
+}
+
+// served is the number of calls the workspace's daemon answered.
+func (w *ws) served() uint64 {
+	w.t.Helper()
+	c, err := daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer c.Close()
+	return c.(*daemon.Client).Status().Served
+}
+
+// TestServe runs commands through `lunad serve` and stops it with SIGTERM.
+func TestServe(t *testing.T) {
+	w, id := newWSWith(t, "a.md", "alpha\nbeta\n")
+	p := w.serve()
+	before := w.served()
+	if out := w.ok("edit", id, "--search-file", w.file("s", "beta\n"), "--replace-file", w.file("r", "gamma\n"), "--agent", "coder"); !strings.HasPrefix(out, id+" v2 ") {
+		t.Fatalf("edit: %q", out)
+	}
+	if out := w.ok("list"); !strings.Contains(out, "a.md") {
+		t.Fatalf("list: %q", out)
+	}
+	w.fail(4, "did you mean", "edit", id, "--search-file", w.file("s", "betta\n"), "--replace-file", w.file("r", "delta\n"))
+	// Each command is a hello and its calls; list, show and edit went through the daemon.
+	if after := w.served(); after < before+6 {
+		t.Fatalf("the daemon served %d calls, want at least %d", after, before+6)
+	}
+	if log := p.stderr.String(); !strings.Contains(log, "method=lunad/edit") || !strings.Contains(log, "artifact="+id+" version=2") {
+		t.Fatalf("the daemon did not log the edit:\n%s", log)
+	}
+	if got := w.show(id); got != "alpha\ngamma\n" {
+		t.Fatalf("show: %q", got)
+	}
+	if author, _ := w.lastCommit(); author != "coder" {
+		t.Fatalf("author %q", author)
+	}
+	// The daemon syncs the git index once idle: git status becomes clean.
+	deadline := time.Now().Add(10 * time.Second)
+	for w.git("status", "--porcelain") != "" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	w.clean()
+
+	// One daemon per workspace.
+	second := w.startServe()
+	if err := second.wait(t); err == nil || !strings.Contains(second.stderr.String(), "lunad: another lunad daemon serves this workspace") {
+		t.Fatalf("second serve: %v\n%s", err, second.stderr)
+	}
+
+	if err := p.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatalf("lunad serve after SIGTERM: %v\n%s", err, p.stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(w.dir, ".git", "luna", "daemon.sock")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left behind: %v", err)
+	}
+	if log := p.stderr.String(); !strings.Contains(log, "daemon stopped") {
+		t.Fatalf("log:\n%s", log)
+	}
+	w.ok("list") // in-process again
+	w.clean()
+}
+
+// TestSameOutputThroughTheDaemon runs commands with and without a daemon
+// on the same workspace: stdout, stderr and exit codes are identical.
+func TestSameOutputThroughTheDaemon(t *testing.T) {
+	w, id := newWSWith(t, "config.py", "def parse_config(path):\n    return {}\n")
+	doc := w.create("notes.md", "# Notes\n\n`parse_config` reads it.\n")
+	w.ok("edit", id, "--search-file", w.file("s", "    return {}\n"), "--replace-file", w.file("r", "    return {\"a\": 1}\n"))
+	commands := [][]string{
+		{"list"}, {"list", "--json"}, {"show", id}, {"show", id + "@1"}, {"show", "nope"}, {"log", id}, {"log", "--json"},
+		{"diff", id}, {"diff", id, "--json"}, {"branches"}, {"symbols", id}, {"refs", doc}, {"refs", doc, "--json"},
+		{"stale"}, {"stale", "--check"}, {"stale", "--json"},
+		{"edit", id, "--search-file", w.file("miss", "    return []\n"), "--replace-file", w.file("r2", "x\n")},
+		{"edit", id, "--blocks-file", w.file("bad", "<<<<<<< SEARCH\nx\n")},
+		{"edit", id, "--content-file", w.file("c", "x\n"), "--base-version", "1"},
+		{"edit", id, "--content-file", w.file("bin", "a\x00b\n")},
+		{"undo", "nope"}, {"restore", id, "9"}, {"switch", "nope"}, {"ack", doc, "--symbol", "nothing"},
+		{"create", "--title", "dup", "--path", "notes.md"}, {"link", id, "nope"},
+		{"edit", id, "--search-file", w.file("nul", "\xff\n"), "--replace-file", w.file("r3", "x\n")},
+	}
+	run := func() []result {
+		var rs []result
+		for _, args := range commands {
+			rs = append(rs, w.run(args...))
+		}
+		return rs
+	}
+	head := w.head()
+	without := run()
+	p := w.serve()
+	before := w.served()
+	with := run()
+	if served := w.served() - before; served < uint64(len(commands)) {
+		t.Fatalf("the daemon served %d calls for %d commands", served, len(commands))
+	}
+	for i := range commands {
+		if without[i].stdout != with[i].stdout || without[i].stderr != with[i].stderr || without[i].code != with[i].code {
+			t.Errorf("without a daemon:\n%s\nwith one:\n%s", without[i], with[i])
+		}
+	}
+	w.wantHead(head)
+	if err := p.stop(t, os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServeAuto checks an auto-started daemon: it logs to the log file,
+// exits by itself when idle, and gives way to a daemon already serving.
+func TestServeAuto(t *testing.T) {
+	w := newWS(t)
+	w.env = []string{"LUNAD_IDLE_TIMEOUT=300ms"}
+	p := w.serve("--auto")
+	if err := p.wait(t); err != nil {
+		t.Fatalf("auto daemon: %v\n%s", err, p.stderr)
+	}
+	if p.stderr.String() != "" {
+		t.Fatalf("an auto daemon wrote to stderr:\n%s", p.stderr)
+	}
+	log, err := os.ReadFile(filepath.Join(w.dir, ".git", "luna", "lunad.log"))
+	if err != nil || !strings.Contains(string(log), "daemon serving") || !strings.Contains(string(log), "no client for 300ms") {
+		t.Fatalf("log: %s %v", log, err)
+	}
+
+	// --idle-timeout wins over the configuration; --log names the file.
+	w.env = nil
+	logFile := filepath.Join(w.home, "d.log")
+	p = w.serve("--auto", "--idle-timeout", "200ms", "--log", logFile)
+	if err := p.wait(t); err != nil {
+		t.Fatalf("auto daemon: %v\n%s", err, p.stderr)
+	}
+	if log, err := os.ReadFile(logFile); err != nil || !strings.Contains(string(log), "no client for 200ms") {
+		t.Fatalf("log: %s %v", log, err)
+	}
+
+	// A second auto daemon gives way (exit 0) to the one serving.
+	first := w.serve()
+	second := w.startServe("--auto")
+	if err := second.wait(t); err != nil {
+		t.Fatalf("second auto daemon: %v", err)
+	}
+	if err := first.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAutoStartRace starts daemons from two clients at once: they end up
+// with one daemon, which exits once both are gone.
+func TestAutoStartRace(t *testing.T) {
+	w := newWS(t)
+	for _, kv := range env(w.home, "LUNAD_IDLE_TIMEOUT=500ms") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	const n = 4
+	clients := make([]daemon.Workspace, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			clients[i], errs[i] = daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{AutoStart: true, Executable: lunadBin})
+		})
+	}
+	wg.Wait()
+	pid := 0
+	for i, c := range clients {
+		if errs[i] != nil {
+			t.Fatalf("client %d: %v", i, errs[i])
+		}
+		st := c.(*daemon.Client).Status()
+		if pid == 0 {
+			pid = st.PID
+		}
+		if st.PID != pid || pid == os.Getpid() {
+			t.Fatalf("client %d talks to pid %d, another to %d", i, st.PID, pid)
+		}
+	}
+	if _, err := clients[0].Create(context.Background(), gitstore.CreateSpec{Title: "through the daemon", Content: []byte("x\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if out := w.ok("list"); !strings.Contains(out, "through the daemon") {
+		t.Fatalf("list: %s", out)
+	}
+	for _, c := range clients {
+		c.Close()
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon %d did not exit once idle", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(w.dir, ".git", "luna", "lunad.log"))
+	if strings.Count(string(log), "daemon serving") != 1 || !strings.Contains(string(log), "no client for 500ms") {
+		t.Fatalf("log:\n%s", log)
+	}
+	if _, err := os.Lstat(filepath.Join(w.dir, ".git", "luna", "daemon.sock")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left behind: %v", err)
+	}
+}
+
+func TestDaemonConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name, toml string
+		env        []string
+		want       string
+	}{
+		{"negative idle timeout", "[daemon]\nidle_timeout = \"-1s\"\n", nil, "daemon.idle_timeout"},
+		{"bad idle timeout", "[daemon]\nidle_timeout = \"soon\"\n", nil, "config"},
+		{"bad env idle timeout", "", []string{"LUNAD_IDLE_TIMEOUT", "10"}, "LUNAD_IDLE_TIMEOUT"},
+		{"log file with newline", "[daemon]\nlog_file = \"a\\nb\"\n", nil, "daemon.log_file"},
+		{"unknown daemon key", "[daemon]\nport = 1\n", nil, "unknown key daemon.port"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			os.MkdirAll(filepath.Join(root, ".luna"), 0o755)
+			os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte(tc.toml), 0o644)
+			_, err := LoadConfig(root, func(k string) string {
+				for i := 0; i+1 < len(tc.env); i += 2 {
+					if tc.env[i] == k {
+						return tc.env[i+1]
+					}
+				}
+				return ""
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || ExitCode(err) != 1 {
+				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".luna"), 0o755)
+	os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte("[daemon]\nidle_timeout = \"1m\"\nlog_file = \"d.log\"\n"), 0o644)
+	c, err := LoadConfig(root, func(k string) string { return map[string]string{"LUNAD_LOG_FILE": "/tmp/e.log"}[k] })
+	if err != nil || c.Daemon.IdleTimeout != time.Minute || c.Daemon.LogFile != "/tmp/e.log" {
+		t.Fatalf("%+v %v", c.Daemon, err)
+	}
+	if d := DefaultConfig().Daemon; d.IdleTimeout != 5*time.Minute || d.LogFile != "" {
+		t.Fatalf("defaults %+v", d)
+	}
+}

@@ -1,0 +1,326 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/editor"
+	"github.com/lunad/lunad/gitstore"
+)
+
+// Client is a Workspace served by the workspace's daemon over its socket
+// (see Connect). Its errors are the Service's: they errors.Is the same
+// lunad sentinels (and editor errors), and their messages are the same.
+// It is safe for concurrent use; calls run concurrently on one connection.
+type Client struct {
+	conn   jsonrpc2.Conn
+	status Status
+
+	events     *broker // fans the daemon's events out to Subscribe's channels
+	subMu      sync.Mutex
+	subscribed bool           // the connection's one daemon-side subscription is made
+	watching   sync.WaitGroup // closes events when the connection ends
+	closed     chan struct{}
+}
+
+var _ Workspace = (*Client)(nil)
+
+// dial connects to the daemon listening at path and greets it.
+func dial(ctx context.Context, path string) (*Client, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s): %v", errNotListening, path, err)
+	}
+	c := &Client{
+		conn:   jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(nc), jsonrpc2.WithCodec(codec{})),
+		events: newBroker(),
+		closed: make(chan struct{}),
+	}
+	c.conn.Go(context.Background(), c.handle)
+	c.watching.Go(func() {
+		select {
+		case <-c.conn.Done():
+		case <-c.closed:
+		}
+		c.events.close()
+	})
+	if err := c.call(ctx, mHello, noParams{}, &c.status); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// handle receives the daemon's notifications: events for Subscribe.
+func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if req.Method() != mEvent {
+		return jsonrpc2.MethodNotFoundHandler(ctx, req)
+	}
+	var p eventParams
+	if err := json.Unmarshal(req.Params(), &p); err == nil {
+		c.events.publish(p.Event) // never blocks: a slow subscriber gets "resync"
+	}
+	return nil, nil
+}
+
+// Close ends the connection; the daemon goes on serving others.
+func (c *Client) Close() error {
+	select {
+	case <-c.closed:
+	default:
+		close(c.closed)
+	}
+	err := c.conn.Close()
+	c.watching.Wait()
+	return err
+}
+
+// Status is what the daemon said about itself when the Client connected.
+func (c *Client) Status() Status { return c.status }
+
+// Refresh asks the daemon for its status now (calls served, clients).
+func (c *Client) Refresh(ctx context.Context) (Status, error) {
+	var st Status
+	err := c.call(ctx, mHello, noParams{}, &st)
+	return st, err
+}
+
+// Root is the workspace's root directory.
+func (c *Client) Root() string { return c.status.Root }
+
+// call makes one call; an error response becomes the error the Service
+// returned (see remoteError).
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	raw, err := codec{}.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", lunad.ErrInvalid, method, err)
+	}
+	if max := c.status.MaxFrame; max > 0 && len(raw) > max-200 {
+		return fmt.Errorf("%w: the request is %d bytes, more than the daemon's limit of %d bytes", lunad.ErrInvalid, len(raw), max)
+	}
+	_, err = c.conn.Call(ctx, method, jsonrpc2.RawMessage(raw), result)
+	if err == nil {
+		return nil
+	}
+	var we *jsonrpc2.Error
+	switch {
+	case errors.As(err, &we):
+		return remote(we)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	default:
+		return fmt.Errorf("lunad daemon of %s: %w", c.status.Root, err)
+	}
+}
+
+// remoteError is an error returned by the daemon's Service: its message,
+// and the sentinels and editor error it wrapped.
+type remoteError struct {
+	msg     string
+	wrapped []error
+}
+
+func (e *remoteError) Error() string   { return e.msg }
+func (e *remoteError) Unwrap() []error { return e.wrapped }
+
+// remote rebuilds the error a daemon sent.
+func remote(we *jsonrpc2.Error) error {
+	var data errorData
+	if len(we.Data) == 0 || json.Unmarshal(we.Data, &data) != nil {
+		return we // a protocol error: method not found, invalid params, ...
+	}
+	e := &remoteError{msg: we.Message}
+	for _, name := range data.Errors {
+		for _, s := range sentinels {
+			if s.name == name {
+				e.wrapped = append(e.wrapped, s.err)
+			}
+		}
+	}
+	if ed := data.Editor; ed != nil {
+		if typed := editorFrom(ed); typed != nil {
+			e.wrapped = append(e.wrapped, typed)
+		}
+	}
+	return e
+}
+
+func editorFrom(ed *editorError) error {
+	var sentinel error
+	for _, s := range sentinels {
+		if s.name == ed.Err {
+			sentinel = s.err
+		}
+	}
+	var v error
+	switch ed.Type {
+	case "no_match":
+		v = &editor.NoMatchError{}
+	case "ambiguous":
+		v = &editor.AmbiguousError{}
+	case "already_applied":
+		v = &editor.AlreadyAppliedError{}
+	case "parse":
+		v = &editor.ParseError{Err: sentinel}
+	case "text":
+		v = &editor.TextError{Err: sentinel}
+	default:
+		return nil
+	}
+	if json.Unmarshal(ed.Value, v) != nil {
+		return nil
+	}
+	return v
+}
+
+// Subscribe delivers the workspace's events until ctx is done or the
+// connection ends (then the channel is closed). The first call subscribes
+// the connection at the daemon; events are fanned out to every channel.
+func (c *Client) Subscribe(ctx context.Context) (<-chan Event, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	ch := c.events.subscribe(ctx) // before the daemon's: no event is missed
+	c.subMu.Lock()
+	defer c.subMu.Unlock()
+	if !c.subscribed {
+		var r subscribeResult
+		if err := c.call(ctx, mSubscribe, noParams{}, &r); err != nil {
+			cancel()
+			return nil, err
+		}
+		c.subscribed = true
+	}
+	context.AfterFunc(ctx, cancel) // cancel's resources go with ctx
+	return ch, nil
+}
+
+func (c *Client) List(ctx context.Context) ([]lunad.Artifact, error) {
+	var r []lunad.Artifact
+	return r, c.call(ctx, mList, noParams{}, &r)
+}
+
+func (c *Client) Artifact(ctx context.Context, ref string) (lunad.Artifact, error) {
+	var r lunad.Artifact
+	return r, c.call(ctx, mArtifact, refParams{Ref: text(ref)}, &r)
+}
+
+func (c *Client) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error) {
+	var r readResult
+	err := c.call(ctx, mRead, readParams{Ref: text(ref), At: text(at)}, &r)
+	return r.Content, r.Artifact, err
+}
+
+func (c *Client) History(ctx context.Context, ref string) ([]lunad.Version, error) {
+	var r []lunad.Version
+	return r, c.call(ctx, mHistory, refParams{Ref: text(ref)}, &r)
+}
+
+func (c *Client) Diff(ctx context.Context, id string, from, to int) (string, error) {
+	var r text
+	err := c.call(ctx, mDiff, diffParams{ID: text(id), From: from, To: to}, &r)
+	return string(r), err
+}
+
+func (c *Client) Create(ctx context.Context, spec gitstore.CreateSpec) (gitstore.Result, error) {
+	var r gitstore.Result
+	return r, c.call(ctx, mCreate, createParams{Title: text(spec.Title), Type: text(spec.Type), Path: text(spec.Path),
+		Status: text(spec.Status), Content: spec.Content, Change: fromChange(spec.Change)}, &r)
+}
+
+func (c *Client) Edit(ctx context.Context, req EditRequest) (EditResult, error) {
+	p := editParams{ID: text(req.ID), BlocksText: text(req.BlocksText), Patch: text(req.Patch), Content: req.Content,
+		Rewrite: req.Rewrite, Change: fromChange(req.Change)}
+	for _, b := range req.Blocks {
+		p.Blocks = append(p.Blocks, blockParams{Path: text(b.Path), Search: text(b.Search), Replace: text(b.Replace)})
+	}
+	var r EditResult
+	return r, c.call(ctx, mEdit, p, &r)
+}
+
+func (c *Client) Undo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
+	var r gitstore.Result
+	return r, c.call(ctx, mUndo, writeParams{Ref: text(ref), Change: fromChange(ch)}, &r)
+}
+
+func (c *Client) Redo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
+	var r gitstore.Result
+	return r, c.call(ctx, mRedo, writeParams{Ref: text(ref), Change: fromChange(ch)}, &r)
+}
+
+func (c *Client) Restore(ctx context.Context, ref string, n int, ch gitstore.Change) (gitstore.Result, error) {
+	var r gitstore.Result
+	return r, c.call(ctx, mRestore, restoreParams{Ref: text(ref), Version: n, Change: fromChange(ch)}, &r)
+}
+
+func (c *Client) Move(ctx context.Context, ref, path string, ch gitstore.Change) (gitstore.Result, error) {
+	var r gitstore.Result
+	return r, c.call(ctx, mMove, moveParams{Ref: text(ref), Path: text(path), Change: fromChange(ch)}, &r)
+}
+
+func (c *Client) Archive(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
+	var r gitstore.Result
+	return r, c.call(ctx, mArchive, writeParams{Ref: text(ref), Change: fromChange(ch)}, &r)
+}
+
+func (c *Client) Link(ctx context.Context, src, dst, kind string, ch gitstore.Change) (gitstore.Result, error) {
+	var r gitstore.Result
+	return r, c.call(ctx, mLink, linkParams{Src: text(src), Dst: text(dst), Kind: text(kind), Change: fromChange(ch)}, &r)
+}
+
+func (c *Client) Ack(ctx context.Context, ref, symbol string, ch gitstore.Change) (gitstore.Result, error) {
+	var r gitstore.Result
+	return r, c.call(ctx, mAck, ackParams{Ref: text(ref), Symbol: text(symbol), Change: fromChange(ch)}, &r)
+}
+
+func (c *Client) Branch(ctx context.Context, name, from string) (lunad.Branch, error) {
+	var r lunad.Branch
+	return r, c.call(ctx, mBranch, branchParams{Name: text(name), From: text(from)}, &r)
+}
+
+func (c *Client) Switch(ctx context.Context, name string) (lunad.Branch, error) {
+	var r lunad.Branch
+	return r, c.call(ctx, mSwitch, branchParams{Name: text(name)}, &r)
+}
+
+func (c *Client) Branches(ctx context.Context) ([]lunad.Branch, error) {
+	var r []lunad.Branch
+	return r, c.call(ctx, mBranches, noParams{}, &r)
+}
+
+func (c *Client) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lunad.Symbol, error) {
+	var r symbolsResult
+	err := c.call(ctx, mSymbols, refParams{Ref: text(ref)}, &r)
+	return r.Artifact, r.Symbols, err
+}
+
+func (c *Client) Refs(ctx context.Context, ref string) (RefReport, error) {
+	var r RefReport
+	return r, c.call(ctx, mRefs, refParams{Ref: text(ref)}, &r)
+}
+
+func (c *Client) Outgoing(ctx context.Context, ref string) ([]lunad.Reference, error) {
+	var r []lunad.Reference
+	return r, c.call(ctx, mOutgoing, refParams{Ref: text(ref)}, &r)
+}
+
+func (c *Client) Stale(ctx context.Context) ([]lunad.Reference, error) {
+	var r []lunad.Reference
+	return r, c.call(ctx, mStale, noParams{}, &r)
+}
+
+func (c *Client) At(ctx context.Context, ref string, offset int) (Point, error) {
+	var r Point
+	return r, c.call(ctx, mAt, atParams{Ref: text(ref), Offset: offset}, &r)
+}
+
+func (c *Client) SearchSymbols(ctx context.Context, query string, limit int) ([]SymbolHit, error) {
+	var r []SymbolHit
+	return r, c.call(ctx, mSearch, searchParams{Query: text(query), Limit: limit}, &r)
+}
