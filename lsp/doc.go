@@ -17,5 +17,7 @@
 // a buffer with unsaved changes is never overwritten — the user is told.
 //
 // Transport: frames are capped at MaxFrame bytes, checked on the header
-// before the body is read (transport.go).
+// before the body is read; a body that is not JSON or not JSON-RPC gets a
+// parse (or invalid-request) error and the session goes on; unknown
+// methods and invalid params get JSON-RPC errors (transport.go).
 package lsp

@@ -67,7 +67,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
-	_, conn, client := protocol.NewServer(s.ctx, s, jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame)))
+	_, conn, client := protocol.NewServer(s.ctx, s, tolerant{jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame))})
 	s.client = client
 	select {
 	case <-conn.Done():

@@ -1,8 +1,10 @@
 package lsp
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -333,6 +335,55 @@ func TestTransportLimits(t *testing.T) {
 				t.Fatal("the server did not end the session")
 			}
 			b.Close()
+		})
+	}
+}
+
+// TestMalformedMessages: malformed JSON, an unknown method and invalid
+// params get JSON-RPC errors on the wire, and the session goes on.
+func TestMalformedMessages(t *testing.T) {
+	s := start(t)
+	a, b := net.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(context.Background(), a, Options{Open: func(context.Context, string) (daemon.Workspace, error) { return s.svc, nil }})
+	}()
+	defer func() { b.Close(); <-done }()
+	frame := func(body string) {
+		fmt.Fprintf(b, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	r := bufio.NewReader(b)
+	read := func() string {
+		t.Helper()
+		b.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var n int
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading a reply: %v", err)
+			}
+			if line == "\r\n" {
+				break
+			}
+			fmt.Sscanf(line, "Content-Length: %d", &n)
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			t.Fatal(err)
+		}
+		return string(body)
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"malformed JSON", `{"jsonrpc":"2.0","id":9,"method":`, `"code":-32700`},
+		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"luna/nope","params":{}}`, `"code":-32601`},
+		{"invalid params", `{"jsonrpc":"2.0","id":2,"method":"textDocument/definition","params":"not an object"}`, `"id":2,"error"`},
+		{"a request still works", `{"jsonrpc":"2.0","id":3,"method":"shutdown"}`, `"id":3,"result":null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frame(tc.body)
+			if got := read(); !strings.Contains(got, tc.want) {
+				t.Fatalf("reply %s, want %s", got, tc.want)
+			}
 		})
 	}
 }

@@ -2,10 +2,14 @@ package lsp
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"go.lsp.dev/jsonrpc2"
 )
 
 // MaxFrame caps the size of one message body: a Content-Length above it
@@ -68,4 +72,23 @@ func (g *guard) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// tolerant keeps a session alive across a message that is not valid JSON
+// or not a JSON-RPC message: it answers it with a parse or invalid-request
+// error (id null, as JSON-RPC asks) and reads on — the header framing has
+// already moved past the bad body. jsonrpc2's connection would otherwise
+// end on it.
+type tolerant struct{ jsonrpc2.Stream }
+
+func (t tolerant) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	for {
+		msg, n, err := t.Stream.Read(ctx)
+		if err == nil || !errors.Is(err, jsonrpc2.ErrParse) && !errors.Is(err, jsonrpc2.ErrInvalidRequest) {
+			return msg, n, err
+		}
+		if _, werr := t.Stream.Write(ctx, jsonrpc2.NewResponse(jsonrpc2.ID{}, nil, err)); werr != nil {
+			return nil, 0, werr
+		}
+	}
 }
