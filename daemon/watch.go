@@ -130,6 +130,7 @@ func Watch(ctx context.Context, s *Service, opts WatchOptions) error {
 	if err := w.start(ctx); err != nil {
 		return err
 	}
+	opts.Logger.Info("watching the workspace", "root", w.root)
 	if opts.ready != nil {
 		opts.ready()
 	}
@@ -217,6 +218,10 @@ func (w *watcher) loop(ctx context.Context) error {
 		}
 		timer.Reset(max(0, min(w.opts.Debounce, first.Add(w.maxWait()).Sub(now))))
 	}
+	// Files saved while no watcher ran (before the daemon started, or
+	// between its start and now) are compared once at the start.
+	w.rescan = true
+	kick()
 	for {
 		select {
 		case <-ctx.Done():

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -354,5 +355,72 @@ func TestDaemonConfig(t *testing.T) {
 	}
 	if d := DefaultConfig().Daemon; d.IdleTimeout != 5*time.Minute || d.LogFile != "" {
 		t.Fatalf("defaults %+v", d)
+	}
+}
+
+// TestDaemonFollowsGit: while `lunad serve` runs, a file saved by hand and
+// a branch switched with the real git CLI are noticed: the saved file
+// becomes a human version, a hand commit on another branch and the switch
+// back reach the daemon's clients (events, and content read through it).
+func TestDaemonFollowsGit(t *testing.T) {
+	w, id := newWSWith(t, "a.md", "alpha\n")
+	p := w.serve()
+	defer p.stop(t, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ws, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	events, err := ws.Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	await := func(what string, ok func(daemon.Event) bool) {
+		t.Helper()
+		deadline := time.After(15 * time.Second)
+		for {
+			select {
+			case ev := <-events:
+				if ok(ev) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no event: %s\n%s", what, p.stderr)
+			}
+		}
+	}
+	hasID := func(ev daemon.Event) bool { return slices.Contains(ev.IDs, id) }
+	settle := func() { // the daemon syncs the git index once idle
+		deadline := time.Now().Add(10 * time.Second)
+		for w.git("status", "--porcelain") != "" && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	if err := os.WriteFile(filepath.Join(w.dir, "a.md"), []byte("saved by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	await("the saved file", hasID)
+	if out := w.ok("log", id); !strings.Contains(out, "human") {
+		t.Fatalf("log after a save by hand:\n%s", out)
+	}
+	settle()
+
+	w.git("checkout", "-q", "-b", "other")
+	if err := os.WriteFile(filepath.Join(w.dir, "a.md"), []byte("on the other branch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	await("the save on the other branch", hasID)
+	settle()
+	w.git("checkout", "-q", "main")
+	await("the switch back to main", func(ev daemon.Event) bool { return ev.Kind == "branch" })
+	content, _, err := ws.Read(ctx, id, "")
+	if err != nil || string(content) != "saved by hand\n" {
+		t.Fatalf("read through the daemon after git checkout main: %q %v", content, err)
+	}
+	if got := w.show(id); got != "saved by hand\n" {
+		t.Fatalf("lunad show: %q", got)
 	}
 }
