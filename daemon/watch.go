@@ -62,6 +62,7 @@ func (s *Service) reindex(ctx context.Context, ids []string) error {
 	for _, id := range ids {
 		delete(r.indexed, id)
 	}
+	r.head = "" // compare everything on the next sync
 	r.mu.Unlock()
 	_, err := s.index(ctx)
 	return err
