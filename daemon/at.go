@@ -12,8 +12,8 @@ import (
 
 // At tells what is at a byte offset of an artifact's current content: the
 // reference written there, resolved and evaluated like `refs` does, and
-// the innermost definition containing it with the references of other
-// artifacts to it. The language server's definition, hover and references
+// otherwise (no reference there) the innermost definition containing it
+// with the references of other artifacts to it. The language server's definition, hover and references
 // and the MCP server's find_references all answer from here. Returns
 // lunad.ErrNotFound for an unknown artifact, lunad.ErrInvalid for an
 // offset outside the content.
@@ -60,7 +60,7 @@ func (s *Service) At(ctx context.Context, ref string, offset int) (Point, error)
 			}
 		}
 	}
-	if sym, ok := innermostSymbol(entry.File, offset); ok {
+	if sym, ok := innermostSymbol(entry.File, offset); ok && pt.Ref == nil {
 		ls := lunad.Symbol{Name: sym.Name, Kind: sym.Kind, Container: sym.Container, Span: span(sym.Span), Fingerprint: sym.Fingerprint}
 		pt.Symbol = &ls
 		var incoming []treesitter.Resolution

@@ -78,8 +78,9 @@ type Point struct {
 	// Ref is the reference written at the offset, resolved and evaluated
 	// (nil if there is none).
 	Ref *lunad.Reference `json:"ref,omitempty"`
-	// Symbol is the innermost definition containing the offset (nil if none),
-	// and Dependents the references of other artifacts to it.
+	// Symbol is the innermost definition containing the offset, and
+	// Dependents the references of other artifacts to it; both are left
+	// empty when Ref is set (ask At at Ref.To's span for its dependents).
 	Symbol     *lunad.Symbol     `json:"symbol,omitempty"`
 	Dependents []lunad.Reference `json:"dependents,omitempty"`
 }

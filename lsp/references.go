@@ -21,13 +21,14 @@ func (s *Server) References(ctx context.Context, params *protocol.ReferenceParam
 		return []protocol.Location{}, rpcError(err)
 	}
 	out := []protocol.Location{}
+	locs := s.locations()
 	if params.Context.IncludeDeclaration && decl != nil {
-		if l, err := s.location(ctx, *decl); err == nil {
+		if l, err := locs.of(ctx, *decl); err == nil {
 			out = append(out, l)
 		}
 	}
 	for _, r := range deps {
-		if l, err := s.from(ctx, r); err == nil {
+		if l, err := locs.of(ctx, r.From); err == nil {
 			out = append(out, l)
 		}
 	}
