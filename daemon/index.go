@@ -101,8 +101,10 @@ feed:
 		return err
 	default:
 	}
+	in := interner{} // one copy of each name: most references repeat a few thousand names
 	g := treesitter.NewGraph()
 	for i, s := range srcs {
+		in.file(files[i])
 		g.Put(entry(s, files[i]))
 	}
 	ix.mu.Lock()

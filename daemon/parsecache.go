@@ -98,14 +98,40 @@ func (c *parseCache) load(path string) error {
 	if cf.Schema != treesitter.Schema() || len(cf.Keys) != len(cf.Files) {
 		return nil
 	}
+	in := interner{}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, k := range cf.Keys {
-		if cf.Files[i] != nil {
-			c.files[k] = cf.Files[i]
+		if f := cf.Files[i]; f != nil {
+			in.file(f)
+			c.files[k] = f
 		}
 	}
 	return nil
+}
+
+// interner shares one copy of each repeated string of decoded Files
+// (kinds, names, containers): gob decodes every occurrence separately,
+// which for a 10,000-file workspace is a million small strings.
+type interner map[string]string
+
+func (in interner) s(v string) string {
+	if w, ok := in[v]; ok {
+		return w
+	}
+	in[v] = v
+	return v
+}
+
+func (in interner) file(f *treesitter.File) {
+	for i := range f.Symbols {
+		sym := &f.Symbols[i]
+		sym.Kind, sym.Name, sym.Container = in.s(sym.Kind), in.s(sym.Name), in.s(sym.Container)
+	}
+	for i := range f.References {
+		r := &f.References[i]
+		r.Kind, r.Name = in.s(r.Kind), in.s(r.Name)
+	}
 }
 
 // save writes the cache atomically (temp file, rename) if it changed. It

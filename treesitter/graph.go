@@ -230,15 +230,33 @@ func (g *Graph) Incoming(id string) []Resolution {
 		ids = append(ids, uid)
 	}
 	sort.Strings(ids)
+	want := map[string]bool{}
+	for _, k := range targetKeys(e) {
+		want[k] = true
+	}
 	var out []Resolution
 	for _, uid := range ids {
-		for _, r := range g.Resolve(uid) {
+		u := g.entries[uid]
+		for _, ref := range u.File.References {
+			if !anyKey(refKeys(ref), want) {
+				continue // cannot point at id: not resolved at all
+			}
+			r := g.resolve(u, ref)
 			if r.Target.ID == id && (r.State == Resolved || r.State == Broken) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
 			}
 		}
 	}
 	return out
+}
+
+func anyKey(keys []string, want map[string]bool) bool {
+	for _, k := range keys {
+		if want[k] {
+			return true
+		}
+	}
+	return false
 }
 
 func hasCandidate(ts []Target, id string) bool {
@@ -274,28 +292,34 @@ func artifactKeys(e *Entry) []string {
 func userKeys(e *Entry) []string {
 	var keys []string
 	for _, r := range e.File.References {
-		switch r.Kind {
-		case "snippet":
-		case "link":
-			p, _ := splitFragment(r.Target)
-			if p == "" {
-				continue
-			}
-			keys = append(keys, "f:"+strings.ToLower(path.Base(p)))
-		case "wiki":
-			keys = append(keys, "w:"+strings.ToLower(r.Target))
-		default:
-			parts := splitQualified(r.Name)
-			keys = append(keys, "n:"+parts[len(parts)-1])
-			if r.Kind == "import" {
-				keys = append(keys, "m:"+strings.ToLower(moduleStem(r.Name)))
-			}
-		}
+		keys = append(keys, refKeys(r)...)
 	}
 	for _, l := range e.Links {
 		keys = append(keys, "i:"+l)
 	}
 	return dedupe(keys)
+}
+
+// refKeys are the keys one reference is filed under (see userKeys).
+func refKeys(r Reference) []string {
+	switch r.Kind {
+	case "snippet":
+		return nil
+	case "link":
+		p, _ := splitFragment(r.Target)
+		if p == "" {
+			return nil
+		}
+		return []string{"f:" + strings.ToLower(path.Base(p))}
+	case "wiki":
+		return []string{"w:" + strings.ToLower(r.Target)}
+	}
+	parts := splitQualified(r.Name)
+	keys := []string{"n:" + parts[len(parts)-1]}
+	if r.Kind == "import" {
+		keys = append(keys, "m:"+strings.ToLower(moduleStem(r.Name)))
+	}
+	return keys
 }
 
 // targetKeys are the userKeys under which references to e are filed.
