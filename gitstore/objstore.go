@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
@@ -30,6 +31,11 @@ type objectStore struct {
 	packs   []*pack
 	scanned bool
 }
+
+// deltaCache bounds each pack's cache of delta base objects. go-git's
+// default (96 MiB per pack) made a daemon that had read every artifact of
+// a packed repository hold ~50 MiB of object data for good.
+const deltaCache = 8 * cache.MiByte
 
 type pack struct {
 	idx  idxfile.Index
@@ -118,7 +124,7 @@ func (o *objectStore) scan() error {
 		if err != nil {
 			continue
 		}
-		o.packs = append(o.packs, &pack{idx: idx, file: f, pf: packfile.NewPackfile(idx, nil, f, 0)})
+		o.packs = append(o.packs, &pack{idx: idx, file: f, pf: packfile.NewPackfileWithCache(idx, nil, f, cache.NewObjectLRU(deltaCache), 0)})
 	}
 	return nil
 }

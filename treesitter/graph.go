@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -87,16 +88,17 @@ type defLoc struct {
 type Graph struct {
 	entries map[string]*Entry
 	keys    map[string][]string // ID -> its userKeys, computed once at Put
+	strs    map[string]string   // one copy of each key string
 	byPath  map[string]string   // path -> ID
 	byName  map[string][]defLoc // code symbol name -> definitions
 	byKey   map[string][]string // lower(title), lower(file name), path stem -> IDs
-	users   map[string]map[string]struct{}
+	users   map[string][]string // reference key -> IDs of the artifacts with such references (a slice: maps cost 3x)
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
-	return &Graph{entries: map[string]*Entry{}, keys: map[string][]string{}, byPath: map[string]string{},
-		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string]map[string]struct{}{}}
+	return &Graph{entries: map[string]*Entry{}, keys: map[string][]string{}, strs: map[string]string{}, byPath: map[string]string{},
+		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]string{}}
 }
 
 // Len is the number of artifacts in the graph.
@@ -139,14 +141,16 @@ func (g *Graph) Put(e Entry) {
 		}
 	}
 	keys := userKeys(ent)
-	g.keys[e.ID] = keys
-	for _, k := range keys {
-		m := g.users[k]
-		if m == nil {
-			m = map[string]struct{}{}
-			g.users[k] = m
+	for i, k := range keys {
+		if c, ok := g.strs[k]; ok {
+			keys[i] = c
+		} else {
+			g.strs[k] = k
 		}
-		m[e.ID] = struct{}{}
+	}
+	g.keys[e.ID] = slices.Clip(keys)
+	for _, k := range keys { // keys are deduplicated: e.ID is added once
+		g.users[k] = append(g.users[k], e.ID)
 	}
 }
 
@@ -183,7 +187,7 @@ func (g *Graph) Remove(id string) {
 		}
 	}
 	for _, k := range g.keys[id] {
-		delete(g.users[k], id)
+		g.users[k] = slices.DeleteFunc(g.users[k], func(x string) bool { return x == id })
 		if len(g.users[k]) == 0 {
 			delete(g.users, k)
 		}
@@ -219,7 +223,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 	}
 	from := map[string]struct{}{}
 	for _, k := range targetKeys(e) {
-		for uid := range g.users[k] {
+		for _, uid := range g.users[k] {
 			if uid != id {
 				from[uid] = struct{}{}
 			}
