@@ -124,7 +124,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		serveErr = daemon.Serve(ctx, svc, ln, daemon.ServeOptions{IdleTimeout: *idle, Logger: log, MaxFrame: maxFrame(opts), Config: id})
 	})
 	wg.Go(func() {
-		err := daemon.Watch(ctx, svc, daemon.WatchOptions{RecordSaves: true, Logger: log})
+		err := daemon.Watch(ctx, svc, daemon.WatchOptions{RecordSaves: cfg.Daemon.RecordSaves, Logger: log})
 		if err != nil {
 			// Serving goes on; what changes outside lunad is seen at the
 			// next operation on it instead of right away.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -22,7 +23,7 @@ const configFile = ".luna/config.toml"
 // Config is the command line's configuration. It is built from
 // DefaultConfig, then the workspace's .luna/config.toml if present, then
 // the environment (LUNAD_LOCK_TIMEOUT, LUNAD_AUTHOR_NAME,
-// LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE), and checked by
+// LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE, LUNAD_RECORD_SAVES), and checked by
 // Validate.
 type Config struct {
 	// LockTimeout bounds the wait for another lunad writer.
@@ -45,6 +46,10 @@ type DaemonConfig struct {
 	// not absolute. Empty: standard error for `lunad serve`,
 	// <git dir>/luna/lunad.log for an auto-started daemon.
 	LogFile string `toml:"log_file"`
+	// RecordSaves: the daemon commits files saved by hand as human
+	// versions (default true). Off, saves are committed at the next lunad
+	// operation on the artifact, as without a daemon.
+	RecordSaves bool `toml:"record_saves"`
 }
 
 // Author is a person's name and email for commits.
@@ -55,7 +60,7 @@ type Author struct {
 
 // DefaultConfig returns the built-in configuration.
 func DefaultConfig() Config {
-	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20, Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute}}
+	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20, Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true}}
 }
 
 // maxIdleTimeout bounds daemon.idle_timeout.
@@ -94,7 +99,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -123,6 +128,13 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 	}
 	if v := getenv("LUNAD_LOG_FILE"); v != "" {
 		c.Daemon.LogFile = v
+	}
+	if v := getenv("LUNAD_RECORD_SAVES"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%w: LUNAD_RECORD_SAVES=%q is not a boolean (true or false)", lunad.ErrInvalid, v)
+		}
+		c.Daemon.RecordSaves = b
 	}
 	return nil
 }

@@ -328,6 +328,7 @@ func TestDaemonConfig(t *testing.T) {
 		{"bad env idle timeout", "", []string{"LUNAD_IDLE_TIMEOUT", "10"}, "LUNAD_IDLE_TIMEOUT"},
 		{"log file with newline", "[daemon]\nlog_file = \"a\\nb\"\n", nil, "daemon.log_file"},
 		{"unknown daemon key", "[daemon]\nport = 1\n", nil, "unknown key daemon.port"},
+		{"bad env record saves", "", []string{"LUNAD_RECORD_SAVES", "maybe"}, "LUNAD_RECORD_SAVES"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -348,12 +349,14 @@ func TestDaemonConfig(t *testing.T) {
 	}
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".luna"), 0o755)
-	os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte("[daemon]\nidle_timeout = \"1m\"\nlog_file = \"d.log\"\n"), 0o644)
-	c, err := LoadConfig(root, func(k string) string { return map[string]string{"LUNAD_LOG_FILE": "/tmp/e.log"}[k] })
-	if err != nil || c.Daemon.IdleTimeout != time.Minute || c.Daemon.LogFile != "/tmp/e.log" {
+	os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte("[daemon]\nidle_timeout = \"1m\"\nlog_file = \"d.log\"\nrecord_saves = true\n"), 0o644)
+	c, err := LoadConfig(root, func(k string) string {
+		return map[string]string{"LUNAD_LOG_FILE": "/tmp/e.log", "LUNAD_RECORD_SAVES": "false"}[k]
+	})
+	if err != nil || c.Daemon.IdleTimeout != time.Minute || c.Daemon.LogFile != "/tmp/e.log" || c.Daemon.RecordSaves {
 		t.Fatalf("%+v %v", c.Daemon, err)
 	}
-	if d := DefaultConfig().Daemon; d.IdleTimeout != 5*time.Minute || d.LogFile != "" {
+	if d := DefaultConfig().Daemon; d.IdleTimeout != 5*time.Minute || d.LogFile != "" || !d.RecordSaves {
 		t.Fatalf("defaults %+v", d)
 	}
 }
