@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"slices"
 	"errors"
 	"os"
 	"testing"
@@ -36,17 +37,6 @@ func mustEdit(t *testing.T, s *Service, id, search, replace string) {
 	}
 }
 
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // TestStaleFollowsBranches checks that staleness is derived from the
 // current branch's history: the index follows a switch in both
@@ -72,7 +62,7 @@ func TestStaleFollowsBranches(t *testing.T) {
 	}
 	mustEdit(t, s, cfg.Artifact.ID, "        return toml.load(f)\n", "        return toml.loads(f.read())\n")
 	want := []string{"guide.md code -> config.py#parse_config stale"}
-	if got := staleSet(t, s); !equal(got, want) {
+	if got := staleSet(t, s); !slices.Equal(got, want) {
 		t.Fatalf("on feature: %v, want %v", got, want)
 	}
 	for _, step := range []struct {
@@ -82,7 +72,7 @@ func TestStaleFollowsBranches(t *testing.T) {
 		if _, err := s.Switch(ctx, step.branch); err != nil {
 			t.Fatal(err)
 		}
-		if got := staleSet(t, s); !equal(got, step.want) {
+		if got := staleSet(t, s); !slices.Equal(got, step.want) {
 			t.Fatalf("on %s: %v, want %v", step.branch, got, step.want)
 		}
 	}

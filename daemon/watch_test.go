@@ -220,7 +220,7 @@ func TestWatchRecordsSaves(t *testing.T) {
 		t.Fatalf("%s commits, want 1", got)
 	}
 	want := []string{"config.py#parse_config ok", "config.py#main ok"}
-	if got := outgoingSymbols(t, s, guide); !equal(got, want) {
+	if got := outgoingSymbols(t, s, guide); !slices.Equal(got, want) {
 		t.Fatalf("refs of guide.md: %v, want %v", got, want)
 	}
 	// The git index follows: git status shows only the untracked file.
@@ -261,7 +261,7 @@ func TestWatchFollowsGit(t *testing.T) {
 		}
 		return out
 	}
-	if got := incoming(); !equal(got, []string{"guide.md parse_config"}) {
+	if got := incoming(); !slices.Equal(got, []string{"guide.md parse_config"}) {
 		t.Fatalf("incoming on main: %v", got)
 	}
 
@@ -297,13 +297,13 @@ func TestWatchFollowsGit(t *testing.T) {
 	if got := read(t, s, "config.py"); got != src {
 		t.Fatalf("on main: %q", got)
 	}
-	if got := staleSet(t, s); !equal(got, onMain) {
+	if got := staleSet(t, s); !slices.Equal(got, onMain) {
 		t.Fatalf("stale on main: %v, want %v", got, onMain)
 	}
-	if got := incoming(); !equal(got, []string{"guide.md parse_config"}) {
+	if got := incoming(); !slices.Equal(got, []string{"guide.md parse_config"}) {
 		t.Fatalf("incoming back on main: %v", got)
 	}
-	if got := outgoingSymbols(t, s, guide); !equal(got, []string{"config.py#parse_config ok"}) {
+	if got := outgoingSymbols(t, s, guide); !slices.Equal(got, []string{"config.py#parse_config ok"}) {
 		t.Fatalf("refs of guide.md back on main: %v", got)
 	}
 	// Nothing was recorded on main by the switch.
@@ -338,7 +338,7 @@ func TestWatchOwnWrites(t *testing.T) {
 	for _, e := range w.seen {
 		kinds = append(kinds, e.Kind)
 	}
-	if !equal(kinds, []string{"changed", "branch", "changed", "changed"}) {
+	if !slices.Equal(kinds, []string{"changed", "branch", "changed", "changed"}) {
 		t.Fatalf("events %+v", w.seen)
 	}
 	hist, _ := s.History(ctx, cfg)
@@ -446,7 +446,7 @@ func TestWatchStaleAfterHandEdit(t *testing.T) {
 	save(t, s, "config.py", strings.Replace(src, "toml.load(f)", "json.load(f)", 1))
 	w.await("changed config.py", changedFor(cfg))
 	want := []string{"doc.md code -> config.py#parse_config stale"}
-	if got := staleSet(t, s); !equal(got, want) {
+	if got := staleSet(t, s); !slices.Equal(got, want) {
 		t.Fatalf("stale %v, want %v", got, want)
 	}
 }
@@ -512,7 +512,7 @@ func TestWatchSkips(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{"", "dist", "dist/kept", "docs", "docs/a", "docs/a/b", "logs", "logs/old", "src"}
-	if !equal(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("watched %q, want %q", got, want)
 	}
 }

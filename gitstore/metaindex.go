@@ -26,6 +26,16 @@ type metaIndex struct {
 // it rewrites the cache file.
 const persistAfter = 64
 
+// currentMetas is the metadata index of the current branch's tip. Callers
+// hold s.mu.
+func (s *Store) currentMetas() (*metaIndex, error) {
+	_, _, root, err := s.current()
+	if err != nil {
+		return nil, err
+	}
+	return s.metasAt(root)
+}
+
 // metasAt returns the metadata index for the tree root. Callers hold s.mu.
 func (s *Store) metasAt(root plumbing.Hash) (*metaIndex, error) {
 	var want plumbing.Hash

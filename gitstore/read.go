@@ -18,11 +18,7 @@ import (
 func (s *Store) List(ctx context.Context) ([]lunad.Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, _, root, err := s.current()
-	if err != nil {
-		return nil, err
-	}
-	x, err := s.metasAt(root)
+	x, err := s.currentMetas()
 	if err != nil {
 		return nil, err
 	}
