@@ -2,9 +2,9 @@ package daemon
 
 import (
 	"context"
-	"slices"
 	"errors"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/lunad/lunad"
@@ -36,7 +36,6 @@ func mustEdit(t *testing.T, s *Service, id, search, replace string) {
 		t.Fatal(err)
 	}
 }
-
 
 // TestStaleFollowsBranches checks that staleness is derived from the
 // current branch's history: the index follows a switch in both
