@@ -21,6 +21,11 @@ type refIndex struct {
 	ix      *Index
 	indexed map[string]indexedAt
 	head    string // the HEAD commit the index was last synced with
+	branch  struct {
+		head  string
+		all   []lunad.Version
+		order map[string]int
+	} // branchHistory's cache
 }
 
 type indexedAt struct{ commit, path, typ, title string }

@@ -54,17 +54,39 @@ func (s *Service) evaluate(ctx context.Context) (*Index, *evaluator, error) {
 }
 
 func (s *Service) newEvaluator(ctx context.Context, ix *Index) (*evaluator, error) {
-	branch, err := s.store.History(ctx, "")
+	branch, order, err := s.branchHistory(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ev := &evaluator{ctx: ctx, s: s, ix: ix, branch: branch, order: make(map[string]int, len(branch)),
+	return &evaluator{ctx: ctx, s: s, ix: ix, branch: branch, order: order,
 		hist: map[string][]lunad.Version{}, bases: map[string]*baseline{}, files: map[[2]string]*fileAt{},
-		then: map[int]map[string][]treesitter.Entry{}}
-	for i, v := range branch {
-		ev.order[v.Commit] = i
+		then: map[int]map[string][]treesitter.Entry{}}, nil
+}
+
+// branchHistory is every lunad commit of the current branch, oldest first,
+// and each commit's position, kept while HEAD does not move (evaluators
+// only read them): a long history is not rebuilt for every request.
+func (s *Service) branchHistory(ctx context.Context) ([]lunad.Version, map[string]int, error) {
+	_, head, err := s.store.Head()
+	if err != nil {
+		return nil, nil, err
 	}
-	return ev, nil
+	r := &s.refs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.branch.head == head && r.branch.order != nil {
+		return r.branch.all, r.branch.order, nil
+	}
+	all, err := s.store.History(ctx, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	order := make(map[string]int, len(all))
+	for i, v := range all {
+		order[v.Commit] = i
+	}
+	r.branch.head, r.branch.all, r.branch.order = head, all, order
+	return all, order, nil
 }
 
 func (ev *evaluator) history(id string) ([]lunad.Version, error) {
