@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -169,6 +170,9 @@ func BenchmarkLSP(b *testing.B) {
 	}
 	rss := procRSS(cl.cmd.Process.Pid)
 	daemonRSS, daemonPID := daemonMemory(root)
+	if daemonPID > 0 {
+		defer syscall.Kill(daemonPID, syscall.SIGTERM) // it would stay until its idle timeout
+	}
 
 	fmt.Printf("\nLSP from a real client: `lunad lsp` as a child process — %d artifacts (%s)\n", len(tree.files), machine())
 	fmt.Printf("adopt (lunad init): %s; initialize → index warm-up done: %s\n\n", adopt.Round(time.Millisecond), warm.Round(time.Millisecond))

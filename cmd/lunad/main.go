@@ -94,7 +94,7 @@ func init() {
 		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
-		cmdServe, cmdLSP,
+		cmdServe, cmdLSP, cmdMCP,
 	}
 }
 
