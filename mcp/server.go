@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"log/slog"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,6 +40,9 @@ func NewServer(ws daemon.Workspace, opts Options) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       opts.Logger,
+		// Any artifact URI may be subscribed to; Follow sends the updates.
+		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
 	})
 	h := &handlers{ws: ws, opts: opts}
 	h.addTools(s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,6 +31,15 @@ stderr; stdout carries only MCP messages.`,
 		}
 		defer ws.Close()
 		srv := mcp.NewServer(ws, mcp.Options{Name: "lunad", Logger: log})
+		ctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		defer cancel()
+		wg.Go(func() {
+			if err := mcp.Follow(ctx, srv, ws); err != nil && ctx.Err() == nil {
+				log.Warn("resource updates stopped", "err", err)
+			}
+		})
 		return srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(m.Stdin), Writer: nopWriteCloser{m.Stdout}})
 	},
 }

@@ -1,0 +1,87 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/gitstore"
+)
+
+// TestSubscriptionUpdates: a client subscribed to an artifact's resource
+// is notified when the artifact changes through another client of the
+// workspace, and again when it changes through an MCP tool; a resource it
+// did not subscribe to sends nothing.
+func TestSubscriptionUpdates(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	svc, _, err := daemon.Init(t.TempDir(), gitstore.Options{NewID: func() string { n++; return fmt.Sprintf("f%07d", n) },
+		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	a, err := svc.Create(ctx, gitstore.CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Create(ctx, gitstore.CreateSpec{Title: "b", Path: "b.md", Content: []byte("beta\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(svc, Options{Version: "test"})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); Follow(ctx, srv, svc) }()
+	defer func() { cancel(); wg.Wait() }()
+
+	updates := make(chan string, 16)
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, &sdk.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) { updates <- req.Params.URI },
+	}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	uri := ArtifactURI(a.Artifact.ID, 0)
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	expect := func(what string) {
+		t.Helper()
+		select {
+		case got := <-updates:
+			if got != uri {
+				t.Fatalf("%s: update for %s, want %s", what, got, uri)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no notifications/resources/updated", what)
+		}
+	}
+	if _, err := svc.Edit(ctx, daemon.EditRequest{ID: b.Artifact.ID, Rewrite: true, Content: []byte("beta 2\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Edit(ctx, daemon.EditRequest{ID: a.Artifact.ID, Rewrite: true, Content: []byte("alpha 2\n")}); err != nil {
+		t.Fatal(err)
+	}
+	expect("an edit by another client") // and none for b.md, which nobody subscribed to
+	call(t, cs, "undo_edit", map[string]any{"id": a.Artifact.ID}, nil)
+	expect("undo_edit through MCP")
+	select {
+	case got := <-updates:
+		t.Fatalf("unexpected update %s", got)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
