@@ -154,7 +154,8 @@ func (c *parseCache) save(path string) error {
 		return err
 	}
 	w := bufio.NewWriter(tmp)
-	if err := gob.NewEncoder(w).Encode(&cf); err == nil {
+	err = gob.NewEncoder(w).Encode(&cf)
+	if err == nil {
 		err = w.Flush()
 	}
 	if cerr := tmp.Close(); err == nil {

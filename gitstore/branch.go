@@ -101,7 +101,7 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 		return lunad.Branch{}, err
 	}
 	defer s.lock.unlock()
-	if err := s.syncIndexLocked(nil); err != nil {
+	if err := s.syncIndexHeld(); err != nil {
 		return lunad.Branch{}, err
 	}
 	head, tip, err := readHead(s.gitDir)
@@ -152,7 +152,7 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 	if err := writeHead(s.gitDir, ref); err != nil {
 		return lunad.Branch{}, fmt.Errorf("switch: %w", err)
 	}
-	if err := s.syncIndexLocked(nil); err != nil {
+	if err := s.syncIndexHeld(); err != nil {
 		return lunad.Branch{}, err
 	}
 	if _, _, _, err := s.current(); err != nil {

@@ -19,22 +19,25 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// syncIndexLocked reconciles the pending paths (see worktree.go) with HEAD:
+// syncIndexLocked takes the workspace lock and runs syncIndexHeld; if
+// another writer holds the lock it gives up quietly (that writer will do
+// the work). Callers hold s.mu.
+func (s *Store) syncIndexLocked(ctx context.Context) error {
+	if err := s.lock.lock(ctx, s.opts.LockTimeout); err != nil {
+		if errors.Is(err, lunad.ErrLocked) {
+			return nil
+		}
+		return err
+	}
+	defer s.lock.unlock()
+	return s.syncIndexHeld()
+}
+
+// syncIndexHeld reconciles the pending paths (see worktree.go) with HEAD:
 // working-tree files lunad left behind are rewritten, and their .git/index
 // entries are set to HEAD's blobs with fresh stat data, so that `git status`
-// is clean. With a non-nil ctx it takes the workspace lock itself (and
-// gives up quietly if another writer holds it: that writer will do the
-// work); callers hold s.mu.
-func (s *Store) syncIndexLocked(ctx context.Context) error {
-	if ctx != nil {
-		if err := s.lock.lock(ctx, s.opts.LockTimeout); err != nil {
-			if errors.Is(err, lunad.ErrLocked) {
-				return nil
-			}
-			return err
-		}
-		defer s.lock.unlock()
-	}
+// is clean. Callers hold s.mu and the workspace lock.
+func (s *Store) syncIndexHeld() error {
 	if err := s.removeDeadLocks(); err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func BenchmarkHistory10k(b *testing.B) {
 	wg.Wait()
 	s.Close()
 	target := ids[7]
-	path := fmt.Sprintf("d%d/a%d.md", 7%7, 7)
+	path := "d0/a7.md" // artifact i lives in d(i%7)
 	measure := func(n int, f func()) time.Duration {
 		start := time.Now()
 		for range n {

@@ -224,7 +224,7 @@ func (s *Store) recoverIfForeign() error {
 	if err != nil || !foreign {
 		return err
 	}
-	return s.syncIndexLocked(nil)
+	return s.syncIndexHeld()
 }
 
 // removeDeadLocks removes the HEAD branch's ref lock and the index lock

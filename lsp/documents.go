@@ -126,9 +126,6 @@ func (s *Server) uriOf(path string) uri.URI {
 	return uri.File(filepath.Join(s.root, filepath.FromSlash(path)))
 }
 
-// errNotArtifact answers position requests on files lunad does not track.
-var errNotArtifact = errors.New("not an artifact")
-
 // located is a position request resolved to an artifact and a byte offset
 // in its committed content.
 type located struct {

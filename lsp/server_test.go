@@ -86,18 +86,17 @@ func (c *client) waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 type session struct {
-	t       *testing.T
-	svc     *daemon.Service
-	srv     protocol.Server
-	cl      *client
-	root    string
-	cfg     string // config.py's ID
-	cfgURI  uri.URI
-	docURI  uri.URI
-	done    chan error
-	cancel  context.CancelFunc
-	conn    jsonrpc2.Conn
-	closeFn func()
+	t      *testing.T
+	svc    *daemon.Service
+	srv    protocol.Server
+	cl     *client
+	root   string
+	cfg    string // config.py's ID
+	cfgURI uri.URI
+	docURI uri.URI
+	done   chan error
+	cancel context.CancelFunc
+	conn   jsonrpc2.Conn
 }
 
 // start makes a workspace with config.py and guide.md, serves it in-process

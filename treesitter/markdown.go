@@ -85,7 +85,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 			add(&ref{Reference: Reference{Name: name, Kind: "wiki", Target: name}, start: w[0], end: w[1]})
 		}
 	}
-	if bytes.IndexAny(text, "`[") < 0 {
+	if !bytes.ContainsAny(text, "`[") {
 		return out, nil
 	}
 	tree, err := p.parseTree(markdownInline, nil, text)
