@@ -6,16 +6,26 @@
 //
 // Tools (arguments are a contract; an artifact is always `id`, its ID or
 // workspace path): create_artifact, read_artifact, list_artifacts,
-// edit_artifact (structured SEARCH/REPLACE changes), undo_edit,
-// restore_version, artifact_history, find_references, list_stale and
-// acknowledge. Writes are commits whose agent is the MCP client's name from
-// its initialize clientInfo, unless a call names `agent`.
+// edit_artifact (structured SEARCH/REPLACE changes), rewrite_artifact,
+// undo_edit, restore_version, artifact_history, diff_versions,
+// link_artifacts, find_references, list_stale and acknowledge. Writes are
+// commits whose agent is the MCP client's name from its initialize
+// clientInfo, unless a call names `agent`.
 //
-// Resources: the templates luna://artifacts/{id} (current content) and
-// luna://artifacts/{id}/versions/{n} (one version), with a MIME type
-// derived from the artifact's type.
+// Resources: every artifact that is not archived is listed (paged) as
+// luna://artifacts/{id}, with its MIME type, lastModified and version; the
+// templates luna://artifacts/{id} and luna://artifacts/{id}/versions/{n}
+// read any artifact at any version. Follow turns the Workspace's events
+// into notifications/resources/updated for subscribers and
+// notifications/resources/list_changed when artifacts are created,
+// archived or moved.
 //
 // Errors are tool results with isError set, whose text says how to correct
 // the call: the closest lines for a SEARCH that does not match, the current
-// version for a conflict.
+// version for a conflict, the arguments a tool takes for a call the input
+// schema refuses. A per-client rate limit, and a check for text that is
+// not valid UTF-8, run before any tool (guard.go).
+//
+// Transports: Run serves one client (stdio); Serve serves streamable HTTP
+// on a loopback listener from Listen.
 package mcp

@@ -14,7 +14,7 @@ import (
 // Workspace's message, which already says what to do (the closest lines for
 // a SEARCH that does not match, the current version for a conflict),
 // prefixed with what a model should do next.
-func (h *handlers) explain(_ context.Context, err error) error {
+func (s *Server) explain(_ context.Context, err error) error {
 	var nm *editor.NoMatchError
 	switch {
 	case errors.As(err, &nm) && len(nm.Hints) > 0:

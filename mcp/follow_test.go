@@ -35,15 +35,17 @@ func TestSubscriptionUpdates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(svc, Options{Version: "test"})
+	srv, err := New(ctx, svc, Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); Follow(ctx, srv, svc) }()
+	wg.Go(func() { srv.Follow(ctx) })
 	defer func() { cancel(); wg.Wait() }()
 
 	updates := make(chan string, 16)
 	st, ct := sdk.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,39 +15,49 @@ import (
 
 const uriPrefix = "luna://artifacts/"
 
-func (h *handlers) addResources(s *sdk.Server) {
-	s.AddResourceTemplate(&sdk.ResourceTemplate{
+func (s *Server) addResources() {
+	s.sdk.AddResourceTemplate(&sdk.ResourceTemplate{
 		Name:        "artifact",
 		Title:       "Artifact",
 		Description: "An artifact's current content, by id; the MIME type follows the artifact's type.",
 		URITemplate: uriPrefix + "{id}",
-	}, h.readResource)
-	s.AddResourceTemplate(&sdk.ResourceTemplate{
+	}, s.readResource)
+	s.sdk.AddResourceTemplate(&sdk.ResourceTemplate{
 		Name:        "artifact-version",
 		Title:       "Artifact version",
 		Description: "An artifact's content at version n (see the artifact_history tool).",
 		URITemplate: uriPrefix + "{id}/versions/{n}",
-	}, h.readResource)
+	}, s.readResource)
 }
 
 // readResource serves both templates: luna://artifacts/{id} and
-// luna://artifacts/{id}/versions/{n}.
-func (h *handlers) readResource(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+// luna://artifacts/{id}/versions/{n}. The content's _meta says which
+// version it is, its commit and (for the current one) when it changed.
+func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	uri := req.Params.URI
 	id, at, ok := parseURI(uri)
 	if !ok {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
-	content, a, err := h.ws.Read(ctx, id, at)
+	content, a, err := s.ws.Read(ctx, id, at)
 	if errors.Is(err, lunad.ErrNotFound) {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
 	if err != nil {
 		return nil, err
 	}
+	meta := sdk.Meta{"id": a.ID, "path": a.Path, "version": a.Version, "commit": a.Commit, "lastModified": lastModified(a)}
+	if at != "" {
+		meta = sdk.Meta{"id": a.ID, "path": a.Path, "version": atoi(at)}
+	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{
-		URI: uri, MIMEType: MIMEType(a.Type), Text: string(content),
+		URI: uri, MIMEType: MIMEType(a.Type), Text: string(content), Meta: meta,
 	}}}, nil
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // parseURI splits an artifact URI into the artifact's ID and the version

@@ -2,10 +2,14 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
 )
 
@@ -19,8 +23,30 @@ type Options struct {
 	// client's initialize clientInfo names one ("" means the workspace's
 	// human).
 	Agent string
+	// Rate and Burst limit each client (session) to Rate requests per
+	// second on average, Burst at once; Rate 0 means no limit.
+	Rate  float64
+	Burst int
+	// PageSize is the most resources one resources/list page holds
+	// (the SDK's default when 0).
+	PageSize int
+	// Clock is the rate limiter's clock (time.Now when nil).
+	Clock func() time.Time
 	// Logger, if set, logs server activity.
 	Logger *slog.Logger
+}
+
+// Validate reports options that make no sense, as lunad.ErrInvalid.
+func (o Options) Validate() error {
+	switch {
+	case o.Rate < 0:
+		return fmt.Errorf("%w: mcp rate %v: requests per second cannot be negative (0 means no limit)", lunad.ErrInvalid, o.Rate)
+	case o.Rate > 0 && o.Burst < 1:
+		return fmt.Errorf("%w: mcp burst %d: with a rate limit, at least 1 request must be allowed at once", lunad.ErrInvalid, o.Burst)
+	case o.PageSize < 0:
+		return fmt.Errorf("%w: mcp page size %d cannot be negative", lunad.ErrInvalid, o.PageSize)
+	}
+	return nil
 }
 
 // instructions tell a model how to use the tools well.
@@ -28,38 +54,84 @@ const instructions = `lunad keeps a workspace of text artifacts (code, Markdown,
 Read an artifact (read_artifact) before editing it, and edit with edit_artifact's SEARCH/REPLACE changes copied exactly from what you read; pass base_version to refuse an edit if someone changed the artifact since.
 When an edit fails, the error says what to fix (the closest lines, or the current version): correct the call and retry.`
 
-// NewServer returns an MCP server whose tools and resources act on ws.
-// Run it on a transport with its Run or Connect methods.
-func NewServer(ws daemon.Workspace, opts Options) *sdk.Server {
+// Server is lunad's MCP server over one Workspace. Serve it with Run (one
+// stdio-like transport) or Handler (streamable HTTP); both keep its
+// resource list and subscribers current from the Workspace's events.
+type Server struct {
+	sdk  *sdk.Server
+	ws   daemon.Workspace
+	opts Options
+
+	// tools maps a tool's name to the arguments it takes, for errors.
+	tools map[string]string
+	limit *limiter
+
+	mu     sync.Mutex
+	listed map[string]listing // artifacts on the resource list, by ID
+}
+
+// New returns a Server whose tools and resources act on ws, its resource
+// list loaded from ws.
+func New(ctx context.Context, ws daemon.Workspace, opts Options) (*Server, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	if opts.Name == "" {
 		opts.Name = "lunad"
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	s := &Server{ws: ws, opts: opts, tools: map[string]string{}, listed: map[string]listing{}}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       opts.Logger,
+		PageSize:     opts.PageSize,
 		// Any artifact URI may be subscribed to; Follow sends the updates.
 		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
 	})
-	h := &handlers{ws: ws, opts: opts}
-	h.addTools(s)
-	h.addResources(s)
-	return s
+	s.limit = newLimiter(s.sdk, opts.Rate, opts.Burst, opts.Clock)
+	s.addTools()
+	s.addResources()
+	s.sdk.AddReceivingMiddleware(s.guard, s.annotateList)
+	if err := s.syncList(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
-// handlers holds what every tool and resource handler needs.
-type handlers struct {
-	ws   daemon.Workspace
-	opts Options
+// Run serves one client on t, following the Workspace's events, until the
+// client disconnects or ctx is done.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() { s.follow(ctx) })
+	return s.sdk.Run(ctx, t)
+}
+
+// Connect starts a session on t without following events: for callers that
+// run Follow themselves, or serve several sessions.
+func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
+	return s.sdk.Connect(ctx, t, nil)
+}
+
+// follow runs Follow, logging why it stopped unless ctx ended it.
+func (s *Server) follow(ctx context.Context) {
+	if err := s.Follow(ctx); err != nil && ctx.Err() == nil && s.opts.Logger != nil {
+		s.opts.Logger.Warn("resource notifications stopped", "err", err)
+	}
 }
 
 // agent is who a write is recorded as: the call's agent, else the MCP
 // client's name (from initialize, or from the request's _meta in stateless
 // sessions), else Options.Agent.
-func (h *handlers) agent(req *sdk.CallToolRequest, explicit string) string {
+func (s *Server) agent(req *sdk.CallToolRequest, explicit string) string {
 	if explicit != "" {
 		return explicit
 	}
@@ -75,5 +147,5 @@ func (h *handlers) agent(req *sdk.CallToolRequest, explicit string) string {
 			}
 		}
 	}
-	return h.opts.Agent
+	return s.opts.Agent
 }

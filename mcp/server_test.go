@@ -22,31 +22,54 @@ const clientName = "test-agent"
 // client named clientName over in-memory transports.
 func connect(t *testing.T) (*sdk.ClientSession, string) {
 	t.Helper()
+	svc, dir := newService(t, nil)
+	srv, err := New(context.Background(), svc, Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return connectTo(t, srv, nil), dir
+}
+
+// newService starts a Service in a temp dir with a fixed clock, IDs and
+// human; tune, if not nil, adjusts its options.
+func newService(t *testing.T, tune func(*gitstore.Options)) (*daemon.Service, string) {
+	t.Helper()
 	dir := t.TempDir()
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := 0
-	svc, _, err := daemon.Init(dir, gitstore.Options{
+	opts := gitstore.Options{
 		Clock: func() time.Time { clock = clock.Add(time.Second); return clock },
 		NewID: func() string { n++; return fmt.Sprintf("m%07d", n) },
 		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"},
-	})
+	}
+	if tune != nil {
+		tune(&opts)
+	}
+	svc, _, err := daemon.Init(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
+	return svc, dir
+}
+
+// connectTo connects a client named clientName to srv over in-memory
+// transports.
+func connectTo(t *testing.T, srv *Server, copts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := sdk.NewInMemoryTransports()
-	ss, err := NewServer(svc, Options{Version: "test"}).Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, copts).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, dir
+	return cs
 }
 
 // call calls a tool and decodes its structured result into out (if not
@@ -67,6 +90,20 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) *
 		}
 	}
 	return res
+}
+
+// wantError fails the test unless res is an error result saying each of
+// want.
+func wantError(t *testing.T, res *sdk.CallToolResult, want ...string) {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("no error: %s", text(res))
+	}
+	for _, w := range want {
+		if !strings.Contains(text(res), w) {
+			t.Errorf("error %q does not say %q", text(res), w)
+		}
+	}
 }
 
 func text(res *sdk.CallToolResult) string {
@@ -98,6 +135,9 @@ func TestListTools(t *testing.T) {
 		{"read_artifact", true, []string{"id"}},
 		{"list_artifacts", true, nil},
 		{"edit_artifact", false, []string{"id", "changes"}},
+		{"rewrite_artifact", false, []string{"id", "content"}},
+		{"diff_versions", true, []string{"id"}},
+		{"link_artifacts", false, []string{"id", "to"}},
 		{"undo_edit", false, []string{"id"}},
 		{"restore_version", false, []string{"id", "version"}},
 		{"artifact_history", true, []string{"id"}},
@@ -218,15 +258,7 @@ func TestEditFlow(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				res := call(t, cs, c.tool, c.args, nil)
-				if !res.IsError {
-					t.Fatalf("no error: %s", text(res))
-				}
-				for _, w := range c.want {
-					if !strings.Contains(text(res), w) {
-						t.Errorf("error %q does not say %q", text(res), w)
-					}
-				}
+				wantError(t, call(t, cs, c.tool, c.args, nil), c.want...)
 			})
 		}
 	})

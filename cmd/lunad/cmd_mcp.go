@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
-	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,35 +13,54 @@ import (
 
 var cmdMCP = &command{
 	name:    "mcp",
-	args:    "",
-	summary: "serve the Model Context Protocol on stdin/stdout (for AI clients)",
+	args:    "[--http 127.0.0.1:PORT]",
+	summary: "serve the Model Context Protocol on stdin/stdout, or HTTP on localhost (for AI clients)",
 	help: `
-The workspace is --dir (or the current directory). Edits are committed with
-the MCP client's name as author unless a call names an agent. Logs go to
-stderr; stdout carries only MCP messages.`,
-	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		if _, err := fs.parse(args); err != nil {
-			return err
-		}
-		log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-		slog.SetDefault(log)
-		ws, err := m.openWorkspace(ctx, m.workDir())
-		if err != nil {
-			return err
-		}
-		defer ws.Close()
-		srv := mcp.NewServer(ws, mcp.Options{Name: "lunad", Logger: log})
-		ctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		defer wg.Wait()
-		defer cancel()
-		wg.Go(func() {
-			if err := mcp.Follow(ctx, srv, ws); err != nil && ctx.Err() == nil {
-				log.Warn("resource updates stopped", "err", err)
-			}
-		})
+The workspace is --dir (or the current directory); the server is a client of
+the workspace's daemon (started if none runs). Edits are committed with the
+MCP client's name as author unless a call names an agent. Each client may
+make mcp.rate requests per second, mcp.burst at once (configuration; env
+LUNAD_MCP_RATE, LUNAD_MCP_BURST).
+
+Without --http, MCP is served on stdin/stdout until stdin closes; logs go to
+stderr, stdout carries only MCP messages. With --http, streamable HTTP is
+served at http://ADDR/mcp to any number of clients until SIGINT or SIGTERM;
+ADDR must be a loopback address (127.0.0.1 or ::1; port 0 picks one), since
+the server has no authentication. The address is logged on stderr.`,
+	run: runMCP,
+}
+
+func runMCP(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	addr := fs.String("http", "", "serve streamable HTTP on `address` 127.0.0.1:PORT instead of stdin/stdout")
+	if _, err := fs.parse(args); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	slog.SetDefault(log)
+	cfg, err := LoadConfig(findRoot(m.workDir()), m.Getenv)
+	if err != nil {
+		return err
+	}
+	ws, err := m.openWorkspace(ctx, m.workDir())
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	srv, err := mcp.New(ctx, ws, mcp.Options{
+		Name: "lunad", Logger: log, Rate: cfg.MCP.Rate, Burst: cfg.MCP.Burst, PageSize: cfg.MCP.PageSize,
+	})
+	if err != nil {
+		return err
+	}
+	if *addr == "" {
 		return srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(m.Stdin), Writer: nopWriteCloser{m.Stdout}})
-	},
+	}
+	ln, err := mcp.Listen(*addr)
+	if err != nil {
+		return err
+	}
+	log.Info("serving MCP over streamable HTTP", "url", fmt.Sprintf("http://%s%s", ln.Addr(), mcp.HTTPPath))
+	return srv.Serve(ctx, ln)
 }
 
 type nopWriteCloser struct{ io.Writer }

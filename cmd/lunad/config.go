@@ -23,8 +23,8 @@ const configFile = ".luna/config.toml"
 // Config is the command line's configuration. It is built from
 // DefaultConfig, then the workspace's .luna/config.toml if present, then
 // the environment (LUNAD_LOCK_TIMEOUT, LUNAD_AUTHOR_NAME,
-// LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE, LUNAD_RECORD_SAVES), and checked by
-// Validate.
+// LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE, LUNAD_RECORD_SAVES,
+// LUNAD_MCP_RATE, LUNAD_MCP_BURST), and checked by Validate.
 type Config struct {
 	// LockTimeout bounds the wait for another lunad writer.
 	LockTimeout time.Duration `toml:"lock_timeout"`
@@ -35,6 +35,18 @@ type Config struct {
 	Author Author `toml:"author"`
 	// Daemon configures `lunad serve`.
 	Daemon DaemonConfig `toml:"daemon"`
+	// MCP configures `lunad mcp`.
+	MCP MCPConfig `toml:"mcp"`
+}
+
+// MCPConfig configures the MCP server (`lunad mcp`).
+type MCPConfig struct {
+	// Rate and Burst limit each MCP client to Rate requests per second on
+	// average and Burst at once; rate 0 means no limit.
+	Rate  float64 `toml:"rate"`
+	Burst int     `toml:"burst"`
+	// PageSize is the most artifacts one resources/list page holds.
+	PageSize int `toml:"page_size"`
 }
 
 // DaemonConfig configures the workspace daemon (`lunad serve`).
@@ -60,7 +72,8 @@ type Author struct {
 
 // DefaultConfig returns the built-in configuration.
 func DefaultConfig() Config {
-	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20, Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true}}
+	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20, Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true},
+		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100}}
 }
 
 // maxIdleTimeout bounds daemon.idle_timeout.
@@ -99,7 +112,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, mcp.rate, mcp.burst, mcp.page_size)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -136,6 +149,20 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 		}
 		c.Daemon.RecordSaves = b
 	}
+	if v := getenv("LUNAD_MCP_RATE"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("%w: LUNAD_MCP_RATE=%q is not a number of requests per second (0: no limit)", lunad.ErrInvalid, v)
+		}
+		c.MCP.Rate = f
+	}
+	if v := getenv("LUNAD_MCP_BURST"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%w: LUNAD_MCP_BURST=%q is not a whole number of requests", lunad.ErrInvalid, v)
+		}
+		c.MCP.Burst = n
+	}
 	return nil
 }
 
@@ -163,6 +190,15 @@ func (c Config) Validate() error {
 	}
 	if f := c.Daemon.LogFile; len(f) > 4096 || strings.IndexFunc(f, unicode.IsControl) >= 0 || strings.HasSuffix(f, "/") {
 		return bad("daemon.log_file %q must be a file name (one line, not ending in /)", f)
+	}
+	if r := c.MCP.Rate; r < 0 || r > 1e6 || r != r {
+		return bad("mcp.rate %v must be between 0 (no limit) and 1000000 requests per second", r)
+	}
+	if c.MCP.Rate > 0 && (c.MCP.Burst < 1 || c.MCP.Burst > 1e6) {
+		return bad("mcp.burst %d must be between 1 and 1000000 when mcp.rate is set", c.MCP.Burst)
+	}
+	if c.MCP.PageSize < 1 || c.MCP.PageSize > 10000 {
+		return bad("mcp.page_size %d must be between 1 and 10000", c.MCP.PageSize)
 	}
 	return nil
 }

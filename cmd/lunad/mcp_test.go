@@ -2,13 +2,17 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestMCPCommand runs `lunad mcp` as a process and speaks MCP to it over
@@ -86,5 +90,66 @@ func TestMCPCommand(t *testing.T) {
 	}
 	if author, msg := w.lastCommit(); author != "probe" || !strings.Contains(msg, "create notes.md") {
 		t.Fatalf("last commit by %q: %q, want the MCP client probe creating notes.md", author, msg)
+	}
+}
+
+// TestMCPHTTP runs `lunad mcp --http 127.0.0.1:0` as a process: a client of
+// the Go SDK creates an artifact over streamable HTTP under its own name,
+// and SIGTERM stops the server cleanly. A non-loopback address is refused.
+func TestMCPHTTP(t *testing.T) {
+	w, _ := newWSWith(t, "a.md", "alpha\n")
+	if r := w.run("mcp", "--http", "0.0.0.0:0"); r.code != 1 || !strings.Contains(r.stderr, "not a loopback address") {
+		t.Fatalf("--http 0.0.0.0:0: %s", r)
+	}
+
+	cmd := exec.Command(lunadBin, "--dir", w.dir, "mcp", "--http", "127.0.0.1:0")
+	cmd.Env = env(w.home, "LUNAD_IDLE_TIMEOUT=2s")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	url := make(chan string, 1)
+	var logged strings.Builder
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			logged.WriteString(sc.Text() + "\n")
+			if _, u, ok := strings.Cut(sc.Text(), "url="); ok {
+				url <- u
+			}
+		}
+	}()
+	var endpoint string
+	select {
+	case endpoint = <-url:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no URL logged")
+	}
+	ctx := context.Background()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "http-probe", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_artifact", Arguments: map[string]any{"title": "Notes", "path": "notes.md", "content": "# Notes\n"}})
+	if err != nil || res.IsError {
+		t.Fatalf("create_artifact: %v %+v", err, res)
+	}
+	if author, msg := w.lastCommit(); author != "http-probe" || !strings.Contains(msg, "create notes.md") {
+		t.Fatalf("last commit by %q: %q, want the MCP client http-probe creating notes.md", author, msg)
+	}
+	cs.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { <-scanned; done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("lunad mcp --http after SIGTERM: %v\n%s", err, logged.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("lunad mcp --http did not exit after SIGTERM")
 	}
 }

@@ -329,6 +329,12 @@ func TestDaemonConfig(t *testing.T) {
 		{"log file with newline", "[daemon]\nlog_file = \"a\\nb\"\n", nil, "daemon.log_file"},
 		{"unknown daemon key", "[daemon]\nport = 1\n", nil, "unknown key daemon.port"},
 		{"bad env record saves", "", []string{"LUNAD_RECORD_SAVES", "maybe"}, "LUNAD_RECORD_SAVES"},
+		{"negative mcp rate", "[mcp]\nrate = -1.0\n", nil, "mcp.rate -1 must be between 0"},
+		{"mcp rate without burst", "[mcp]\nburst = 0\n", nil, "mcp.burst 0 must be between 1"},
+		{"zero page size", "[mcp]\npage_size = 0\n", nil, "mcp.page_size 0"},
+		{"bad env mcp rate", "", []string{"LUNAD_MCP_RATE", "fast"}, "LUNAD_MCP_RATE"},
+		{"bad env mcp burst", "", []string{"LUNAD_MCP_BURST", "1.5"}, "LUNAD_MCP_BURST"},
+		{"unknown mcp key", "[mcp]\nport = 1\n", nil, "unknown key mcp.port"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -349,12 +355,15 @@ func TestDaemonConfig(t *testing.T) {
 	}
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".luna"), 0o755)
-	os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte("[daemon]\nidle_timeout = \"1m\"\nlog_file = \"d.log\"\nrecord_saves = true\n"), 0o644)
+	os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte("[daemon]\nidle_timeout = \"1m\"\nlog_file = \"d.log\"\nrecord_saves = true\n[mcp]\nrate = 5.0\nburst = 9\n"), 0o644)
 	c, err := LoadConfig(root, func(k string) string {
-		return map[string]string{"LUNAD_LOG_FILE": "/tmp/e.log", "LUNAD_RECORD_SAVES": "false"}[k]
+		return map[string]string{"LUNAD_LOG_FILE": "/tmp/e.log", "LUNAD_RECORD_SAVES": "false", "LUNAD_MCP_BURST": "7"}[k]
 	})
 	if err != nil || c.Daemon.IdleTimeout != time.Minute || c.Daemon.LogFile != "/tmp/e.log" || c.Daemon.RecordSaves {
 		t.Fatalf("%+v %v", c.Daemon, err)
+	}
+	if c.MCP != (MCPConfig{Rate: 5, Burst: 7, PageSize: 100}) {
+		t.Fatalf("mcp config %+v, want rate 5 from the file, burst 7 from the environment", c.MCP)
 	}
 	if d := DefaultConfig().Daemon; d.IdleTimeout != 5*time.Minute || d.LogFile != "" || !d.RecordSaves {
 		t.Fatalf("defaults %+v", d)

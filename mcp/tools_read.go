@@ -1,0 +1,180 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lunad/lunad"
+)
+
+// The read-only tools' inputs and outputs. JSON names are the tools'
+// contract; the SDK derives the schemas from these types, descriptions from
+// jsonschema tags, and rejects unknown arguments and wrong types.
+
+type idIn struct {
+	ID string `json:"id" jsonschema:"the artifact's ID or workspace path"`
+}
+
+type readIn struct {
+	ID        string `json:"id" jsonschema:"the artifact's ID or workspace path"`
+	Version   int    `json:"version,omitempty" jsonschema:"a version number to read; the current version when omitted"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to return (1-based); from the start when omitted"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to return (inclusive); to the end when omitted"`
+}
+
+type readOut struct {
+	ID         string `json:"id"`
+	Path       string `json:"path"`
+	Type       string `json:"type"`
+	Version    int    `json:"version" jsonschema:"the version read; pass it as base_version to edit_artifact"`
+	Content    string `json:"content"`
+	StartLine  int    `json:"start_line,omitempty" jsonschema:"the first line returned, when a range was asked for"`
+	EndLine    int    `json:"end_line,omitempty" jsonschema:"the last line returned, when a range was asked for"`
+	TotalLines int    `json:"total_lines"`
+}
+
+type listOut struct {
+	Artifacts []lunad.Artifact `json:"artifacts"`
+}
+
+type historyOut struct {
+	Versions []lunad.Version `json:"versions"`
+}
+
+type diffIn struct {
+	ID   string `json:"id" jsonschema:"the artifact's ID or workspace path"`
+	From int    `json:"from,omitempty" jsonschema:"the older version; the one before to when omitted"`
+	To   int    `json:"to,omitempty" jsonschema:"the newer version; the current version when omitted"`
+}
+
+type diffOut struct {
+	ID   string `json:"id"`
+	From int    `json:"from"`
+	To   int    `json:"to"`
+	Diff string `json:"diff" jsonschema:"a unified diff from version from to version to (empty when their content is the same)"`
+}
+
+type refsIn struct {
+	ID     string `json:"id" jsonschema:"the artifact's ID or workspace path"`
+	Symbol string `json:"symbol,omitempty" jsonschema:"keep only incoming references to this symbol of the artifact"`
+}
+
+type refsOut struct {
+	Artifact lunad.Artifact    `json:"artifact"`
+	Outgoing []lunad.Reference `json:"outgoing" jsonschema:"what the artifact refers to"`
+	Incoming []lunad.Reference `json:"incoming" jsonschema:"what refers to the artifact"`
+}
+
+type staleOut struct {
+	References []lunad.Reference `json:"references" jsonschema:"stale or broken references: the target changed (since: which commit and agent) after the referring artifact was last edited or acknowledged"`
+}
+
+func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*sdk.CallToolResult, readOut, error) {
+	if in.Version < 0 || in.StartLine < 0 || in.EndLine < 0 {
+		return nil, readOut{}, fmt.Errorf("%w: version, start_line and end_line count from 1 (omit them for the current version, the whole content)", lunad.ErrInvalid)
+	}
+	at := ""
+	if in.Version > 0 {
+		at = strconv.Itoa(in.Version)
+	}
+	content, a, err := s.ws.Read(ctx, in.ID, at)
+	if err != nil {
+		return nil, readOut{}, s.explain(ctx, err)
+	}
+	out := readOut{ID: a.ID, Path: a.Path, Type: a.Type, Version: a.Version, Content: string(content)}
+	if in.Version > 0 {
+		out.Version = in.Version
+	}
+	lines := strings.SplitAfter(out.Content, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	out.TotalLines = len(lines)
+	if in.StartLine > 0 || in.EndLine > 0 {
+		start, end := max(in.StartLine, 1), in.EndLine
+		if end == 0 || end > len(lines) {
+			end = len(lines)
+		}
+		if start > end {
+			return nil, readOut{}, fmt.Errorf("%w: lines %d-%d are not in %s, which has %d lines", lunad.ErrInvalid, start, end, a.Path, len(lines))
+		}
+		out.Content = strings.Join(lines[start-1:end], "")
+		out.StartLine, out.EndLine = start, end
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Content}}}, out, nil
+}
+
+func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, listOut, error) {
+	as, err := s.ws.List(ctx)
+	if err != nil {
+		return nil, listOut{}, s.explain(ctx, err)
+	}
+	return nil, listOut{Artifacts: nonNil(as)}, nil
+}
+
+func (s *Server) history(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*sdk.CallToolResult, historyOut, error) {
+	vs, err := s.ws.History(ctx, in.ID)
+	if err != nil {
+		return nil, historyOut{}, s.explain(ctx, err)
+	}
+	return nil, historyOut{Versions: nonNil(vs)}, nil
+}
+
+func (s *Server) diff(ctx context.Context, _ *sdk.CallToolRequest, in diffIn) (*sdk.CallToolResult, diffOut, error) {
+	if in.From < 0 || in.To < 0 {
+		return nil, diffOut{}, fmt.Errorf("%w: versions count from 1 (see artifact_history)", lunad.ErrInvalid)
+	}
+	a, err := s.ws.Artifact(ctx, in.ID)
+	if err != nil {
+		return nil, diffOut{}, s.explain(ctx, err)
+	}
+	to := in.To
+	if to == 0 {
+		to = a.Version
+	}
+	from := in.From
+	if from == 0 {
+		from = to - 1
+	}
+	d, err := s.ws.Diff(ctx, a.ID, from, to)
+	if err != nil {
+		return nil, diffOut{}, s.explain(ctx, err)
+	}
+	out := diffOut{ID: a.ID, From: from, To: to, Diff: d}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: d}}}, out, nil
+}
+
+func (s *Server) refs(ctx context.Context, _ *sdk.CallToolRequest, in refsIn) (*sdk.CallToolResult, refsOut, error) {
+	rep, err := s.ws.Refs(ctx, in.ID)
+	if err != nil {
+		return nil, refsOut{}, s.explain(ctx, err)
+	}
+	out := refsOut{Artifact: rep.Artifact, Outgoing: nonNil(rep.Outgoing), Incoming: []lunad.Reference{}}
+	for _, r := range rep.Incoming {
+		if in.Symbol == "" || (r.To != nil && r.To.Symbol == in.Symbol) {
+			out.Incoming = append(out.Incoming, r)
+		}
+	}
+	return nil, out, nil
+}
+
+func (s *Server) stale(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, staleOut, error) {
+	rs, err := s.ws.Stale(ctx)
+	if err != nil {
+		return nil, staleOut{}, s.explain(ctx, err)
+	}
+	return nil, staleOut{References: nonNil(rs)}, nil
+}
+
+// nonNil makes an empty list marshal as [] rather than null, as the output
+// schemas want.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
