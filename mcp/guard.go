@@ -54,8 +54,8 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.IsError && schemaError(r) {
-			r.Content = append(r.Content, &sdk.TextContent{Text: fmt.Sprintf(
-				"Nothing was done. %s takes: %s. Call it again with only these arguments, of these types.", call.Params.Name, args)})
+			tc := r.Content[0].(*sdk.TextContent)
+			tc.Text += fmt.Sprintf("\nNothing was done. %s takes: %s. Call it again with only these arguments, of these types.", call.Params.Name, args)
 		}
 		return res, err
 	}

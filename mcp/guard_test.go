@@ -26,7 +26,7 @@ func TestBadInput(t *testing.T) {
 	}
 	cs := connectTo(t, srv, nil)
 	var a writeOut
-	if res := call(t, cs, "create_artifact", map[string]any{"title": "a", "path": "a.md", "content": "alpha\n"}, &a); res.IsError {
+	if res := call(t, cs, "create_artifact", map[string]any{"title": "a", "type": "text/markdown", "path": "a.md", "content": "alpha\n"}, &a); res.IsError {
 		t.Fatal(text(res))
 	}
 	commits := func() string {
@@ -50,9 +50,9 @@ func TestBadInput(t *testing.T) {
 			[]string{"changes", "array", "edit_artifact takes: id (string, required), changes (array of {search (string, required), replace (string, required)}, required)"}},
 		{"missing argument", "restore_version", map[string]any{"id": a.ID},
 			[]string{`missing properties: ["version"]`, "restore_version takes"}},
-		{"path out of the workspace", "create_artifact", map[string]any{"title": "x", "path": "../x.md", "content": "x\n"},
+		{"path out of the workspace", "create_artifact", map[string]any{"title": "x", "type": "text/markdown", "path": "../x.md", "content": "x\n"},
 			[]string{"invalid arguments, nothing was written", ".."}},
-		{"path into .git", "create_artifact", map[string]any{"title": "x", "path": ".git/hooks/pre-commit", "content": "x\n"},
+		{"path into .git", "create_artifact", map[string]any{"title": "x", "type": "text/plain", "path": ".git/hooks/pre-commit", "content": "x\n"},
 			[]string{"invalid arguments, nothing was written", ".git"}},
 		{"oversized content", "rewrite_artifact", map[string]any{"id": a.ID, "content": strings.Repeat("long line\n", 10)},
 			[]string{"content is 100 bytes; the limit is 64"}},

@@ -74,7 +74,7 @@ func TestServeHTTP(t *testing.T) {
 	bob := dial("bob", nil)
 
 	var a writeOut
-	if res := call(t, alice, "create_artifact", map[string]any{"title": "a", "path": "a.md", "content": "alpha\n"}, &a); res.IsError {
+	if res := call(t, alice, "create_artifact", map[string]any{"title": "a", "type": "text/markdown", "path": "a.md", "content": "alpha\n"}, &a); res.IsError {
 		t.Fatal(text(res))
 	}
 	if err := alice.Subscribe(ctx, &sdk.SubscribeParams{URI: ArtifactURI(a.ID, 0)}); err != nil {

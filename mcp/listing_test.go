@@ -120,7 +120,7 @@ func TestListChanged(t *testing.T) {
 	}
 
 	var a writeOut
-	call(t, cs, "create_artifact", map[string]any{"title": "a", "path": "a.md", "content": "alpha\n"}, &a)
+	call(t, cs, "create_artifact", map[string]any{"title": "a", "type": "text/markdown", "path": "a.md", "content": "alpha\n"}, &a)
 	expect("create through MCP", "a.md")
 	if _, err := svc.Create(ctx, gitstore.CreateSpec{Title: "b", Path: "b.md", Content: []byte("beta\n")}); err != nil {
 		t.Fatal(err)

@@ -131,7 +131,7 @@ func TestListTools(t *testing.T) {
 		readOnly bool
 		required []string
 	}{
-		{"create_artifact", false, []string{"title", "content"}},
+		{"create_artifact", false, []string{"title", "type", "content"}},
 		{"read_artifact", true, []string{"id"}},
 		{"list_artifacts", true, nil},
 		{"edit_artifact", false, []string{"id", "changes"}},
@@ -190,7 +190,7 @@ func TestEditFlow(t *testing.T) {
 	cs, dir := connect(t)
 
 	var created writeOut
-	if res := call(t, cs, "create_artifact", map[string]any{"title": "config", "path": "config.py", "content": py}, &created); res.IsError {
+	if res := call(t, cs, "create_artifact", map[string]any{"title": "config", "type": "code/python", "path": "config.py", "content": py}, &created); res.IsError {
 		t.Fatalf("create: %s", text(res))
 	}
 	if created.ID == "" || created.Version != 1 || created.Path != "config.py" || created.Commit == "" {
@@ -325,7 +325,7 @@ func TestResources(t *testing.T) {
 	cs, _ := connect(t)
 	ctx := context.Background()
 	var c writeOut
-	if res := call(t, cs, "create_artifact", map[string]any{"title": "Notes", "path": "notes.md", "content": "# Notes\n"}, &c); res.IsError {
+	if res := call(t, cs, "create_artifact", map[string]any{"title": "Notes", "type": "text/markdown", "path": "notes.md", "content": "# Notes\n"}, &c); res.IsError {
 		t.Fatalf("create: %s", text(res))
 	}
 	if res := call(t, cs, "edit_artifact", map[string]any{"id": c.ID, "changes": []map[string]string{{"search": "# Notes\n", "replace": "# Notes\n\nMore.\n"}}}, nil); res.IsError {
@@ -385,8 +385,8 @@ func TestMIMEType(t *testing.T) {
 func TestReferences(t *testing.T) {
 	cs, _ := connect(t)
 	var code, doc writeOut
-	call(t, cs, "create_artifact", map[string]any{"title": "config", "path": "config.py", "content": py}, &code)
-	call(t, cs, "create_artifact", map[string]any{"title": "Config notes", "path": "notes.md", "content": "# Config notes\n\n`parse_config` reads TOML.\n"}, &doc)
+	call(t, cs, "create_artifact", map[string]any{"title": "config", "type": "code/python", "path": "config.py", "content": py}, &code)
+	call(t, cs, "create_artifact", map[string]any{"title": "Config notes", "type": "text/markdown", "path": "notes.md", "content": "# Config notes\n\n`parse_config` reads TOML.\n"}, &doc)
 	if res := call(t, cs, "edit_artifact", map[string]any{"id": code.ID, "changes": []map[string]string{
 		{"search": "        return toml.load(f)\n", "replace": "        return tomllib.load(f)\n"},
 	}}, nil); res.IsError {

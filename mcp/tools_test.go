@@ -12,8 +12,8 @@ import (
 func TestRewriteDiffLink(t *testing.T) {
 	cs, _ := connect(t)
 	var doc, code writeOut
-	call(t, cs, "create_artifact", map[string]any{"title": "Guide", "path": "guide.md", "content": "# Guide\n\nRun it.\n"}, &doc)
-	call(t, cs, "create_artifact", map[string]any{"title": "tool", "path": "tool.py", "content": "print('hi')\n"}, &code)
+	call(t, cs, "create_artifact", map[string]any{"title": "Guide", "type": "text/markdown", "path": "guide.md", "content": "# Guide\n\nRun it.\n"}, &doc)
+	call(t, cs, "create_artifact", map[string]any{"title": "tool", "type": "code/python", "path": "tool.py", "content": "print('hi')\n"}, &code)
 
 	var rw writeOut
 	if res := call(t, cs, "rewrite_artifact", map[string]any{"id": "tool.py", "content": "print('hello')\n", "base_version": 1, "message": "greet"}, &rw); res.IsError {

@@ -17,7 +17,7 @@ import (
 
 type createIn struct {
 	Title   string `json:"title" jsonschema:"the artifact's title"`
-	Type    string `json:"type,omitempty" jsonschema:"kind/name, e.g. text/markdown or code/python; inferred from path when empty"`
+	Type    string `json:"type" jsonschema:"kind/name: text/markdown, text/plain, code/python, code/go, config/json... (empty: inferred from path)"`
 	Path    string `json:"path,omitempty" jsonschema:"workspace-relative file path; derived from title and type when empty"`
 	Content string `json:"content" jsonschema:"the full initial content"`
 	Agent   string `json:"agent,omitempty" jsonschema:"who is writing; defaults to the MCP client's name"`

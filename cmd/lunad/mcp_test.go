@@ -84,7 +84,7 @@ func TestMCPCommand(t *testing.T) {
 	if got := strings.Join(names, " "); !strings.Contains(got, "create_artifact") || !strings.Contains(got, "edit_artifact") {
 		t.Fatalf("tools: %s", got)
 	}
-	res := call(3, "tools/call", `{"name":"create_artifact","arguments":{"title":"Notes","path":"notes.md","content":"# Notes\n"}}`)
+	res := call(3, "tools/call", `{"name":"create_artifact","arguments":{"title":"Notes","type":"text/markdown","path":"notes.md","content":"# Notes\n"}}`)
 	if res["isError"] == true {
 		t.Fatalf("create_artifact: %v", res)
 	}
@@ -133,7 +133,7 @@ func TestMCPHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_artifact", Arguments: map[string]any{"title": "Notes", "path": "notes.md", "content": "# Notes\n"}})
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_artifact", Arguments: map[string]any{"title": "Notes", "type": "text/markdown", "path": "notes.md", "content": "# Notes\n"}})
 	if err != nil || res.IsError {
 		t.Fatalf("create_artifact: %v %+v", err, res)
 	}
