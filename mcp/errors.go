@@ -29,7 +29,7 @@ func (s *Server) explain(_ context.Context, err error) error {
 	case errors.Is(err, editor.ErrAlreadyApplied):
 		return fmt.Errorf("edit not applied, nothing was written: the change is already in the artifact; read_artifact to check it, there is nothing to redo. %w", err)
 	case errors.Is(err, lunad.ErrNotApplied):
-		return fmt.Errorf("edit not applied, nothing was written: call read_artifact and base the change on what it shows. %w", err)
+		return fmt.Errorf("not applied, nothing was written: %w. If the artifact already is as you want it, there is nothing to do; otherwise call read_artifact and base the change on what it shows", err)
 	case errors.Is(err, lunad.ErrConflict):
 		return fmt.Errorf("conflict, nothing was written: call read_artifact for the current version, redo the change against it and pass that version as base_version. %w", err)
 	case errors.Is(err, lunad.ErrNotFound):

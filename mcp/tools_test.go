@@ -26,6 +26,10 @@ func TestRewriteDiffLink(t *testing.T) {
 		t.Errorf("rewrite on a stale base: %s", text(res))
 	}
 
+	// Idempotent: the same rewrite again writes nothing and says so.
+	wantError(t, call(t, cs, "rewrite_artifact", map[string]any{"id": code.ID, "content": "print('hello')\n"}, nil),
+		"nothing was written", "the edit changes nothing in tool.py", "there is nothing to do")
+
 	var d diffOut
 	res := call(t, cs, "diff_versions", map[string]any{"id": code.ID}, &d)
 	if res.IsError {
