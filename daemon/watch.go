@@ -168,6 +168,7 @@ type watcher struct {
 // burst: a HEAD move they explain is not news.
 type ownWrites struct {
 	commits  map[string]bool // HEAD after each write or Switch
+	last     string          // HEAD after the latest of them: what clients were told
 	switched bool            // the Service switched branches
 	ids      map[string]bool // artifacts announced
 	lost     bool            // the subscription dropped events
@@ -336,17 +337,27 @@ func (w *watcher) burst(ctx context.Context) time.Duration {
 			}
 		}
 	}
-	moved := w.syncHead(ctx)
+	// After HEAD moved, the index follows before saves are looked at: a
+	// file lunad wrote that git carried over a checkout (its index entry
+	// was not synced yet, so git took it for a local change) is put back
+	// to HEAD's content, not recorded as a person's save.
+	if w.syncHead(ctx) {
+		w.syncIndex(ctx)
+	}
 	recorded, retry := w.record(ctx)
-	if moved || recorded > 0 {
-		if err := w.s.store.SyncIndex(ctx); err != nil && ctx.Err() == nil {
-			w.log.Warn("git index not synced", "err", err)
-		}
+	if recorded > 0 {
+		w.syncIndex(ctx)
 	}
 	if retry {
 		return w.retryDelay()
 	}
 	return 0
+}
+
+func (w *watcher) syncIndex(ctx context.Context) {
+	if err := w.s.store.SyncIndex(ctx); err != nil && ctx.Err() == nil {
+		w.log.Warn("git index not synced", "err", err)
+	}
 }
 
 // gitBusy names what shows a git command at work, or "".
@@ -370,8 +381,15 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 		w.log.Warn("reading HEAD", "err", err)
 		return false
 	}
-	if branch == w.branch && head == w.head {
+	// HEAD is where the watcher last saw it and where the Service's last
+	// write left it. (Back where the watcher saw it but not where the
+	// Service left it: a hand-run checkout undid the Service's writes.)
+	if branch == w.branch && head == w.head && (own.last == "" || own.last == head) {
 		return false
+	}
+	from := w.head
+	if own.last != "" {
+		from = own.last // what clients were last told
 	}
 	arts, err := w.s.List(ctx)
 	if err != nil {
@@ -381,10 +399,10 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 		return false
 	}
 	changed := map[string]bool{}
-	content, err := w.s.store.Changed(ctx, w.head, head)
+	content, err := w.s.store.Changed(ctx, from, head)
 	if err != nil {
 		// Not comparable (a commit gone): take everything as changed.
-		w.log.Debug("comparing commits", "from", w.head, "to", head, "err", err)
+		w.log.Debug("comparing commits", "from", from, "to", head, "err", err)
 		content = nil
 		for id := range w.arts {
 			content = append(content, id)
@@ -428,7 +446,7 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 	}
 	var ids []string
 	for id := range changed {
-		if !own.ids[id] {
+		if !byService || !own.ids[id] { // the Service announced its writes, unless HEAD moved after them
 			ids = append(ids, id)
 		}
 	}
@@ -558,9 +576,11 @@ func (w *watcher) ownEvent(e Event) {
 	case "branch":
 		w.own.switched = true
 		w.own.commits[e.Commit] = true
+		w.own.last = e.Commit
 	default:
 		if e.Commit != "" {
 			w.own.commits[e.Commit] = true
+			w.own.last = e.Commit
 		}
 		for _, id := range e.IDs {
 			w.own.ids[id] = true

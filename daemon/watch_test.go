@@ -516,3 +516,24 @@ func TestWatchSkips(t *testing.T) {
 		t.Fatalf("watched %q, want %q", got, want)
 	}
 }
+
+// A hand-run checkout that undoes the Service's last write within one
+// burst (HEAD ends where the watcher last saw it) is still announced:
+// clients were told of the write, and its content is gone.
+func TestWatchCheckoutRightAfterWrite(t *testing.T) {
+	s := newService(t)
+	cfg := create(t, s, "config.py", src)
+	w := startWatch(t, s, WatchOptions{RecordSaves: true})
+	gitRun(t, s.Root(), "checkout", "-q", "-b", "feature")
+	mustEdit(t, s, cfg, "    print(parse_config('a.toml'))\n", "    print(parse_config('b.toml'))\n")
+	gitRun(t, s.Root(), "checkout", "-q", "main")
+	w.await("changed config.py", changedFor(cfg)) // the edit
+	e := w.await("branch", func(e Event) bool { return e.Kind == "branch" })
+	if e.Commit != strings.TrimSpace(gitRun(t, s.Root(), "rev-parse", "HEAD")) {
+		t.Errorf("branch event at %s, want HEAD", e.Commit)
+	}
+	w.await("changed config.py after the checkout", changedFor(cfg))
+	if got := read(t, s, cfg); got != src {
+		t.Errorf("config.py reads %q after checking main out again, want the original", got)
+	}
+}

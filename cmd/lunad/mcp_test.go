@@ -6,13 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lunad/lunad/mcp"
 )
 
 // TestMCPCommand runs `lunad mcp` as a process and speaks MCP to it over
@@ -152,4 +156,53 @@ func TestMCPHTTP(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("lunad mcp --http did not exit after SIGTERM")
 	}
+}
+
+// TestMCPFollowsGit: a client of `lunad mcp` (the Go SDK's, over the
+// process's stdio) subscribed to an artifact is told when the CLI edits it
+// and when a hand-run `git checkout` changes it, and reads the content of
+// each.
+func TestMCPFollowsGit(t *testing.T) {
+	w, id := newWSWith(t, "a.md", "alpha\n")
+	w.env = append(w.env, "LUNAD_IDLE_TIMEOUT=3s")
+	cmd := exec.Command(lunadBin, "--dir", w.dir, "mcp")
+	cmd.Env = env(w.home, w.env...)
+	ctx := context.Background()
+	updated := make(chan string, 16)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "follower", Version: "1"}, &sdk.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+	}).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	uri := mcp.ArtifactURI(id, 0)
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	expect := func(what, content string) {
+		t.Helper()
+		select {
+		case got := <-updated:
+			if got != uri {
+				t.Fatalf("%s: update for %s, want %s", what, got, uri)
+			}
+		case <-time.After(20 * time.Second):
+			log, _ := os.ReadFile(filepath.Join(w.dir, ".git", "luna", "lunad.log"))
+			t.Fatalf("%s: no notifications/resources/updated\n%s", what, log)
+		}
+		res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+		if err != nil || res.Contents[0].Text != content {
+			t.Fatalf("%s: read %+v %v, want %q", what, res, err, content)
+		}
+	}
+
+	w.git("checkout", "-q", "-b", "feature")
+	os.WriteFile(filepath.Join(w.home, "new.txt"), []byte("beta\n"), 0o644)
+	if r := w.run("edit", id, "--content-file", filepath.Join(w.home, "new.txt")); r.code != 0 {
+		t.Fatal(r)
+	}
+	expect("lunad edit on branch feature", "beta\n")
+	w.git("checkout", "-q", "main")
+	expect("git checkout main by hand", "alpha\n")
 }
