@@ -1,6 +1,6 @@
 # lunad — the two commands a new machine needs:
 #   make run DIR=/path/to/project   make or adopt the workspace at DIR and list its artifacts
-#   make test                       every test (vet, unit, integration, crash, fuzz seeds and short fuzzing)
+#   make test                       every test (vet, unit, integration, crash, MCP and editor clients, fuzz seeds and short fuzzing)
 
 GO      ?= go
 DIR     ?= $(CURDIR)
@@ -18,13 +18,16 @@ run: build
 
 test: unit fuzz vscode
 
+# The MCP end-to-end test (cmd/lunad/mcp_client_test.go) drives lunad with
+# the npm MCP client, installed here from its lockfile.
 unit:
+	npm ci --prefix cmd/lunad/testdata/mcpclient
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
 # Each fuzz target runs briefly; the seeds in testdata/fuzz also run in `unit`.
 fuzz:
-	@set -e; for pkg in ./editor ./gitstore ./treesitter; do \
+	@set -e; for pkg in ./editor ./gitstore ./treesitter ./mcp; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$f"; \
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \

@@ -30,37 +30,12 @@ import (
 // symbol; it reports p50/p99 and the resident memory of the server
 // process (and of the daemon, when the server runs as its client).
 func BenchmarkLSP(b *testing.B) {
-	var err error
-	if scratch == "" {
-		if scratch, err = os.MkdirTemp("", "lunad-bench-"); err != nil {
-			b.Fatal(err)
-		}
-	}
-	bin, err := buildLunad()
-	if err != nil {
-		b.Fatal(err)
-	}
-	root := filepath.Join(scratch, "lsp-tree")
-	os.RemoveAll(root)
-	tree, err := generateRefsTree(root, *flagFiles)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "tree"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	t0 := time.Now()
-	if out, err := exec.Command(bin, "--dir", root, "init").CombinedOutput(); err != nil {
-		b.Fatalf("lunad init: %v\n%s", err, out)
-	}
-	adopt := time.Since(t0)
+	bin, root, tree, adopt := adoptedTree(b, "lsp-tree")
 
 	cl := newLSPClient(b, bin, root)
 	defer cl.close()
 	ctx := context.Background()
-	t0 = time.Now()
+	t0 := time.Now()
 	rootURI := uri.File(root)
 	if _, err := cl.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI}); err != nil {
 		b.Fatal(err)

@@ -274,3 +274,33 @@ func genContent(rng *rand.Rand, p, ext string, i, size int) []byte {
 	}
 	return b.Bytes()
 }
+
+// adoptedTree builds lunad and generates the references tree of
+// -bench.files files in scratch/name, committed with the git CLI and
+// adopted with `lunad init` (which takes adopt).
+func adoptedTree(b *testing.B, name string) (bin, root string, tree *rwTree, adopt time.Duration) {
+	var err error
+	if scratch == "" {
+		if scratch, err = os.MkdirTemp("", "lunad-bench-"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if bin, err = buildLunad(); err != nil {
+		b.Fatal(err)
+	}
+	root = filepath.Join(scratch, name)
+	os.RemoveAll(root)
+	if tree, err = generateRefsTree(root, *flagFiles); err != nil {
+		b.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "tree"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	t0 := time.Now()
+	if out, err := exec.Command(bin, "--dir", root, "init").CombinedOutput(); err != nil {
+		b.Fatalf("lunad init: %v\n%s", err, out)
+	}
+	return bin, root, tree, time.Since(t0)
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
@@ -13,7 +15,8 @@ import (
 // (the SDK sets isError for an error a tool handler returns): the
 // Workspace's message, which already says what to do (the closest lines for
 // a SEARCH that does not match, the current version for a conflict),
-// prefixed with what a model should do next.
+// prefixed with what a model should do next, and with the command line's
+// hints ("see `lunad list`") turned into the tools that do the same.
 func (s *Server) explain(_ context.Context, err error) error {
 	var nm *editor.NoMatchError
 	switch {
@@ -23,21 +26,49 @@ func (s *Server) explain(_ context.Context, err error) error {
 		if last != first {
 			lines = fmt.Sprintf("lines %d-%d", first, last)
 		}
-		return fmt.Errorf("edit not applied, nothing was written: did you mean %s? Copy SEARCH exactly from those lines (or call read_artifact) and call edit_artifact again. %w", lines, err)
+		err = fmt.Errorf("edit not applied, nothing was written: did you mean %s? %w", lines, err)
 	case errors.Is(err, editor.ErrAmbiguous):
-		return fmt.Errorf("edit not applied, nothing was written: add lines around SEARCH so that it matches one place only. %w", err)
+		err = fmt.Errorf("edit not applied, nothing was written: add lines around SEARCH so that it matches one place only. %w", err)
 	case errors.Is(err, editor.ErrAlreadyApplied):
-		return fmt.Errorf("edit not applied, nothing was written: the change is already in the artifact; read_artifact to check it, there is nothing to redo. %w", err)
+		err = fmt.Errorf("edit not applied, nothing was written: the change is already in the artifact; read_artifact to check it, there is nothing to redo. %w", err)
 	case errors.Is(err, lunad.ErrNotApplied):
-		return fmt.Errorf("not applied, nothing was written: %w. If the artifact already is as you want it, there is nothing to do; otherwise call read_artifact and base the change on what it shows", err)
+		err = fmt.Errorf("not applied, nothing was written: %w. If the artifact already is as you want it, there is nothing to do; otherwise call read_artifact and base the change on what it shows", err)
 	case errors.Is(err, lunad.ErrConflict):
-		return fmt.Errorf("conflict, nothing was written: call read_artifact for the current version, redo the change against it and pass that version as base_version. %w", err)
+		err = fmt.Errorf("conflict, nothing was written: call read_artifact for the current version, redo the change against it and pass that version as base_version. %w", err)
 	case errors.Is(err, lunad.ErrNotFound):
-		return fmt.Errorf("%w; call list_artifacts for the ids and paths of the workspace's artifacts (and artifact_history for an artifact's versions)", err)
+		err = fmt.Errorf("%w; call list_artifacts for the ids and paths of the workspace's artifacts (and artifact_history for an artifact's versions)", err)
+	case errors.Is(err, lunad.ErrExists) && strings.Contains(err.Error(), "already links"):
+		err = fmt.Errorf("nothing was written: %w; the link is there already, there is nothing to do", err)
 	case errors.Is(err, lunad.ErrExists):
-		return fmt.Errorf("%w; choose another path, or edit the existing artifact with edit_artifact", err)
+		err = fmt.Errorf("nothing was written: %w; to change the existing artifact, use edit_artifact", err)
 	case errors.Is(err, lunad.ErrInvalid):
-		return fmt.Errorf("invalid arguments, nothing was written: %w", err)
+		err = fmt.Errorf("nothing was written: %w", err)
 	}
-	return err
+	return &toolError{msg: inTools(err.Error()), err: err}
+}
+
+// toolError is an error whose message speaks of tools, not commands.
+type toolError struct {
+	msg string
+	err error
+}
+
+func (e *toolError) Error() string { return e.msg }
+func (e *toolError) Unwrap() error { return e.err }
+
+var command = regexp.MustCompile("see `lunad (list|log|refs)([^`]*)`")
+
+// inTools rewrites the command line's hints in a message for a model.
+func inTools(msg string) string {
+	return command.ReplaceAllStringFunc(msg, func(hint string) string {
+		m := command.FindStringSubmatch(hint)
+		arg := strings.TrimSpace(m[2])
+		switch m[1] {
+		case "log":
+			return fmt.Sprintf("see artifact_history {\"id\": %q}", arg)
+		case "refs":
+			return fmt.Sprintf("see find_references {\"id\": %q}", arg)
+		}
+		return "see list_artifacts"
+	})
 }

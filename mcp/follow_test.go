@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func TestSubscriptionUpdates(t *testing.T) {
 	defer ss.Close()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, &sdk.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) { updates <- req.Params.URI },
-	}).Connect(ctx, ct, nil)
+	}).Connect(ctx, ct, legacy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,5 +86,38 @@ func TestSubscriptionUpdates(t *testing.T) {
 	case got := <-updates:
 		t.Fatalf("unexpected update %s", got)
 	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestSubscribeRefusals: a subscription names an existing artifact by its
+// ID; otherwise the error says which URI to subscribe to. (The handler is
+// called directly: a client of the newest protocol subscribes through a
+// subscriptions/listen stream, whose errors the Go SDK's client does not
+// return from Subscribe.)
+func TestSubscribeRefusals(t *testing.T) {
+	svc, _ := newService(t, nil)
+	ctx := context.Background()
+	a, err := svc.Create(ctx, gitstore.CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(ctx, svc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ArtifactURI(a.Artifact.ID, 0)
+	for _, c := range []struct{ name, uri, says string }{
+		{"by ID", want, ""},
+		{"by path", "luna://artifacts/a.md", "subscribe to " + want},
+		{"a version", ArtifactURI(a.Artifact.ID, 1), "subscribe to " + want},
+		{"unknown", ArtifactURI("nope", 0), "not found"},
+		{"not an artifact", "file:///etc/passwd", "subscribe to luna://artifacts/{id}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := srv.subscribe(ctx, &sdk.SubscribeRequest{Params: &sdk.SubscribeParams{URI: c.uri}})
+			if c.says == "" && err != nil || c.says != "" && (err == nil || !strings.Contains(err.Error(), c.says)) {
+				t.Errorf("subscribe(%s) = %v, want an error saying %q", c.uri, err, c.says)
+			}
+		})
 	}
 }

@@ -31,7 +31,7 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 			msg := fmt.Sprintf("rate limit: this client may make %g requests per second, %d at once; nothing was done. Retry in %s.",
 				s.opts.Rate, s.opts.Burst, wait.Round(1e6))
 			if method == "tools/call" {
-				return toolError(msg), nil
+				return errorResult(msg), nil
 			}
 			return nil, &jsonrpc.Error{Code: codeRateLimited, Message: msg}
 		}
@@ -50,7 +50,7 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 				Message: fmt.Sprintf("unknown tool %q; lunad's tools are %s", call.Params.Name, strings.Join(names, ", "))}
 		}
 		if problem := badText(call.Params.Arguments); problem != "" {
-			return toolError(fmt.Sprintf("invalid arguments, nothing was written: %s; send text as UTF-8 (JSON strings escape only valid characters).", problem)), nil
+			return errorResult(fmt.Sprintf("invalid arguments, nothing was written: %s; send text as UTF-8 (JSON strings escape only valid characters).", problem)), nil
 		}
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.IsError && schemaError(r) {
@@ -71,7 +71,7 @@ func handshake(method string) bool {
 	return strings.HasPrefix(method, "notifications/")
 }
 
-func toolError(msg string) *sdk.CallToolResult {
+func errorResult(msg string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
 }
 

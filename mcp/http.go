@@ -43,14 +43,17 @@ func Listen(addr string) (net.Listener, error) {
 // Serve serves MCP over streamable HTTP at HTTPPath on ln (see Listen),
 // one session per client, following the Workspace's events, until ctx is
 // done; then it stops accepting, closes the sessions and returns nil.
-// The SDK refuses requests whose Host is not a loopback name (DNS
-// rebinding) and cross-origin browser requests.
+// Requests whose Host is not a loopback name (DNS rebinding: the SDK) and
+// cross-origin requests from browsers are refused with 403.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger:              s.opts.Logger,
 		MaxRequestBodyBytes: maxRequestBody,
-	}))
+	})
+	// A web page the user visits must not drive the workspace: browsers
+	// mark cross-origin requests (Sec-Fetch-Site, Origin), refused here.
+	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(mcpHandler))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, cancel := context.WithCancel(ctx)

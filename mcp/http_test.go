@@ -64,7 +64,7 @@ func TestServeHTTP(t *testing.T) {
 
 	updated := make(chan string, 4)
 	dial := func(name string, opts *sdk.ClientOptions) *sdk.ClientSession {
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, opts).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, opts).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, legacy)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -97,17 +97,31 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("history = %+v, want a create by alice and an edit by bob", h.Versions)
 	}
 
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	req.Host = "attacker.example:80"
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a foreign Host got %s, want 403 Forbidden", resp.Status)
+	for _, c := range []struct {
+		name   string
+		header map[string]string
+	}{
+		{"a foreign Host (DNS rebinding)", map[string]string{"Host": "attacker.example:80"}},
+		{"a cross-site page in a browser", map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}},
+		{"a foreign Origin", map[string]string{"Origin": "http://evil.example"}},
+	} {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		if h := c.header["Host"]; h != "" {
+			req.Host = h
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %s, want 403 Forbidden", c.name, resp.Status)
+		}
 	}
 
 	alice.Close()

@@ -2,11 +2,13 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
@@ -88,10 +90,10 @@ func New(ctx context.Context, ws daemon.Workspace, opts Options) (*Server, error
 	s := &Server{ws: ws, opts: opts, tools: map[string]string{}, listed: map[string]listing{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Logger:       opts.Logger,
+		Logger:       warnings(opts.Logger), // the SDK logs every notification at Info
 		PageSize:     opts.PageSize,
-		// Any artifact URI may be subscribed to; Follow sends the updates.
-		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
+		// Follow sends the updates of the artifacts subscribed to.
+		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
 	})
 	s.limit = newLimiter(s.sdk, opts.Rate, opts.Burst, opts.Clock)
@@ -128,6 +130,28 @@ func (s *Server) follow(ctx context.Context) {
 	}
 }
 
+// subscribe accepts a subscription to luna://artifacts/{id} of an existing
+// artifact, by its ID (updates name it so); a path, an unknown artifact or
+// a version (which never changes) is refused with what to subscribe to.
+func (s *Server) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error {
+	uri := req.Params.URI
+	ref, at, ok := parseURI(uri)
+	if !ok {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%q is not an artifact: subscribe to luna://artifacts/{id}", uri)}
+	}
+	a, err := s.ws.Artifact(ctx, ref)
+	if errors.Is(err, lunad.ErrNotFound) {
+		return sdk.ResourceNotFoundError(uri)
+	}
+	if err != nil {
+		return err
+	}
+	if want := ArtifactURI(a.ID, 0); at != "" || uri != want {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("subscribe to %s: updates name an artifact by its ID (a version never changes)", want)}
+	}
+	return nil
+}
+
 // agent is who a write is recorded as: the call's agent, else the MCP
 // client's name (from initialize, or from the request's _meta in stateless
 // sessions), else Options.Agent.
@@ -149,3 +173,19 @@ func (s *Server) agent(req *sdk.CallToolRequest, explicit string) string {
 	}
 	return s.opts.Agent
 }
+
+// warnings passes on l's records of level Warn and above.
+func warnings(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return nil
+	}
+	return slog.New(minLevel{l.Handler()})
+}
+
+type minLevel struct{ slog.Handler }
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler { return minLevel{h.Handler.WithAttrs(as)} }
+func (h minLevel) WithGroup(name string) slog.Handler    { return minLevel{h.Handler.WithGroup(name)} }

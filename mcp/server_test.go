@@ -18,6 +18,12 @@ import (
 
 const clientName = "test-agent"
 
+// legacy has test clients speak MCP 2025-11-25, as Claude Desktop, Cursor
+// and the TypeScript SDK do: resources/subscribe is then a request, done
+// when it returns. (At the SDK's newest protocol the Go client's Subscribe
+// returns before the server has registered the subscription.)
+var legacy = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+
 // connect starts a Service in a temp dir, an MCP server over it, and a
 // client named clientName over in-memory transports.
 func connect(t *testing.T) (*sdk.ClientSession, string) {
@@ -64,7 +70,7 @@ func connectTo(t *testing.T, srv *Server, copts *sdk.ClientOptions) *sdk.ClientS
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, copts).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, copts).Connect(ctx, ct, legacy)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,10 @@ package mcp
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -104,8 +106,29 @@ func (s *Server) addTools() {
 // addTool adds a typed tool (the SDK derives and enforces its schemas) and
 // remembers the arguments it takes, which argument errors repeat.
 func addTool[In, Out any](s *Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
+	in, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+	}
+	notNull(in)
+	t.InputSchema = in
 	sdk.AddTool(s.sdk, t, h)
 	s.tools[t.Name] = signature(reflect.TypeFor[In]())
+}
+
+// notNull makes the arrays of an input schema plain arrays: the inferred
+// schema of a Go slice also allows null, which no argument needs (an
+// absent optional argument is left out).
+func notNull(s *jsonschema.Schema) {
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		s.Type, s.Types = s.Types[slices.Index(s.Types, "null")^1], nil
+	}
+	for _, p := range s.Properties {
+		notNull(p)
+	}
+	if s.Items != nil {
+		notNull(s.Items)
+	}
 }
 
 // signature describes a tool's input struct for a model: "id (string,

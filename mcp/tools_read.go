@@ -75,7 +75,7 @@ type staleOut struct {
 
 func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*sdk.CallToolResult, readOut, error) {
 	if in.Version < 0 || in.StartLine < 0 || in.EndLine < 0 {
-		return nil, readOut{}, fmt.Errorf("%w: version, start_line and end_line count from 1 (omit them for the current version, the whole content)", lunad.ErrInvalid)
+		return nil, readOut{}, s.explain(ctx, fmt.Errorf("%w: version, start_line and end_line count from 1 (omit them for the current version, the whole content)", lunad.ErrInvalid))
 	}
 	at := ""
 	if in.Version > 0 {
@@ -96,11 +96,14 @@ func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*
 	out.TotalLines = len(lines)
 	if in.StartLine > 0 || in.EndLine > 0 {
 		start, end := max(in.StartLine, 1), in.EndLine
+		switch {
+		case end > 0 && start > end:
+			return nil, readOut{}, s.explain(ctx, fmt.Errorf("%w: start_line %d is after end_line %d", lunad.ErrInvalid, start, end))
+		case start > len(lines):
+			return nil, readOut{}, s.explain(ctx, fmt.Errorf("%w: start_line %d is past the end: %s has %d lines", lunad.ErrInvalid, start, a.Path, len(lines)))
+		}
 		if end == 0 || end > len(lines) {
 			end = len(lines)
-		}
-		if start > end {
-			return nil, readOut{}, fmt.Errorf("%w: lines %d-%d are not in %s, which has %d lines", lunad.ErrInvalid, start, end, a.Path, len(lines))
 		}
 		out.Content = strings.Join(lines[start-1:end], "")
 		out.StartLine, out.EndLine = start, end
@@ -126,7 +129,7 @@ func (s *Server) history(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (
 
 func (s *Server) diff(ctx context.Context, _ *sdk.CallToolRequest, in diffIn) (*sdk.CallToolResult, diffOut, error) {
 	if in.From < 0 || in.To < 0 {
-		return nil, diffOut{}, fmt.Errorf("%w: versions count from 1 (see artifact_history)", lunad.ErrInvalid)
+		return nil, diffOut{}, s.explain(ctx, fmt.Errorf("%w: versions count from 1 (see artifact_history)", lunad.ErrInvalid))
 	}
 	a, err := s.ws.Artifact(ctx, in.ID)
 	if err != nil {

@@ -105,7 +105,7 @@ func (s *Server) create(ctx context.Context, req *sdk.CallToolRequest, in create
 
 func (s *Server) edit(ctx context.Context, req *sdk.CallToolRequest, in editIn) (*sdk.CallToolResult, editOut, error) {
 	if len(in.Changes) == 0 {
-		return nil, editOut{}, fmt.Errorf("%w: changes is empty: give at least one {search, replace} pair", lunad.ErrInvalid)
+		return nil, editOut{}, s.explain(ctx, fmt.Errorf("%w: changes is empty: give at least one {search, replace} pair", lunad.ErrInvalid))
 	}
 	blocks := make([]editor.Block, len(in.Changes))
 	for i, c := range in.Changes {

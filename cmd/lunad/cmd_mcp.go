@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,6 +42,13 @@ func runMCP(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	var ln net.Listener // bound first: a refused address starts nothing
+	if *addr != "" {
+		if ln, err = mcp.Listen(*addr); err != nil {
+			return err
+		}
+		defer ln.Close()
+	}
 	ws, err := m.openWorkspace(ctx, m.workDir())
 	if err != nil {
 		return err
@@ -52,12 +60,8 @@ func runMCP(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *addr == "" {
+	if ln == nil {
 		return srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(m.Stdin), Writer: nopWriteCloser{m.Stdout}})
-	}
-	ln, err := mcp.Listen(*addr)
-	if err != nil {
-		return err
 	}
 	log.Info("serving MCP over streamable HTTP", "url", fmt.Sprintf("http://%s%s", ln.Addr(), mcp.HTTPPath))
 	return srv.Serve(ctx, ln)

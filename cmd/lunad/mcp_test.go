@@ -171,7 +171,8 @@ func TestMCPFollowsGit(t *testing.T) {
 	updated := make(chan string, 16)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "follower", Version: "1"}, &sdk.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
-	}).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	}).Connect(ctx, &sdk.CommandTransport{Command: cmd},
+		&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // Subscribe returns once registered
 	if err != nil {
 		t.Fatal(err)
 	}
