@@ -211,12 +211,16 @@ func statEntry(e *index.Entry, name string) {
 	}
 }
 
-// indexSyncer runs the deferred index sync once the store has been idle for
-// Options.IndexSyncDelay. Its timer goroutine is owned by the Store: stop
-// cancels it and waits for a running sync.
+// indexSyncer runs the deferred index sync Options.IndexSyncDelay after the
+// first write it has not followed — not after the last: under a steady
+// stream of writes the index still follows, so a person's `git commit -a`
+// meanwhile cannot take a new artifact missing from the index for a
+// deletion for longer than that. Its timer goroutine is owned by the
+// Store: stop cancels it and waits for a running sync.
 type indexSyncer struct {
 	mu      sync.Mutex
 	timer   *time.Timer
+	due     bool // a sync is scheduled and has not started
 	running sync.WaitGroup
 	stopped bool
 }
@@ -227,15 +231,16 @@ func (x *indexSyncer) schedule(s *Store) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.stopped {
-		return
+	if x.stopped || x.due {
+		return // the sync already due will take this write too
 	}
-	if x.timer != nil {
-		x.timer.Stop()
-	}
+	x.due = true
 	x.timer = time.AfterFunc(s.opts.IndexSyncDelay, func() {
 		x.running.Add(1)
 		defer x.running.Done()
+		x.mu.Lock()
+		x.due = false // writes from now on need a sync of their own
+		x.mu.Unlock()
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.closed {

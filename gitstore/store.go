@@ -34,9 +34,10 @@ type Options struct {
 	Human Signature
 	// LockTimeout bounds the wait for another lunad writer (default 10s).
 	LockTimeout time.Duration
-	// IndexSyncDelay defers updating .git/index until the store has been
-	// idle this long (default 0: at Close only). The index is a cache; git
-	// status is clean once it is synced.
+	// IndexSyncDelay defers updating .git/index: it follows the store's
+	// commits at most this long after the first it has not followed
+	// (default 0: at Close only). The index is a cache; git status is
+	// clean once it is synced.
 	IndexSyncDelay time.Duration
 	// MaxContent caps an artifact's size in bytes (default 8 MiB).
 	MaxContent int

@@ -129,8 +129,8 @@ func TestDerivedCachesRebuilt(t *testing.T) {
 	}
 }
 
-// With IndexSyncDelay (the daemon's setting) the git index follows once the
-// store has been idle that long, without Close.
+// With IndexSyncDelay (the daemon's setting) the git index follows that
+// long after a write, without Close.
 func TestIndexSyncWhenIdle(t *testing.T) {
 	ctx := context.Background()
 	opts := testOptions()
@@ -159,6 +159,34 @@ func TestIndexSyncWhenIdle(t *testing.T) {
 	}
 	if got := git(t, s.root, "ls-files", "-s", "a.md"); !strings.Contains(got, plumbingHash("b\n")) {
 		t.Fatalf("index entry %q", got)
+	}
+}
+
+// Under a steady stream of writes the index still follows: the sync is
+// due IndexSyncDelay after the first write it has not followed, and later
+// writes do not put it off.
+func TestIndexSyncNotPutOff(t *testing.T) {
+	ctx := context.Background()
+	opts := testOptions()
+	opts.IndexSyncDelay = time.Hour // never fires during the test
+	s, _, err := Init(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.idx.timer
+	if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("a", "b")); err != nil {
+		t.Fatal(err)
+	}
+	if s.idx.timer != first || !s.idx.due {
+		t.Fatal("a second write put the index sync off")
+	}
+	if first.Stop() == false {
+		t.Fatal("the sync due after the first write was stopped")
 	}
 }
 

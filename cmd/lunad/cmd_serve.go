@@ -38,9 +38,9 @@ serves a workspace; a second serve fails (exit 1) naming the first.`,
 }
 
 // indexSyncDelay is the daemon's gitstore.Options.IndexSyncDelay: the git
-// index follows its commits once it has been idle this long, so that
-// `git status` is clean while the daemon runs (a one-shot command syncs it
-// when it closes the store).
+// index follows its commits at most this long after them, so that `git
+// status` is clean while the daemon runs (a one-shot command syncs it when
+// it closes the store).
 const indexSyncDelay = 50 * time.Millisecond
 
 func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err error) {
