@@ -67,7 +67,6 @@ type stats struct {
 	d    []time.Duration
 	wall time.Duration // for concurrent runs: the whole run
 	err  error
-	note string
 }
 
 func (s *stats) ok() bool { return s.err == nil && len(s.d) > 0 }

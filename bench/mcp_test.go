@@ -90,7 +90,7 @@ func BenchmarkMCP(b *testing.B) {
 		}
 		mark := fmt.Sprintf("edited by the benchmark %d\n", i)
 		t0 = time.Now()
-		res = call("edit_artifact", map[string]any{"id": id, "changes": []map[string]string{{"search": title, "replace": title + mark}}})
+		call("edit_artifact", map[string]any{"id": id, "changes": []map[string]string{{"search": title, "replace": title + mark}}})
 		mcpEdit = append(mcpEdit, time.Since(t0))
 		for got := ""; got != uri; {
 			select {
