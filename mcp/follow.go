@@ -19,11 +19,14 @@ func (s *Server) Follow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.cache.invalidate(+1)
+	defer s.cache.invalidate(-1)
 	// Catch what changed between New and Subscribe.
 	if err := s.syncList(ctx); err != nil {
 		return err
 	}
 	for ev := range events {
+		s.cache.invalidate(0)
 		if ev.Kind != "changed" {
 			if err := s.syncList(ctx); err != nil {
 				return err

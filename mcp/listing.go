@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,7 +22,7 @@ type listing struct{ path, title, typ string }
 
 // syncList makes the SDK's resource list match the workspace's artifacts.
 func (s *Server) syncList(ctx context.Context) error {
-	arts, err := s.ws.List(ctx)
+	arts, err := s.artifacts(ctx)
 	if err != nil {
 		return err
 	}
@@ -81,13 +82,9 @@ func (s *Server) annotateList(next sdk.MethodHandler) sdk.MethodHandler {
 		if method != "resources/list" || err != nil || !ok {
 			return res, err
 		}
-		arts, err := s.ws.List(ctx)
+		byID, err := s.artifacts(ctx)
 		if err != nil {
 			return nil, err
-		}
-		byID := make(map[string]lunad.Artifact, len(arts))
-		for _, a := range arts {
-			byID[a.ID] = a
 		}
 		annotated := make([]*sdk.Resource, 0, len(page.Resources))
 		for _, r := range page.Resources {
@@ -107,4 +104,49 @@ func (s *Server) annotateList(next sdk.MethodHandler) sdk.MethodHandler {
 
 func lastModified(a lunad.Artifact) string {
 	return a.Modified.UTC().Format(time.RFC3339)
+}
+
+// artifactCache holds the workspace's artifacts between two of its events,
+// while Follow runs (Follow's events are what invalidate it): paging
+// through resources/list then costs one Workspace.List, not one per page.
+type artifactCache struct {
+	mu        sync.Mutex
+	following int    // Follow calls running
+	gen       uint64 // bumped by every invalidation
+	byID      map[string]lunad.Artifact
+}
+
+// artifacts returns the workspace's artifacts by ID (read-only).
+func (s *Server) artifacts(ctx context.Context) (map[string]lunad.Artifact, error) {
+	c := &s.cache
+	c.mu.Lock()
+	byID, gen := c.byID, c.gen
+	c.mu.Unlock()
+	if byID != nil {
+		return byID, nil
+	}
+	arts, err := s.ws.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID = make(map[string]lunad.Artifact, len(arts))
+	for _, a := range arts {
+		byID[a.ID] = a
+	}
+	c.mu.Lock()
+	if c.following > 0 && c.gen == gen { // no event since List began
+		c.byID = byID
+	}
+	c.mu.Unlock()
+	return byID, nil
+}
+
+// invalidate drops the cache; follow says whether Follow starts (+1),
+// stops (-1) or goes on (0).
+func (c *artifactCache) invalidate(follow int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.following += follow
+	c.gen++
+	c.byID = nil
 }

@@ -78,7 +78,8 @@ func TestResourceList(t *testing.T) {
 
 // TestListChanged: creating, archiving and moving an artifact — through
 // MCP or another client of the workspace — each send
-// notifications/resources/list_changed; an edit does not.
+// notifications/resources/list_changed; an edit does not, but the list
+// shows its new version once the update is announced.
 func TestListChanged(t *testing.T) {
 	svc, _ := newService(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -138,11 +139,28 @@ func TestListChanged(t *testing.T) {
 	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: ArtifactURI(a.ID, 0)}); err != nil {
 		t.Fatal(err)
 	}
+	version := func() any {
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.URI == ArtifactURI(a.ID, 0) {
+				return r.Meta["version"]
+			}
+		}
+		return nil
+	}
+	if v := version(); v != float64(1) {
+		t.Fatalf("listed at version %v, want 1", v)
+	}
 	call(t, cs, "rewrite_artifact", map[string]any{"id": a.ID, "content": "alpha 2\n"}, nil)
 	select {
 	case <-updated: // the edit was followed
 	case <-time.After(10 * time.Second):
 		t.Fatal("no notifications/resources/updated for the edit")
+	}
+	if v := version(); v != float64(2) {
+		t.Errorf("after the update, listed at version %v, want 2", v)
 	}
 	select {
 	case <-changed:

@@ -70,6 +70,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	listed map[string]listing // artifacts on the resource list, by ID
+	cache  artifactCache
 }
 
 // New returns a Server whose tools and resources act on ws, its resource
