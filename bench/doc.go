@@ -31,4 +31,9 @@
 // per language; and reports the Go heap the index holds, the process's RSS
 // and the cache file's size. It prints tables and the ratios to ctags'
 // files/s, and reports the key figures as benchmark metrics.
+//
+// BenchmarkLSP and BenchmarkMCP drive `lunad lsp` and `lunad mcp` as
+// child processes from real protocol clients in an adopted references tree
+// (see their doc comments); BenchmarkMCP times reads and edits against the
+// same operations made with the command line, through the same daemon.
 package bench
