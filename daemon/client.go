@@ -12,7 +12,6 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // Client is a Workspace served by the workspace's daemon over its socket
@@ -228,8 +227,8 @@ func (c *Client) Diff(ctx context.Context, id string, from, to int) (string, err
 	return string(r), err
 }
 
-func (c *Client) Create(ctx context.Context, spec gitstore.CreateSpec) (gitstore.Result, error) {
-	var r gitstore.Result
+func (c *Client) Create(ctx context.Context, spec lunad.CreateSpec) (lunad.Result, error) {
+	var r lunad.Result
 	return r, c.call(ctx, mCreate, createParams{Title: text(spec.Title), Type: text(spec.Type), Path: text(spec.Path),
 		Status: text(spec.Status), Content: spec.Content, Change: fromChange(spec.Change)}, &r)
 }
@@ -244,38 +243,38 @@ func (c *Client) Edit(ctx context.Context, req EditRequest) (EditResult, error) 
 	return r, c.call(ctx, mEdit, p, &r)
 }
 
-func (c *Client) Undo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
-	var r gitstore.Result
+func (c *Client) Undo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
+	var r lunad.Result
 	return r, c.call(ctx, mUndo, writeParams{Ref: text(ref), Change: fromChange(ch)}, &r)
 }
 
-func (c *Client) Redo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
-	var r gitstore.Result
+func (c *Client) Redo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
+	var r lunad.Result
 	return r, c.call(ctx, mRedo, writeParams{Ref: text(ref), Change: fromChange(ch)}, &r)
 }
 
-func (c *Client) Restore(ctx context.Context, ref string, n int, ch gitstore.Change) (gitstore.Result, error) {
-	var r gitstore.Result
+func (c *Client) Restore(ctx context.Context, ref string, n int, ch lunad.Change) (lunad.Result, error) {
+	var r lunad.Result
 	return r, c.call(ctx, mRestore, restoreParams{Ref: text(ref), Version: n, Change: fromChange(ch)}, &r)
 }
 
-func (c *Client) Move(ctx context.Context, ref, path string, ch gitstore.Change) (gitstore.Result, error) {
-	var r gitstore.Result
+func (c *Client) Move(ctx context.Context, ref, path string, ch lunad.Change) (lunad.Result, error) {
+	var r lunad.Result
 	return r, c.call(ctx, mMove, moveParams{Ref: text(ref), Path: text(path), Change: fromChange(ch)}, &r)
 }
 
-func (c *Client) Archive(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
-	var r gitstore.Result
+func (c *Client) Archive(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
+	var r lunad.Result
 	return r, c.call(ctx, mArchive, writeParams{Ref: text(ref), Change: fromChange(ch)}, &r)
 }
 
-func (c *Client) Link(ctx context.Context, src, dst, kind string, ch gitstore.Change) (gitstore.Result, error) {
-	var r gitstore.Result
+func (c *Client) Link(ctx context.Context, src, dst, kind string, ch lunad.Change) (lunad.Result, error) {
+	var r lunad.Result
 	return r, c.call(ctx, mLink, linkParams{Src: text(src), Dst: text(dst), Kind: text(kind), Change: fromChange(ch)}, &r)
 }
 
-func (c *Client) Ack(ctx context.Context, ref, symbol string, ch gitstore.Change) (gitstore.Result, error) {
-	var r gitstore.Result
+func (c *Client) Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.Result, error) {
+	var r lunad.Result
 	return r, c.call(ctx, mAck, ackParams{Ref: text(ref), Symbol: text(symbol), Change: fromChange(ch)}, &r)
 }
 

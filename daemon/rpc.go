@@ -22,7 +22,6 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // The daemon's protocol: JSON-RPC 2.0 over the workspace's unix socket,
@@ -232,8 +231,8 @@ type (
 	}
 )
 
-func toChange(p changeParams) gitstore.Change {
-	ch := gitstore.Change{Agent: string(p.Agent), Message: string(p.Message), IdempotencyKey: string(p.IdempotencyKey), BaseVersion: p.BaseVersion}
+func toChange(p changeParams) lunad.Change {
+	ch := lunad.Change{Agent: string(p.Agent), Message: string(p.Message), IdempotencyKey: string(p.IdempotencyKey), BaseVersion: p.BaseVersion}
 	if p.Extra != nil {
 		ch.Extra = make(map[string]string, len(p.Extra))
 		for _, f := range p.Extra {
@@ -243,7 +242,7 @@ func toChange(p changeParams) gitstore.Change {
 	return ch
 }
 
-func fromChange(ch gitstore.Change) changeParams {
+func fromChange(ch lunad.Change) changeParams {
 	p := changeParams{Agent: text(ch.Agent), Message: text(ch.Message), IdempotencyKey: text(ch.IdempotencyKey), BaseVersion: ch.BaseVersion}
 	if ch.Extra != nil {
 		p.Extra = []extraField{}
@@ -273,7 +272,7 @@ var methods = map[string]func(ctx context.Context, s *Service, params []byte) (a
 		return text(d), err
 	}),
 	mCreate: args(func(ctx context.Context, s *Service, p createParams) (any, error) {
-		return s.Create(ctx, gitstore.CreateSpec{Title: string(p.Title), Type: string(p.Type), Path: string(p.Path),
+		return s.Create(ctx, lunad.CreateSpec{Title: string(p.Title), Type: string(p.Type), Path: string(p.Path),
 			Status: lunad.Status(p.Status), Content: p.Content, Change: toChange(p.Change)})
 	}),
 	mEdit: args(func(ctx context.Context, s *Service, p editParams) (any, error) {
@@ -731,7 +730,7 @@ func (c *serverConn) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if err != nil {
 		attrs = append(attrs, "err", err)
 	}
-	if r, ok := res.(gitstore.Result); ok {
+	if r, ok := res.(lunad.Result); ok {
 		attrs = append(attrs, "artifact", r.Artifact.ID, "version", r.Version.Number, "commit", r.Version.Commit)
 	} else if r, ok := res.(EditResult); ok {
 		attrs = append(attrs, "artifact", r.Artifact.ID, "version", r.Version.Number, "commit", r.Version.Commit)

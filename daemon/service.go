@@ -63,7 +63,7 @@ func (s *Service) Subscribe(ctx context.Context) (<-chan Event, error) {
 func (s *Service) Publish(e Event) { s.events.publish(e) }
 
 // published announces a successful write of one artifact.
-func (s *Service) published(kind string, res gitstore.Result, err error) (gitstore.Result, error) {
+func (s *Service) published(kind string, res lunad.Result, err error) (lunad.Result, error) {
 	if err == nil && !res.Replayed {
 		s.events.publish(Event{Kind: kind, IDs: []string{res.Artifact.ID}, Commit: res.Version.Commit})
 	}
@@ -82,12 +82,12 @@ type EditRequest struct {
 	Patch      string         // a unified diff
 	Content    []byte         // whole new content, with Rewrite
 	Rewrite    bool
-	gitstore.Change
+	lunad.Change
 }
 
 // EditResult is a committed edit and where each block matched.
 type EditResult struct {
-	gitstore.Result
+	lunad.Result
 	Matches []editor.Match `json:"matches"`
 }
 
@@ -200,7 +200,7 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int) (string, er
 }
 
 // Create adds an artifact.
-func (s *Service) Create(ctx context.Context, spec gitstore.CreateSpec) (gitstore.Result, error) {
+func (s *Service) Create(ctx context.Context, spec lunad.CreateSpec) (lunad.Result, error) {
 	res, err := s.store.Create(ctx, spec)
 	return s.published("created", res, err)
 }
@@ -224,37 +224,37 @@ func (s *Service) History(ctx context.Context, ref string) ([]lunad.Version, err
 }
 
 // Undo reverts the latest change not yet undone.
-func (s *Service) Undo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
+func (s *Service) Undo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
 	res, err := s.store.Undo(ctx, ref, ch)
 	return s.published("changed", res, err)
 }
 
 // Redo reverts the latest undo.
-func (s *Service) Redo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
+func (s *Service) Redo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
 	res, err := s.store.Redo(ctx, ref, ch)
 	return s.published("changed", res, err)
 }
 
 // Restore brings back the state of version n.
-func (s *Service) Restore(ctx context.Context, ref string, n int, ch gitstore.Change) (gitstore.Result, error) {
+func (s *Service) Restore(ctx context.Context, ref string, n int, ch lunad.Change) (lunad.Result, error) {
 	res, err := s.store.Restore(ctx, ref, n, ch)
 	return s.published("changed", res, err)
 }
 
 // Move renames an artifact's file.
-func (s *Service) Move(ctx context.Context, ref, path string, ch gitstore.Change) (gitstore.Result, error) {
+func (s *Service) Move(ctx context.Context, ref, path string, ch lunad.Change) (lunad.Result, error) {
 	res, err := s.store.Move(ctx, ref, path, ch)
 	return s.published("moved", res, err)
 }
 
 // Archive marks an artifact archived.
-func (s *Service) Archive(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error) {
+func (s *Service) Archive(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
 	res, err := s.store.Archive(ctx, ref, ch)
 	return s.published("archived", res, err)
 }
 
 // Link records an explicit link.
-func (s *Service) Link(ctx context.Context, src, dst, kind string, ch gitstore.Change) (gitstore.Result, error) {
+func (s *Service) Link(ctx context.Context, src, dst, kind string, ch lunad.Change) (lunad.Result, error) {
 	res, err := s.store.Link(ctx, src, dst, kind, ch)
 	return s.published("changed", res, err)
 }

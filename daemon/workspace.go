@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // Workspace is what every adapter (the CLI, the language server, the MCP
@@ -21,15 +20,15 @@ type Workspace interface {
 	History(ctx context.Context, ref string) ([]lunad.Version, error)
 	Diff(ctx context.Context, id string, from, to int) (string, error)
 
-	Create(ctx context.Context, spec gitstore.CreateSpec) (gitstore.Result, error)
+	Create(ctx context.Context, spec lunad.CreateSpec) (lunad.Result, error)
 	Edit(ctx context.Context, req EditRequest) (EditResult, error)
-	Undo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error)
-	Redo(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error)
-	Restore(ctx context.Context, ref string, n int, ch gitstore.Change) (gitstore.Result, error)
-	Move(ctx context.Context, ref, path string, ch gitstore.Change) (gitstore.Result, error)
-	Archive(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error)
-	Link(ctx context.Context, src, dst, kind string, ch gitstore.Change) (gitstore.Result, error)
-	Ack(ctx context.Context, ref, symbol string, ch gitstore.Change) (gitstore.Result, error)
+	Undo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error)
+	Redo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error)
+	Restore(ctx context.Context, ref string, n int, ch lunad.Change) (lunad.Result, error)
+	Move(ctx context.Context, ref, path string, ch lunad.Change) (lunad.Result, error)
+	Archive(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error)
+	Link(ctx context.Context, src, dst, kind string, ch lunad.Change) (lunad.Result, error)
+	Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.Result, error)
 
 	Branch(ctx context.Context, name, from string) (lunad.Branch, error)
 	Switch(ctx context.Context, name string) (lunad.Branch, error)

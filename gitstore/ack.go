@@ -36,7 +36,7 @@ func (s *Store) Ack(ctx context.Context, ref, symbol string, ch Change) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	if err := ch.validate(); err != nil {
+	if err := validateChange(ch); err != nil {
 		return Result{}, err
 	}
 	if v, ok := ch.Extra[trSymbol]; ok && v != symbol {

@@ -21,13 +21,7 @@ import (
 // call.
 
 // Result is what a write returns.
-type Result struct {
-	Artifact lunad.Artifact `json:"artifact"`
-	Version  lunad.Version  `json:"version"`
-	// Replayed is true when an idempotency key matched an earlier edit: the
-	// result is that edit's and nothing was committed.
-	Replayed bool `json:"replayed,omitempty"`
-}
+type Result = lunad.Result
 
 type request struct {
 	op   func(*txn) (Result, error)

@@ -13,20 +13,13 @@ import (
 )
 
 // CreateSpec describes a new artifact.
-type CreateSpec struct {
-	Title   string
-	Type    string       // "" infers it from Path
-	Path    string       // "" derives it from Title and Type
-	Status  lunad.Status // "" means active
-	Content []byte
-	Change
-}
+type CreateSpec = lunad.CreateSpec
 
 // Create adds an artifact: its file and its metadata, in one commit.
 // Returns ErrExists if the path is taken, ErrInvalid for a bad path, type,
 // title or content.
 func (s *Store) Create(ctx context.Context, spec CreateSpec) (Result, error) {
-	if err := spec.validate(); err != nil {
+	if err := validateChange(spec.Change); err != nil {
 		return Result{}, err
 	}
 	if spec.Status == "" {
@@ -139,7 +132,7 @@ func (t *txn) putMeta(changes map[string]fileChange, m meta) error {
 // ErrNotApplied (apply failed, wrapped, or changed nothing), ErrInvalid (bad
 // content, or an apply error that already wraps ErrInvalid).
 func (s *Store) Edit(ctx context.Context, ref string, ch Change, apply func(current []byte) ([]byte, map[string]string, error)) (Result, error) {
-	if err := ch.validate(); err != nil {
+	if err := validateChange(ch); err != nil {
 		return Result{}, err
 	}
 	return s.submit(ctx, func(t *txn) (Result, error) {
@@ -193,7 +186,7 @@ func (t *txn) commitOp(id string, op lunad.Op, what string, ch Change, extra map
 
 // update runs a metadata change on an artifact: fn edits the metadata.
 func (s *Store) update(ctx context.Context, ref string, ch Change, op lunad.Op, fn func(t *txn, m *meta) (string, error)) (Result, error) {
-	if err := ch.validate(); err != nil {
+	if err := validateChange(ch); err != nil {
 		return Result{}, err
 	}
 	return s.submit(ctx, func(t *txn) (Result, error) {

@@ -43,7 +43,7 @@ import (
 // Options.MaxContent — and ErrDirty for a file deleted in the working tree,
 // each saying what to do; the file is never touched.
 func (s *Store) Record(ctx context.Context, ref string, ch Change) (Result, bool, error) {
-	if err := ch.validate(); err != nil {
+	if err := validateChange(ch); err != nil {
 		return Result{}, false, err
 	}
 	if ch.Agent != "" || ch.Message != "" || ch.IdempotencyKey != "" || len(ch.Extra) > 0 {

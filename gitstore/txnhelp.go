@@ -15,25 +15,13 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// Change carries the provenance of a write.
-type Change struct {
-	// Agent is the acting agent or person; "" means Options.Human.
-	Agent string
-	// Message says why; lunad writes the subject line and trailers itself.
-	Message string
-	// IdempotencyKey: a write whose key was already used returns that
-	// write's result and commits nothing.
-	IdempotencyKey string
-	// BaseVersion, when > 0, is the version the change was computed
-	// against; if the artifact moved on, the write fails with ErrConflict.
-	BaseVersion int
-	// Extra trailers (Luna-<key>: value), e.g. {"Match": "exact"}.
-	Extra map[string]string
-}
+// Change carries the provenance of a write (lunad.Change; its Agent ""
+// means Options.Human).
+type Change = lunad.Change
 
 var extraKey = regexp.MustCompile(`^[A-Z][A-Za-z0-9-]{0,62}$`)
 
-func (c Change) validate() error {
+func validateChange(c Change) error {
 	if strings.ContainsAny(c.Agent, "<>") {
 		return fmt.Errorf("%w: agent name %q contains < or >", lunad.ErrInvalid, c.Agent)
 	}

@@ -32,7 +32,7 @@ func (s *Store) Redo(ctx context.Context, ref string, ch Change) (Result, error)
 // Restore brings back the state (content and metadata) of version n as a
 // new version. Returns ErrNotFound for an unknown version.
 func (s *Store) Restore(ctx context.Context, ref string, n int, ch Change) (Result, error) {
-	if err := ch.validate(); err != nil {
+	if err := validateChange(ch); err != nil {
 		return Result{}, err
 	}
 	return s.submit(ctx, func(t *txn) (Result, error) {
@@ -46,7 +46,7 @@ func (s *Store) Restore(ctx context.Context, ref string, n int, ch Change) (Resu
 }
 
 func (s *Store) revert(ctx context.Context, ref string, ch Change, op lunad.Op) (Result, error) {
-	if err := ch.validate(); err != nil {
+	if err := validateChange(ch); err != nil {
 		return Result{}, err
 	}
 	return s.submit(ctx, func(t *txn) (Result, error) {

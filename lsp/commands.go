@@ -12,7 +12,6 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // ExecuteCommand runs a luna.* command. The first argument of a command
@@ -42,7 +41,7 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 // run dispatches a command; argument errors wrap lunad.ErrInvalid.
 func (s *Server) run(ctx context.Context, ws daemon.Workspace, cmd string, args []json.RawMessage) (any, error) {
 	a := argList{s: s, ctx: ctx, ws: ws, cmd: cmd, args: args}
-	ch := gitstore.Change{Agent: s.opts.Agent}
+	ch := lunad.Change{Agent: s.opts.Agent}
 	switch cmd {
 	case "luna.undo":
 		id := a.artifact(0)
@@ -94,7 +93,7 @@ func (s *Server) run(ctx context.Context, ws daemon.Workspace, cmd string, args 
 		if a.err != nil {
 			return nil, a.err
 		}
-		return ws.Create(ctx, gitstore.CreateSpec{Title: spec.Title, Type: spec.Type, Path: spec.Path, Content: []byte(spec.Content), Change: ch})
+		return ws.Create(ctx, lunad.CreateSpec{Title: spec.Title, Type: spec.Type, Path: spec.Path, Content: []byte(spec.Content), Change: ch})
 	case "luna.edit":
 		id, blocks := a.artifact(0), a.string(1)
 		if a.err != nil {

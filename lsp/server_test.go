@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 )
@@ -115,11 +116,11 @@ func start(t *testing.T) *session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := svc.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(configPy)})
+	cfg, err := svc.Create(ctx, lunad.CreateSpec{Title: "config", Path: "config.py", Content: []byte(configPy)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Create(ctx, gitstore.CreateSpec{Title: "Guide", Path: "guide.md", Content: []byte(guideMd)}); err != nil {
+	if _, err := svc.Create(ctx, lunad.CreateSpec{Title: "Guide", Path: "guide.md", Content: []byte(guideMd)}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := net.Pipe()
@@ -203,7 +204,7 @@ func TestStaleDiagnosticThenUndo(t *testing.T) {
 	diags := func() []protocol.Diagnostic { return s.cl.diags[s.docURI] }
 	s.cl.waitFor(t, "first diagnostics", func() bool { d, ok := s.cl.diags[s.docURI]; return ok && len(d) == 0 })
 
-	_, err := s.svc.Edit(ctx, daemon.EditRequest{ID: s.cfg, Change: gitstore.Change{Agent: "coder"},
+	_, err := s.svc.Edit(ctx, daemon.EditRequest{ID: s.cfg, Change: lunad.Change{Agent: "coder"},
 		BlocksText: "<<<<<<< SEARCH\n        return tomllib.load(f)\n=======\n        return tomllib.load(f) or {}\n>>>>>>> REPLACE\n"})
 	if err != nil {
 		t.Fatal(err)

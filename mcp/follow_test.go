@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 )
@@ -28,11 +29,11 @@ func TestSubscriptionUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close()
-	a, err := svc.Create(ctx, gitstore.CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
+	a, err := svc.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := svc.Create(ctx, gitstore.CreateSpec{Title: "b", Path: "b.md", Content: []byte("beta\n")})
+	b, err := svc.Create(ctx, lunad.CreateSpec{Title: "b", Path: "b.md", Content: []byte("beta\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestSubscriptionUpdates(t *testing.T) {
 func TestSubscribeRefusals(t *testing.T) {
 	svc, _ := newService(t, nil)
 	ctx := context.Background()
-	a, err := svc.Create(ctx, gitstore.CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
+	a, err := svc.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // TestResourceList: resources/list pages through every artifact that is
@@ -21,7 +21,7 @@ func TestResourceList(t *testing.T) {
 	svc, _ := newService(t, nil)
 	ctx := context.Background()
 	for i := range 5 {
-		if _, err := svc.Create(ctx, gitstore.CreateSpec{Title: fmt.Sprint("doc ", i), Path: fmt.Sprintf("doc%d.md", i), Content: []byte("x\n")}); err != nil {
+		if _, err := svc.Create(ctx, lunad.CreateSpec{Title: fmt.Sprint("doc ", i), Path: fmt.Sprintf("doc%d.md", i), Content: []byte("x\n")}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -29,7 +29,7 @@ func TestResourceList(t *testing.T) {
 	if _, err := svc.Edit(ctx, daemon.EditRequest{ID: first.ID, Rewrite: true, Content: []byte("y\n")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Archive(ctx, "doc4.md", gitstore.Change{}); err != nil {
+	if _, err := svc.Archive(ctx, "doc4.md", lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := New(ctx, svc, Options{PageSize: 2})
@@ -123,15 +123,15 @@ func TestListChanged(t *testing.T) {
 	var a writeOut
 	call(t, cs, "create_artifact", map[string]any{"title": "a", "type": "text/markdown", "path": "a.md", "content": "alpha\n"}, &a)
 	expect("create through MCP", "a.md")
-	if _, err := svc.Create(ctx, gitstore.CreateSpec{Title: "b", Path: "b.md", Content: []byte("beta\n")}); err != nil {
+	if _, err := svc.Create(ctx, lunad.CreateSpec{Title: "b", Path: "b.md", Content: []byte("beta\n")}); err != nil {
 		t.Fatal(err)
 	}
 	expect("create by another client", "a.md", "b.md")
-	if _, err := svc.Move(ctx, "b.md", "docs/b.md", gitstore.Change{}); err != nil {
+	if _, err := svc.Move(ctx, "b.md", "docs/b.md", lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
 	expect("move", "a.md", "docs/b.md")
-	if _, err := svc.Archive(ctx, "docs/b.md", gitstore.Change{}); err != nil {
+	if _, err := svc.Archive(ctx, "docs/b.md", lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
 	expect("archive", "a.md")

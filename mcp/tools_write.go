@@ -9,7 +9,6 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/editor"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // The writing tools' inputs and outputs. Every write is one commit whose
@@ -88,14 +87,14 @@ type ackIn struct {
 	Agent  string `json:"agent,omitempty" jsonschema:"who acknowledges; defaults to the MCP client's name"`
 }
 
-func written(r gitstore.Result) writeOut {
+func written(r lunad.Result) writeOut {
 	return writeOut{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit, Replayed: r.Replayed}
 }
 
 func (s *Server) create(ctx context.Context, req *sdk.CallToolRequest, in createIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Create(ctx, gitstore.CreateSpec{
+	r, err := s.ws.Create(ctx, lunad.CreateSpec{
 		Title: in.Title, Type: in.Type, Path: in.Path, Content: []byte(in.Content),
-		Change: gitstore.Change{Agent: s.agent(req, in.Agent)},
+		Change: lunad.Change{Agent: s.agent(req, in.Agent)},
 	})
 	if err != nil {
 		return nil, writeOut{}, s.explain(ctx, err)
@@ -111,7 +110,7 @@ func (s *Server) edit(ctx context.Context, req *sdk.CallToolRequest, in editIn) 
 	for i, c := range in.Changes {
 		blocks[i] = editor.Block{Search: c.Search, Replace: c.Replace}
 	}
-	r, err := s.ws.Edit(ctx, daemon.EditRequest{ID: in.ID, Blocks: blocks, Change: gitstore.Change{
+	r, err := s.ws.Edit(ctx, daemon.EditRequest{ID: in.ID, Blocks: blocks, Change: lunad.Change{
 		Agent: s.agent(req, in.Agent), Message: in.Message, IdempotencyKey: in.IdempotencyKey, BaseVersion: in.BaseVersion,
 	}})
 	if err != nil {
@@ -125,7 +124,7 @@ func (s *Server) edit(ctx context.Context, req *sdk.CallToolRequest, in editIn) 
 }
 
 func (s *Server) rewrite(ctx context.Context, req *sdk.CallToolRequest, in rewriteIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Edit(ctx, daemon.EditRequest{ID: in.ID, Rewrite: true, Content: []byte(in.Content), Change: gitstore.Change{
+	r, err := s.ws.Edit(ctx, daemon.EditRequest{ID: in.ID, Rewrite: true, Content: []byte(in.Content), Change: lunad.Change{
 		Agent: s.agent(req, in.Agent), Message: in.Message, IdempotencyKey: in.IdempotencyKey, BaseVersion: in.BaseVersion,
 	}})
 	if err != nil {
@@ -135,7 +134,7 @@ func (s *Server) rewrite(ctx context.Context, req *sdk.CallToolRequest, in rewri
 }
 
 func (s *Server) undo(ctx context.Context, req *sdk.CallToolRequest, in undoIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Undo(ctx, in.ID, gitstore.Change{Agent: s.agent(req, in.Agent)})
+	r, err := s.ws.Undo(ctx, in.ID, lunad.Change{Agent: s.agent(req, in.Agent)})
 	if err != nil {
 		return nil, writeOut{}, s.explain(ctx, err)
 	}
@@ -143,7 +142,7 @@ func (s *Server) undo(ctx context.Context, req *sdk.CallToolRequest, in undoIn) 
 }
 
 func (s *Server) restore(ctx context.Context, req *sdk.CallToolRequest, in restoreIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Restore(ctx, in.ID, in.Version, gitstore.Change{Agent: s.agent(req, in.Agent)})
+	r, err := s.ws.Restore(ctx, in.ID, in.Version, lunad.Change{Agent: s.agent(req, in.Agent)})
 	if err != nil {
 		return nil, writeOut{}, s.explain(ctx, err)
 	}
@@ -151,7 +150,7 @@ func (s *Server) restore(ctx context.Context, req *sdk.CallToolRequest, in resto
 }
 
 func (s *Server) link(ctx context.Context, req *sdk.CallToolRequest, in linkIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Link(ctx, in.ID, in.To, in.Kind, gitstore.Change{Agent: s.agent(req, in.Agent)})
+	r, err := s.ws.Link(ctx, in.ID, in.To, in.Kind, lunad.Change{Agent: s.agent(req, in.Agent)})
 	if err != nil {
 		return nil, writeOut{}, s.explain(ctx, err)
 	}
@@ -159,7 +158,7 @@ func (s *Server) link(ctx context.Context, req *sdk.CallToolRequest, in linkIn) 
 }
 
 func (s *Server) ack(ctx context.Context, req *sdk.CallToolRequest, in ackIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Ack(ctx, in.ID, in.Symbol, gitstore.Change{Agent: s.agent(req, in.Agent)})
+	r, err := s.ws.Ack(ctx, in.ID, in.Symbol, lunad.Change{Agent: s.agent(req, in.Agent)})
 	if err != nil {
 		return nil, writeOut{}, s.explain(ctx, err)
 	}
