@@ -183,3 +183,31 @@ func TestRateLimit(t *testing.T) {
 		t.Error("a rate without a burst is valid")
 	}
 }
+
+// FuzzParseURI: a URI parseURI accepts names an artifact that ArtifactURI
+// writes back to a URI parsing the same.
+func FuzzParseURI(f *testing.F) {
+	for _, s := range []string{"luna://artifacts/m0000001", "luna://artifacts/m0000001/versions/3", "luna://artifacts/a%2Fb.md",
+		"luna://artifacts/x/versions/0", "luna://artifacts//versions/1", "file:///etc/passwd", "luna://artifacts/%zz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		id, at, ok := parseURI(uri)
+		if !ok {
+			return
+		}
+		if id == "" {
+			t.Fatalf("parseURI(%q) accepted an empty id", uri)
+		}
+		n := 0
+		if at != "" {
+			if n = atoi(at); n < 1 {
+				t.Fatalf("parseURI(%q) = version %q", uri, at)
+			}
+		}
+		id2, at2, ok2 := parseURI(ArtifactURI(id, n))
+		if !ok2 || id2 != id || at2 != at {
+			t.Fatalf("parseURI(ArtifactURI(%q, %d)) = %q %q %v, want %q %q", id, n, id2, at2, ok2, id, at)
+		}
+	})
+}
