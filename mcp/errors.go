@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -17,7 +16,7 @@ import (
 // a SEARCH that does not match, the current version for a conflict),
 // prefixed with what a model should do next, and with the command line's
 // hints ("see `lunad list`") turned into the tools that do the same.
-func (s *Server) explain(_ context.Context, err error) error {
+func (s *Server) explain(err error) error {
 	var nm *editor.NoMatchError
 	switch {
 	case errors.As(err, &nm) && len(nm.Hints) > 0:
@@ -45,6 +44,23 @@ func (s *Server) explain(_ context.Context, err error) error {
 		err = fmt.Errorf("nothing was written: %w", err)
 	}
 	return &toolError{msg: inTools(err.Error()), err: err}
+}
+
+// explainRead is explain for the read-only tools, which write nothing to
+// begin with.
+func (s *Server) explainRead(err error) error {
+	if errors.Is(err, lunad.ErrNotFound) {
+		return s.explain(err)
+	}
+	return &toolError{msg: inTools(err.Error()), err: err}
+}
+
+// plural says n things: "1 line", "12 lines".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // toolError is an error whose message speaks of tools, not commands.

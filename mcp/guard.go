@@ -50,7 +50,7 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 				Message: fmt.Sprintf("unknown tool %q; lunad's tools are %s", call.Params.Name, strings.Join(names, ", "))}
 		}
 		if problem := badText(call.Params.Arguments); problem != "" {
-			return errorResult(fmt.Sprintf("invalid arguments, nothing was written: %s; send text as UTF-8 (JSON strings escape only valid characters).", problem)), nil
+			return errorResult(fmt.Sprintf("nothing was written: invalid input: %s; send text as UTF-8 (JSON strings escape only valid characters).", problem)), nil
 		}
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.IsError && schemaError(r) {

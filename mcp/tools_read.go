@@ -75,7 +75,7 @@ type staleOut struct {
 
 func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*sdk.CallToolResult, readOut, error) {
 	if in.Version < 0 || in.StartLine < 0 || in.EndLine < 0 {
-		return nil, readOut{}, s.explain(ctx, fmt.Errorf("%w: version, start_line and end_line count from 1 (omit them for the current version, the whole content)", lunad.ErrInvalid))
+		return nil, readOut{}, s.explainRead(fmt.Errorf("%w: version, start_line and end_line count from 1 (omit them for the current version, the whole content)", lunad.ErrInvalid))
 	}
 	at := ""
 	if in.Version > 0 {
@@ -83,7 +83,7 @@ func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*
 	}
 	content, a, err := s.ws.Read(ctx, in.ID, at)
 	if err != nil {
-		return nil, readOut{}, s.explain(ctx, err)
+		return nil, readOut{}, s.explainRead(err)
 	}
 	out := readOut{ID: a.ID, Path: a.Path, Type: a.Type, Version: a.Version, Content: string(content)}
 	if in.Version > 0 {
@@ -98,9 +98,9 @@ func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*
 		start, end := max(in.StartLine, 1), in.EndLine
 		switch {
 		case end > 0 && start > end:
-			return nil, readOut{}, s.explain(ctx, fmt.Errorf("%w: start_line %d is after end_line %d", lunad.ErrInvalid, start, end))
+			return nil, readOut{}, s.explainRead(fmt.Errorf("%w: start_line %d is after end_line %d", lunad.ErrInvalid, start, end))
 		case start > len(lines):
-			return nil, readOut{}, s.explain(ctx, fmt.Errorf("%w: start_line %d is past the end: %s has %d lines", lunad.ErrInvalid, start, a.Path, len(lines)))
+			return nil, readOut{}, s.explainRead(fmt.Errorf("%w: start_line %d is past the end: %s has %s", lunad.ErrInvalid, start, a.Path, plural(len(lines), "line")))
 		}
 		if end == 0 || end > len(lines) {
 			end = len(lines)
@@ -114,7 +114,7 @@ func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*
 func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, listOut, error) {
 	as, err := s.ws.List(ctx)
 	if err != nil {
-		return nil, listOut{}, s.explain(ctx, err)
+		return nil, listOut{}, s.explainRead(err)
 	}
 	return nil, listOut{Artifacts: nonNil(as)}, nil
 }
@@ -122,18 +122,18 @@ func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (
 func (s *Server) history(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*sdk.CallToolResult, historyOut, error) {
 	vs, err := s.ws.History(ctx, in.ID)
 	if err != nil {
-		return nil, historyOut{}, s.explain(ctx, err)
+		return nil, historyOut{}, s.explainRead(err)
 	}
 	return nil, historyOut{Versions: nonNil(vs)}, nil
 }
 
 func (s *Server) diff(ctx context.Context, _ *sdk.CallToolRequest, in diffIn) (*sdk.CallToolResult, diffOut, error) {
 	if in.From < 0 || in.To < 0 {
-		return nil, diffOut{}, s.explain(ctx, fmt.Errorf("%w: versions count from 1 (see artifact_history)", lunad.ErrInvalid))
+		return nil, diffOut{}, s.explainRead(fmt.Errorf("%w: versions count from 1 (see artifact_history)", lunad.ErrInvalid))
 	}
 	a, err := s.ws.Artifact(ctx, in.ID)
 	if err != nil {
-		return nil, diffOut{}, s.explain(ctx, err)
+		return nil, diffOut{}, s.explainRead(err)
 	}
 	to := in.To
 	if to == 0 {
@@ -145,7 +145,7 @@ func (s *Server) diff(ctx context.Context, _ *sdk.CallToolRequest, in diffIn) (*
 	}
 	d, err := s.ws.Diff(ctx, a.ID, from, to)
 	if err != nil {
-		return nil, diffOut{}, s.explain(ctx, err)
+		return nil, diffOut{}, s.explainRead(err)
 	}
 	out := diffOut{ID: a.ID, From: from, To: to, Diff: d}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: d}}}, out, nil
@@ -154,7 +154,7 @@ func (s *Server) diff(ctx context.Context, _ *sdk.CallToolRequest, in diffIn) (*
 func (s *Server) refs(ctx context.Context, _ *sdk.CallToolRequest, in refsIn) (*sdk.CallToolResult, refsOut, error) {
 	rep, err := s.ws.Refs(ctx, in.ID)
 	if err != nil {
-		return nil, refsOut{}, s.explain(ctx, err)
+		return nil, refsOut{}, s.explainRead(err)
 	}
 	out := refsOut{Artifact: rep.Artifact, Outgoing: nonNil(rep.Outgoing), Incoming: []lunad.Reference{}}
 	for _, r := range rep.Incoming {
@@ -168,7 +168,7 @@ func (s *Server) refs(ctx context.Context, _ *sdk.CallToolRequest, in refsIn) (*
 func (s *Server) stale(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, staleOut, error) {
 	rs, err := s.ws.Stale(ctx)
 	if err != nil {
-		return nil, staleOut{}, s.explain(ctx, err)
+		return nil, staleOut{}, s.explainRead(err)
 	}
 	return nil, staleOut{References: nonNil(rs)}, nil
 }

@@ -97,14 +97,14 @@ func (s *Server) create(ctx context.Context, req *sdk.CallToolRequest, in create
 		Change: lunad.Change{Agent: s.agent(req, in.Agent)},
 	})
 	if err != nil {
-		return nil, writeOut{}, s.explain(ctx, err)
+		return nil, writeOut{}, s.explain(err)
 	}
 	return nil, written(r), nil
 }
 
 func (s *Server) edit(ctx context.Context, req *sdk.CallToolRequest, in editIn) (*sdk.CallToolResult, editOut, error) {
 	if len(in.Changes) == 0 {
-		return nil, editOut{}, s.explain(ctx, fmt.Errorf("%w: changes is empty: give at least one {search, replace} pair", lunad.ErrInvalid))
+		return nil, editOut{}, s.explain(fmt.Errorf("%w: changes is empty: give at least one {search, replace} pair", lunad.ErrInvalid))
 	}
 	blocks := make([]editor.Block, len(in.Changes))
 	for i, c := range in.Changes {
@@ -114,7 +114,7 @@ func (s *Server) edit(ctx context.Context, req *sdk.CallToolRequest, in editIn) 
 		Agent: s.agent(req, in.Agent), Message: in.Message, IdempotencyKey: in.IdempotencyKey, BaseVersion: in.BaseVersion,
 	}})
 	if err != nil {
-		return nil, editOut{}, s.explain(ctx, err)
+		return nil, editOut{}, s.explain(err)
 	}
 	out := editOut{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit, Replayed: r.Replayed, Tiers: []string{}}
 	for _, m := range r.Matches {
@@ -128,7 +128,7 @@ func (s *Server) rewrite(ctx context.Context, req *sdk.CallToolRequest, in rewri
 		Agent: s.agent(req, in.Agent), Message: in.Message, IdempotencyKey: in.IdempotencyKey, BaseVersion: in.BaseVersion,
 	}})
 	if err != nil {
-		return nil, writeOut{}, s.explain(ctx, err)
+		return nil, writeOut{}, s.explain(err)
 	}
 	return nil, written(r.Result), nil
 }
@@ -136,7 +136,7 @@ func (s *Server) rewrite(ctx context.Context, req *sdk.CallToolRequest, in rewri
 func (s *Server) undo(ctx context.Context, req *sdk.CallToolRequest, in undoIn) (*sdk.CallToolResult, writeOut, error) {
 	r, err := s.ws.Undo(ctx, in.ID, lunad.Change{Agent: s.agent(req, in.Agent)})
 	if err != nil {
-		return nil, writeOut{}, s.explain(ctx, err)
+		return nil, writeOut{}, s.explain(err)
 	}
 	return nil, written(r), nil
 }
@@ -144,7 +144,7 @@ func (s *Server) undo(ctx context.Context, req *sdk.CallToolRequest, in undoIn) 
 func (s *Server) restore(ctx context.Context, req *sdk.CallToolRequest, in restoreIn) (*sdk.CallToolResult, writeOut, error) {
 	r, err := s.ws.Restore(ctx, in.ID, in.Version, lunad.Change{Agent: s.agent(req, in.Agent)})
 	if err != nil {
-		return nil, writeOut{}, s.explain(ctx, err)
+		return nil, writeOut{}, s.explain(err)
 	}
 	return nil, written(r), nil
 }
@@ -152,7 +152,7 @@ func (s *Server) restore(ctx context.Context, req *sdk.CallToolRequest, in resto
 func (s *Server) link(ctx context.Context, req *sdk.CallToolRequest, in linkIn) (*sdk.CallToolResult, writeOut, error) {
 	r, err := s.ws.Link(ctx, in.ID, in.To, in.Kind, lunad.Change{Agent: s.agent(req, in.Agent)})
 	if err != nil {
-		return nil, writeOut{}, s.explain(ctx, err)
+		return nil, writeOut{}, s.explain(err)
 	}
 	return nil, written(r), nil
 }
@@ -160,7 +160,7 @@ func (s *Server) link(ctx context.Context, req *sdk.CallToolRequest, in linkIn) 
 func (s *Server) ack(ctx context.Context, req *sdk.CallToolRequest, in ackIn) (*sdk.CallToolResult, writeOut, error) {
 	r, err := s.ws.Ack(ctx, in.ID, in.Symbol, lunad.Change{Agent: s.agent(req, in.Agent)})
 	if err != nil {
-		return nil, writeOut{}, s.explain(ctx, err)
+		return nil, writeOut{}, s.explain(err)
 	}
 	return nil, written(r), nil
 }

@@ -45,8 +45,12 @@ func (m *Main) openWorkspace(ctx context.Context, dir string) (daemon.Workspace,
 	if err == nil {
 		return ws, nil
 	}
+	svc, oerr := daemon.Open(dir, opts)
+	if oerr != nil {
+		return nil, oerr // not a workspace, say: that is the error, not the daemon
+	}
 	slog.Warn("no daemon; serving the workspace in this process (changes by other processes are not followed)", "err", err)
-	return daemon.Open(dir, opts)
+	return svc, nil
 }
 
 // stdio joins the process's stdin and stdout into one stream.
