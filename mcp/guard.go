@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -29,7 +30,7 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 		ss, _ := req.GetSession().(*sdk.ServerSession)
 		if wait, ok := s.limit.allow(ss); !ok {
 			msg := fmt.Sprintf("rate limit: this client may make %g requests per second, %d at once; nothing was done. Retry in %s.",
-				s.opts.Rate, s.opts.Burst, wait.Round(1e6))
+				s.opts.Rate, s.opts.Burst, wait.Round(time.Millisecond))
 			if method == "tools/call" {
 				return errorResult(msg), nil
 			}
