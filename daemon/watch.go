@@ -387,9 +387,12 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 	if branch == w.branch && head == w.head && (own.last == "" || own.last == head) {
 		return false
 	}
-	from := w.head
-	if own.last != "" {
-		from = own.last // what clients were last told
+	// What changed since the watcher last looked, and since what the
+	// Service's last write told clients (they differ when HEAD moved by
+	// hand before or after the Service's writes).
+	froms := []string{w.head}
+	if own.last != "" && own.last != w.head {
+		froms = append(froms, own.last)
 	}
 	arts, err := w.s.List(ctx)
 	if err != nil {
@@ -399,20 +402,26 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 		return false
 	}
 	changed := map[string]bool{}
-	content, err := w.s.store.Changed(ctx, from, head)
-	if err != nil {
-		// Not comparable (a commit gone): take everything as changed.
-		w.log.Debug("comparing commits", "from", from, "to", head, "err", err)
-		content = nil
-		for id := range w.arts {
-			content = append(content, id)
+	var content []string
+	for _, from := range froms {
+		ids, err := w.s.store.Changed(ctx, from, head)
+		if err != nil {
+			// Not comparable (a commit gone): take everything as changed.
+			w.log.Debug("comparing commits", "from", from, "to", head, "err", err)
+			ids = nil
+			for id := range w.arts {
+				ids = append(ids, id)
+			}
+			for _, a := range arts {
+				ids = append(ids, a.ID)
+			}
 		}
-		for _, a := range arts {
-			content = append(content, a.ID)
+		for _, id := range ids {
+			if !changed[id] {
+				changed[id] = true
+				content = append(content, id)
+			}
 		}
-	}
-	for _, id := range content {
-		changed[id] = true
 	}
 	after := make(map[string]bool, len(arts))
 	for _, a := range arts {
