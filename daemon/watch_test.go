@@ -537,3 +537,28 @@ func TestWatchCheckoutRightAfterWrite(t *testing.T) {
 		t.Errorf("config.py reads %q after checking main out again, want the original", got)
 	}
 }
+
+// A commit run by hand and a Service write in the same burst: the hand
+// commit's artifact is still announced and re-indexed.
+func TestWatchHandCommitThenWrite(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	cfg := create(t, s, "config.py", src)
+	tool := create(t, s, "tool.py", "def run():\n    pass\n")
+	w := startWatch(t, s, WatchOptions{})
+	save(t, s, "tool.py", "def run():\n    pass\n\n\ndef stop():\n    pass\n")
+	gitRun(t, s.Root(), "commit", "-qam", "add stop by hand")
+	mustEdit(t, s, cfg, "    print(parse_config('a.toml'))\n", "    print(parse_config('b.toml'))\n")
+	w.await("changed tool.py", changedFor(tool))
+	_, syms, err := s.Symbols(ctx, tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sym := range syms {
+		names = append(names, sym.Name)
+	}
+	if !slices.Equal(names, []string{"run", "stop"}) {
+		t.Errorf("tool.py's symbols after the hand commit: %v, want run and stop", names)
+	}
+}
