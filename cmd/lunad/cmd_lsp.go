@@ -33,6 +33,11 @@ func (m *Main) openWorkspace(ctx context.Context, dir string) (daemon.Workspace,
 	if err != nil {
 		return nil, err
 	}
+	return m.openWorkspaceWith(ctx, dir, cfg)
+}
+
+// openWorkspaceWith is openWorkspace with the configuration already loaded.
+func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (daemon.Workspace, error) {
 	opts := cfg.Options()
 	if m.Options != nil {
 		m.Options(&opts)

@@ -49,7 +49,7 @@ func runMCP(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		}
 		defer ln.Close()
 	}
-	ws, err := m.openWorkspace(ctx, m.workDir())
+	ws, err := m.openWorkspaceWith(ctx, m.workDir(), cfg)
 	if err != nil {
 		return err
 	}
