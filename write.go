@@ -10,14 +10,24 @@ type Change struct {
 	Agent string
 	// Message says why; lunad writes the subject line and trailers itself.
 	Message string
-	// IdempotencyKey: a write whose key was already used returns that
-	// write's result and commits nothing.
+	// IdempotencyKey makes a retry safe: a write that repeats the request
+	// a key was first used for (same operation, artifact, agent, base
+	// version, input, message and extra trailers) returns that write's
+	// result, marked Replayed, and commits nothing; any other write with
+	// the key fails with ErrConflict.
 	IdempotencyKey string
 	// BaseVersion, when > 0, is the version the change was computed
 	// against; if the artifact moved on, the write fails with ErrConflict.
 	BaseVersion int
 	// Extra trailers (Luna-<key>: value), e.g. {"Match": "exact"}.
 	Extra map[string]string
+	// Input is what an edit applies, in a canonical encoding (the daemon's
+	// Service sets it from the edit's blocks, patch or content), so that an
+	// idempotency key replays only the same edit. gitstore's other writes
+	// know their input from their arguments and ignore it; its Edit
+	// requires it with an idempotency key. It is not a trailer and is not
+	// sent over the daemon's socket (the Service sets it there).
+	Input []byte
 }
 
 // CreateSpec describes a new artifact.

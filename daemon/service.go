@@ -6,6 +6,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -100,10 +101,11 @@ const matchTrailer = "Match"
 // lunad.ErrNotApplied wrapping the editor's error (no match, ambiguous,
 // already applied), lunad.ErrInvalid (bad blocks, patch or content).
 func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error) {
-	apply, err := req.applier()
+	apply, input, err := req.applier()
 	if err != nil {
 		return EditResult{}, err
 	}
+	req.Change.Input = input
 	var matches []editor.Match
 	res, err := s.store.Edit(ctx, req.ID, req.Change, func(cur []byte) ([]byte, map[string]string, error) {
 		r, err := apply(cur)
@@ -127,7 +129,11 @@ func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error)
 	return EditResult{Result: res, Matches: matches}, nil
 }
 
-func (r EditRequest) applier() (func([]byte) (editor.Result, error), error) {
+// applier returns the function that applies the request to an artifact's
+// content, and the request's input in a canonical encoding
+// (lunad.Change.Input): the blocks as parsed (so blocks given as text and
+// as pairs are the same input), the patch, or the new content.
+func (r EditRequest) applier() (func([]byte) (editor.Result, error), []byte, error) {
 	n := 0
 	for _, set := range []bool{len(r.Blocks) > 0, r.BlocksText != "", r.Patch != "", r.Rewrite} {
 		if set {
@@ -135,22 +141,43 @@ func (r EditRequest) applier() (func([]byte) (editor.Result, error), error) {
 		}
 	}
 	if n != 1 {
-		return nil, fmt.Errorf("%w: give exactly one of SEARCH/REPLACE blocks, a patch, or new content", lunad.ErrInvalid)
+		return nil, nil, fmt.Errorf("%w: give exactly one of SEARCH/REPLACE blocks, a patch, or new content", lunad.ErrInvalid)
 	}
 	switch {
-	case r.BlocksText != "":
-		blocks, err := editor.ParseBlocks(r.BlocksText)
-		if err != nil {
-			return nil, classify(err)
+	case r.BlocksText != "" || len(r.Blocks) > 0:
+		blocks := r.Blocks
+		if r.BlocksText != "" {
+			var err error
+			if blocks, err = editor.ParseBlocks(r.BlocksText); err != nil {
+				return nil, nil, classify(err)
+			}
 		}
-		return func(c []byte) (editor.Result, error) { return editor.ApplyBlocks(c, blocks) }, nil
-	case len(r.Blocks) > 0:
-		return func(c []byte) (editor.Result, error) { return editor.ApplyBlocks(c, r.Blocks) }, nil
+		return func(c []byte) (editor.Result, error) { return editor.ApplyBlocks(c, blocks) }, blocksInput(blocks), nil
 	case r.Patch != "":
-		return func(c []byte) (editor.Result, error) { return editor.ApplyPatch(c, r.Patch) }, nil
+		return func(c []byte) (editor.Result, error) { return editor.ApplyPatch(c, r.Patch) }, canonical("patch", []byte(r.Patch)), nil
 	default:
-		return func(c []byte) (editor.Result, error) { return editor.Rewrite(c, r.Content) }, nil
+		return func(c []byte) (editor.Result, error) { return editor.Rewrite(c, r.Content) }, canonical("rewrite", r.Content), nil
 	}
+}
+
+// blocksInput encodes SEARCH/REPLACE pairs for canonical.
+func blocksInput(blocks []editor.Block) []byte {
+	fields := make([][]byte, 0, 2*len(blocks))
+	for _, b := range blocks {
+		fields = append(fields, []byte(b.Search), []byte(b.Replace))
+	}
+	return canonical("blocks", fields...)
+}
+
+// canonical encodes an edit's kind and fields, each length-prefixed, so
+// that different inputs never encode alike.
+func canonical(kind string, fields ...[]byte) []byte {
+	var b []byte
+	for _, f := range append([][]byte{[]byte(kind)}, fields...) {
+		b = binary.AppendUvarint(b, uint64(len(f)))
+		b = append(b, f...)
+	}
+	return b
 }
 
 // classify marks the editor's input errors as invalid input; match

@@ -237,6 +237,22 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			if err != nil || !again.Replayed || again.Version.Commit != r.Version.Commit {
 				t.Fatalf("%+v %v", again, err)
 			}
+			// The same blocks as pairs are the same request; other blocks
+			// with the key are not.
+			pairs := req
+			pairs.BlocksText, pairs.Blocks = "", []editor.Block{{Search: "        return toml.load(f)\n", Replace: "        return tomllib.load(f)\n"}}
+			again, err = ws.Edit(ctx, pairs)
+			s.record("edit replayed as pairs", again, err)
+			if err != nil || !again.Replayed || again.Version.Commit != r.Version.Commit {
+				t.Fatalf("%+v %v", again, err)
+			}
+			other := req
+			other.BlocksText = strings.Replace(req.BlocksText, "tomllib.load", "json.load", 1)
+			_, err = ws.Edit(ctx, other)
+			s.record("edit with a used key", nil, err)
+			if !errors.Is(err, lunad.ErrConflict) || !strings.Contains(err.Error(), `idempotency key "k1" was already used for edit of `+s.code+" by coder at "+r.Version.Commit[:12]) {
+				t.Fatalf("other blocks with the key: %v", err)
+			}
 		}},
 		{"stale", func(t *testing.T) {
 			refs, err := ws.Stale(ctx)

@@ -27,7 +27,8 @@ const maxSymbol = 200
 //
 // Like every operation on an existing artifact, changes a person left in
 // the file are committed first as the human's version, an idempotency key
-// that was used already returns that write's result, and a base version
+// that was used already for the same ack returns that write's result (and
+// for any other request is ErrConflict), and a base version
 // that moved on fails with ErrConflict. The ack commit has the same tree
 // as its parent. Acks are not changes for Undo and Redo: they are skipped
 // on both stacks and cannot be undone.
@@ -52,8 +53,9 @@ func (s *Store) Ack(ctx context.Context, ref, symbol string, ch Change) (Result,
 			extra[trSymbol] = symbol
 		}
 	}
+	w := newWrite(lunad.OpAck, ch, []byte(symbol))
 	return s.submit(ctx, func(t *txn) (Result, error) {
-		id, m, replayed, err := t.begin(ref, ch)
+		id, m, replayed, err := t.begin(ref, w)
 		if err != nil || replayed != nil {
 			return deref(replayed), err
 		}
@@ -62,7 +64,7 @@ func (s *Store) Ack(ctx context.Context, ref, symbol string, ch Change) (Result,
 			what += " symbol " + symbol
 		}
 		// No changes: the commit keeps its parent's tree.
-		return t.commitOp(id, lunad.OpAck, what, ch, extra, 0, nil)
+		return t.commitOp(id, w, what, extra, 0, nil)
 	})
 }
 

@@ -34,6 +34,8 @@ func head(t *testing.T, s *Store) string {
 
 func TestAck(t *testing.T) {
 	ctx := context.Background()
+	keyed := Change{Agent: "reviewer", Message: "checked after the refactor\n\nthe signature is unchanged", IdempotencyKey: "k-1", Extra: map[string]string{"Review": "manual"}}
+	digest := requestDigest(newWrite(lunad.OpAck, keyed, []byte("Config.parse")), "a0000001", "reviewer")
 	cases := []struct {
 		name     string
 		ref      string // "" means the artifact's ID
@@ -58,9 +60,9 @@ func TestAck(t *testing.T) {
 			name:   "symbol by path with agent, message, key and extra",
 			ref:    "config.py",
 			symbol: "  Config.parse ",
-			ch:     Change{Agent: "reviewer", Message: "checked after the refactor\n\nthe signature is unchanged", IdempotencyKey: "k-1", Extra: map[string]string{"Review": "manual"}},
+			ch:     keyed,
 			wantMsg: "ack config.py symbol Config.parse: checked after the refactor\n\nthe signature is unchanged\n\n" +
-				"Luna-Artifact: a0000001\nLuna-Op: ack\nLuna-Version: 2\nLuna-Agent: reviewer\nLuna-Idempotency-Key: k-1\n" +
+				"Luna-Artifact: a0000001\nLuna-Op: ack\nLuna-Version: 2\nLuna-Agent: reviewer\nLuna-Idempotency-Key: k-1\nLuna-Request: " + digest + "\n" +
 				"Luna-Review: manual\nLuna-Symbol: Config.parse",
 			wantXtra: map[string]string{"Symbol": "Config.parse", "Review": "manual"},
 		},
@@ -227,8 +229,7 @@ func TestAckIdempotent(t *testing.T) {
 	}{
 		{"same call", id, "parse_config"},
 		{"by path", "config.py", "parse_config"},
-		{"other symbol", id, "other"},
-		{"no symbol", id, ""},
+		{"same symbol with spaces", id, " parse_config "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -244,8 +245,12 @@ func TestAckIdempotent(t *testing.T) {
 			}
 		})
 	}
-	// The key also answers an Edit that reuses it: nothing is committed.
-	if r, err := s.Edit(ctx, id, Change{IdempotencyKey: "ack-1"}, replace("p", "q")); err != nil || !r.Replayed || r.Version.Op != lunad.OpAck {
+	// Another symbol, or an edit, with the key is another request: a
+	// conflict, nothing is committed.
+	if r, err := s.Ack(ctx, id, "other", Change{IdempotencyKey: "ack-1"}); !errors.Is(err, lunad.ErrConflict) || !strings.Contains(err.Error(), "was already used for ack of") {
+		t.Fatalf("ack of another symbol with the key: %+v %v", r, err)
+	}
+	if r, err := s.Edit(ctx, id, Change{IdempotencyKey: "ack-1", Input: []byte("p")}, replace("p", "q")); !errors.Is(err, lunad.ErrConflict) || !strings.Contains(err.Error(), "this request is to edit") {
 		t.Fatalf("edit with an ack's key: %+v %v", r, err)
 	}
 	if h := head(t, s); h != after {

@@ -135,7 +135,10 @@ func (s *Store) latest(id string) *entry {
 	return es[len(es)-1]
 }
 
-// commitCache is the on-disk cache of commit provenance.
+// commitCache is the on-disk cache of commit provenance. Its lines are
+// entries as JSON; a field added later (record.Request) is absent from the
+// lines older versions wrote and is derived on load (record.upgrade), so
+// old and new lunad versions share the file.
 type commitCache struct {
 	path    string
 	entries map[string]*entry
@@ -152,6 +155,7 @@ func loadCommitCache(path string) *commitCache {
 	for sc.Scan() {
 		var e entry
 		if json.Unmarshal(sc.Bytes(), &e) == nil && plumbing.IsHash(e.Commit) {
+			e.Rec.upgrade()
 			c.entries[e.Commit] = &e
 		}
 		// A torn last line (a crash mid-append) is skipped and re-derived.

@@ -52,8 +52,9 @@ func (s *Store) Create(ctx context.Context, spec CreateSpec) (Result, error) {
 	if err := s.checkContent(spec.Content); err != nil {
 		return Result{}, err
 	}
+	w := newWrite(lunad.OpCreate, spec.Change, []byte(spec.Title), []byte(spec.Type), []byte(spec.Path), []byte(spec.Status), spec.Content)
 	return s.submit(ctx, func(t *txn) (Result, error) {
-		if r, ok, err := t.replay(spec.Change, ""); ok || err != nil {
+		if r, ok, err := t.replay(w, ""); ok || err != nil {
 			return r, err
 		}
 		if err := t.checkNewPath(spec.Path); err != nil {
@@ -73,7 +74,7 @@ func (s *Store) Create(ctx context.Context, spec CreateSpec) (Result, error) {
 		}
 		sig, agent := s.author(spec.Agent)
 		subj, body := subject("create "+spec.Path, spec.Message)
-		rec := record{Op: lunad.OpCreate, Artifact: id, Version: 1, Agent: agent, Key: spec.IdempotencyKey, Extra: spec.Extra, Subject: subj}
+		rec := record{Op: lunad.OpCreate, Artifact: id, Version: 1, Agent: agent, Key: spec.IdempotencyKey, Request: w.digest, Extra: spec.Extra, Subject: subj}
 		e, err := t.commit(changes, rec, body, sig)
 		if err != nil {
 			return Result{}, err
@@ -130,13 +131,18 @@ func (t *txn) putMeta(changes map[string]fileChange, m meta) error {
 // Changes a person left in the file are committed first as the human's
 // edit. Returns ErrNotFound, ErrConflict (base version moved),
 // ErrNotApplied (apply failed, wrapped, or changed nothing), ErrInvalid (bad
-// content, or an apply error that already wraps ErrInvalid).
+// content, or an apply error that already wraps ErrInvalid; an idempotency
+// key without ch.Input, which identifies what apply does).
 func (s *Store) Edit(ctx context.Context, ref string, ch Change, apply func(current []byte) ([]byte, map[string]string, error)) (Result, error) {
 	if err := validateChange(ch); err != nil {
 		return Result{}, err
 	}
+	if ch.IdempotencyKey != "" && len(ch.Input) == 0 {
+		return Result{}, fmt.Errorf("%w: an edit with an idempotency key needs its input (Change.Input) so that the key replays only the same edit", lunad.ErrInvalid)
+	}
+	w := newWrite(lunad.OpEdit, ch, ch.Input)
 	return s.submit(ctx, func(t *txn) (Result, error) {
-		id, m, replayed, err := t.begin(ref, ch)
+		id, m, replayed, err := t.begin(ref, w)
 		if err != nil || replayed != nil {
 			return deref(replayed), err
 		}
@@ -167,16 +173,16 @@ func (s *Store) Edit(ctx context.Context, ref string, ch Change, apply func(curr
 			}
 			extra[k] = v
 		}
-		return t.commitOp(id, lunad.OpEdit, "edit "+m.Path, ch, extra, 0, changes)
+		return t.commitOp(id, w, "edit "+m.Path, extra, 0, changes)
 	})
 }
 
 // commitOp commits one operation on an artifact with its provenance.
-func (t *txn) commitOp(id string, op lunad.Op, what string, ch Change, extra map[string]string, target int, changes map[string]fileChange) (Result, error) {
-	sig, agent := t.s.author(ch.Agent)
-	subj, body := subject(what, ch.Message)
-	rec := record{Op: op, Artifact: id, Version: t.s.latestVersion(id) + 1, Agent: agent,
-		Key: ch.IdempotencyKey, Target: target, Extra: extra, Subject: subj}
+func (t *txn) commitOp(id string, w *write, what string, extra map[string]string, target int, changes map[string]fileChange) (Result, error) {
+	sig, agent := t.s.author(w.ch.Agent)
+	subj, body := subject(what, w.ch.Message)
+	rec := record{Op: w.op, Artifact: id, Version: t.s.latestVersion(id) + 1, Agent: agent,
+		Key: w.ch.IdempotencyKey, Request: w.digest, Target: target, Extra: extra, Subject: subj}
 	e, err := t.commit(changes, rec, body, sig)
 	if err != nil {
 		return Result{}, err
@@ -184,13 +190,14 @@ func (t *txn) commitOp(id string, op lunad.Op, what string, ch Change, extra map
 	return t.result(id, e)
 }
 
-// update runs a metadata change on an artifact: fn edits the metadata.
-func (s *Store) update(ctx context.Context, ref string, ch Change, op lunad.Op, fn func(t *txn, m *meta) (string, error)) (Result, error) {
-	if err := validateChange(ch); err != nil {
+// update runs a metadata change on an artifact: fn edits the metadata. w
+// is the operation with its arguments.
+func (s *Store) update(ctx context.Context, ref string, w *write, fn func(t *txn, m *meta) (string, error)) (Result, error) {
+	if err := validateChange(w.ch); err != nil {
 		return Result{}, err
 	}
 	return s.submit(ctx, func(t *txn) (Result, error) {
-		id, m, replayed, err := t.begin(ref, ch)
+		id, m, replayed, err := t.begin(ref, w)
 		if err != nil || replayed != nil {
 			return deref(replayed), err
 		}
@@ -204,7 +211,7 @@ func (s *Store) update(ctx context.Context, ref string, ch Change, op lunad.Op, 
 		if err != nil {
 			return Result{}, err
 		}
-		return t.commitOp(id, op, what, ch, ch.Extra, 0, changes)
+		return t.commitOp(id, w, what, w.ch.Extra, 0, changes)
 	})
 }
 
@@ -214,7 +221,7 @@ func (s *Store) Move(ctx context.Context, ref, newPath string, ch Change) (Resul
 	if err := checkPath(newPath); err != nil {
 		return Result{}, err
 	}
-	return s.update(ctx, ref, ch, lunad.OpMove, func(t *txn, m *meta) (string, error) {
+	return s.update(ctx, ref, newWrite(lunad.OpMove, ch, []byte(newPath)), func(t *txn, m *meta) (string, error) {
 		if m.Path == newPath {
 			return "", fmt.Errorf("%w: artifact %s is already at %s", lunad.ErrInvalid, m.ID, newPath)
 		}
@@ -229,7 +236,7 @@ func (s *Store) Move(ctx context.Context, ref, newPath string, ch Change) (Resul
 
 // Archive sets an artifact's status to archived; its file stays readable.
 func (s *Store) Archive(ctx context.Context, ref string, ch Change) (Result, error) {
-	return s.update(ctx, ref, ch, lunad.OpArchive, func(t *txn, m *meta) (string, error) {
+	return s.update(ctx, ref, newWrite(lunad.OpArchive, ch), func(t *txn, m *meta) (string, error) {
 		if m.Status == lunad.StatusArchived {
 			return "", fmt.Errorf("%w: artifact %s is already archived", lunad.ErrInvalid, m.ID)
 		}
@@ -249,7 +256,7 @@ func (s *Store) Link(ctx context.Context, src, dst, kind string, ch Change) (Res
 	if !linkKind.MatchString(kind) {
 		return Result{}, fmt.Errorf("%w: link kind %q (use lowercase words like depends_on)", lunad.ErrInvalid, kind)
 	}
-	return s.update(ctx, src, ch, lunad.OpLink, func(t *txn, m *meta) (string, error) {
+	return s.update(ctx, src, newWrite(lunad.OpLink, ch, []byte(dst), []byte(kind)), func(t *txn, m *meta) (string, error) {
 		to, _, err := t.resolve(dst)
 		if err != nil {
 			return "", err

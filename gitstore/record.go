@@ -32,7 +32,7 @@ import (
 // HEAD. The commit's author is the person (Options.Human) and its message
 // the one Edit writes, so ch may carry only BaseVersion (when > 0 the
 // artifact must still be at that version, else ErrConflict); Agent,
-// Message, IdempotencyKey and Extra are refused with ErrInvalid.
+// Message, IdempotencyKey, Extra and Input are refused with ErrInvalid.
 //
 // The file in the working tree is left as it is (it already holds what was
 // committed): a save that lands while the commit is being made is not
@@ -46,7 +46,7 @@ func (s *Store) Record(ctx context.Context, ref string, ch Change) (Result, bool
 	if err := validateChange(ch); err != nil {
 		return Result{}, false, err
 	}
-	if ch.Agent != "" || ch.Message != "" || ch.IdempotencyKey != "" || len(ch.Extra) > 0 {
+	if ch.Agent != "" || ch.Message != "" || ch.IdempotencyKey != "" || len(ch.Extra) > 0 || len(ch.Input) > 0 {
 		return Result{}, false, fmt.Errorf("%w: a recorded change is the person's, with lunad's message; give only a base version (to commit with an agent or message, use edit)", lunad.ErrInvalid)
 	}
 	var recorded bool

@@ -26,7 +26,8 @@ func TestCreateEditLog(t *testing.T) {
 	if r.Artifact.ID != "a0000001" || r.Artifact.Path != "config-notes.md" || r.Version.Number != 1 {
 		t.Fatalf("create result %+v", r)
 	}
-	e, err := s.Edit(ctx, "a0000001", Change{Agent: "coder", Message: "say JSON", IdempotencyKey: "k1"}, replace("TOML", "JSON"))
+	keyed := Change{Agent: "coder", Message: "say JSON", IdempotencyKey: "k1", Input: []byte("TOML→JSON")}
+	e, err := s.Edit(ctx, "a0000001", keyed, replace("TOML", "JSON"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,8 @@ func TestCreateEditLog(t *testing.T) {
 	}
 	log := git(t, s.root, "log", "--format=%an <%ae>|%s|%(trailers:only,unfold)")
 	want := []string{
-		"coder <coder@agents.lunad>|edit config-notes.md: say JSON|Luna-Artifact: a0000001\nLuna-Op: edit\nLuna-Version: 2\nLuna-Agent: coder\nLuna-Idempotency-Key: k1",
+		"coder <coder@agents.lunad>|edit config-notes.md: say JSON|Luna-Artifact: a0000001\nLuna-Op: edit\nLuna-Version: 2\nLuna-Agent: coder\nLuna-Idempotency-Key: k1\nLuna-Request: " +
+			requestDigest(newWrite(lunad.OpEdit, keyed, keyed.Input), "a0000001", "coder"),
 		"writer <writer@agents.lunad>|create config-notes.md|Luna-Artifact: a0000001\nLuna-Op: create\nLuna-Version: 1\nLuna-Agent: writer",
 		"Ada <ada@example.com>|adopt 0 files as artifacts|Luna-Op: adopt\nLuna-Agent: Ada",
 	}
@@ -48,7 +50,7 @@ func TestCreateEditLog(t *testing.T) {
 	}
 	// Replay: same result, no new commit.
 	head := git(t, s.root, "rev-parse", "HEAD")
-	again, err := s.Edit(ctx, "a0000001", Change{Agent: "coder", IdempotencyKey: "k1"}, replace("JSON", "YAML"))
+	again, err := s.Edit(ctx, "a0000001", keyed, replace("JSON", "YAML"))
 	if err != nil || !again.Replayed || again.Version.Commit != e.Version.Commit {
 		t.Fatalf("replay: %+v %v", again, err)
 	}
@@ -95,7 +97,7 @@ func TestDerivedCachesRebuilt(t *testing.T) {
 		}
 		ids = append(ids, r.Artifact.ID)
 	}
-	if _, err := s.Edit(ctx, ids[3], Change{IdempotencyKey: "k"}, replace("x", "y")); err != nil {
+	if _, err := s.Edit(ctx, ids[3], Change{IdempotencyKey: "k", Input: []byte("x→y")}, replace("x", "y")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.List(ctx); err != nil {
@@ -123,7 +125,7 @@ func TestDerivedCachesRebuilt(t *testing.T) {
 	if err != nil || len(list) != 70 {
 		t.Fatalf("list: %d %v", len(list), err)
 	}
-	again, err := s2.Edit(ctx, ids[3], Change{IdempotencyKey: "k"}, replace("y", "z"))
+	again, err := s2.Edit(ctx, ids[3], Change{IdempotencyKey: "k", Input: []byte("x→y")}, replace("y", "z"))
 	if err != nil || !again.Replayed {
 		t.Fatalf("idempotency after a rebuilt history cache: %+v %v", again, err)
 	}

@@ -17,6 +17,7 @@ const (
 	trVersion  = "Luna-Version"
 	trAgent    = "Luna-Agent"
 	trKey      = "Luna-Idempotency-Key"
+	trRequest  = "Luna-Request"        // with trKey: the digest of the request the key was used for (requestDigest)
 	trTarget   = "Luna-Target-Version" // undo, redo, restore: the version whose state was restored
 )
 
@@ -34,9 +35,25 @@ type record struct {
 	Version  int
 	Agent    string
 	Key      string
+	Request  string // digest of the keyed request; "" for commits of lunad versions before it
 	Target   int
 	Extra    map[string]string
 	Subject  string
+}
+
+// upgrade fills in what a lunad version before Luna-Request left in Extra
+// when it cached this record: that version kept every trailer it did not
+// know there, so its cache lines for newer commits hold the digest as
+// Extra["Request"].
+func (r *record) upgrade() {
+	name := strings.TrimPrefix(trRequest, "Luna-")
+	if v, ok := r.Extra[name]; ok && r.Request == "" {
+		r.Request = v
+		delete(r.Extra, name)
+		if len(r.Extra) == 0 {
+			r.Extra = nil
+		}
+	}
 }
 
 // checkTrailerValue rejects values that would break the trailer block.
@@ -93,6 +110,9 @@ func (r record) message(body string) string {
 	if r.Key != "" {
 		fmt.Fprintf(&b, "%s: %s\n", trKey, r.Key)
 	}
+	if r.Key != "" && r.Request != "" {
+		fmt.Fprintf(&b, "%s: %s\n", trRequest, r.Request)
+	}
 	if r.Target > 0 {
 		fmt.Fprintf(&b, "%s: %d\n", trTarget, r.Target)
 	}
@@ -133,6 +153,8 @@ func parseRecord(msg string) (r record, ok bool) {
 			r.Agent = v
 		case trKey:
 			r.Key = v
+		case trRequest:
+			r.Request = v
 		case trTarget:
 			r.Target, _ = strconv.Atoi(v)
 		default:

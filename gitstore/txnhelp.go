@@ -38,6 +38,9 @@ func validateChange(c Change) error {
 		if !extraKey.MatchString(k) {
 			return fmt.Errorf("%w: trailer name %q", lunad.ErrInvalid, k)
 		}
+		if "Luna-"+k == trRequest {
+			return fmt.Errorf("%w: trailer name %q is lunad's own (the digest of an idempotency key's request); choose another name", lunad.ErrInvalid, k)
+		}
 		if err := checkTrailerValue("trailer "+k, v); err != nil {
 			return err
 		}
@@ -99,36 +102,15 @@ func (t *txn) meta(id string) (meta, error) {
 	return decodeMeta(b)
 }
 
-// replay returns the earlier result when the change's idempotency key was
-// used already (ok = true), or ErrConflict when it was used for another
-// artifact.
-func (t *txn) replay(ch Change, id string) (Result, bool, error) {
-	if ch.IdempotencyKey == "" {
-		return Result{}, false, nil
-	}
-	e := t.s.hist.byKey[ch.IdempotencyKey]
-	if e == nil {
-		return Result{}, false, nil
-	}
-	if id != "" && e.Rec.Artifact != id {
-		return Result{}, true, fmt.Errorf("%w: idempotency key %q was already used for artifact %s in %.12s; use a new key", lunad.ErrConflict, ch.IdempotencyKey, e.Rec.Artifact, e.Commit)
-	}
-	m, err := t.meta(e.Rec.Artifact)
-	if err != nil {
-		return Result{}, true, err
-	}
-	return Result{Artifact: t.s.withVersion(m.artifact()), Version: e.version(e.Rec.Artifact), Replayed: true}, true, nil
-}
-
 // begin opens an operation on an artifact: it resolves ref, answers a
-// replayed idempotency key (replayed non-nil), refuses to write through a
-// symlink, commits a person's unrecorded changes first, and checks the
-// base version.
-func (t *txn) begin(ref string, ch Change) (id string, m meta, replayed *Result, err error) {
+// replayed idempotency key (replayed non-nil) or refuses a reused one
+// (ErrConflict), refuses to write through a symlink, commits a person's
+// unrecorded changes first, and checks the base version.
+func (t *txn) begin(ref string, w *write) (id string, m meta, replayed *Result, err error) {
 	if id, m, err = t.resolve(ref); err != nil {
 		return "", m, nil, err
 	}
-	if r, ok, err := t.replay(ch, id); ok || err != nil {
+	if r, ok, err := t.replay(w, id); ok || err != nil {
 		if err != nil {
 			return "", m, nil, err
 		}
@@ -140,7 +122,7 @@ func (t *txn) begin(ref string, ch Change) (id string, m meta, replayed *Result,
 	if err := t.commitHumanChanges(id, m); err != nil {
 		return "", m, nil, err
 	}
-	return id, m, nil, t.checkBase(id, ch.BaseVersion)
+	return id, m, nil, t.checkBase(id, w.ch.BaseVersion)
 }
 
 // deref returns *r, or the zero Result for nil.

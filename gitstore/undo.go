@@ -36,7 +36,7 @@ func (s *Store) Restore(ctx context.Context, ref string, n int, ch Change) (Resu
 		return Result{}, err
 	}
 	return s.submit(ctx, func(t *txn) (Result, error) {
-		return t.restoreTo(ref, ch, lunad.OpRestore, func(id string) (int, error) {
+		return t.restoreTo(ref, newWrite(lunad.OpRestore, ch, []byte(strconv.Itoa(n))), func(id string) (int, error) {
 			if t.s.versionEntry(id, n) == nil {
 				return 0, fmt.Errorf("%w: artifact %s has no version %d", lunad.ErrNotFound, id, n)
 			}
@@ -50,7 +50,7 @@ func (s *Store) revert(ctx context.Context, ref string, ch Change, op lunad.Op) 
 		return Result{}, err
 	}
 	return s.submit(ctx, func(t *txn) (Result, error) {
-		return t.restoreTo(ref, ch, op, func(id string) (int, error) {
+		return t.restoreTo(ref, newWrite(op, ch), func(id string) (int, error) {
 			applied, redo := t.s.undoStacks(id)
 			if op == lunad.OpUndo {
 				if len(applied) < 2 {
@@ -94,8 +94,9 @@ func (s *Store) undoStacks(id string) (applied, redo []int) {
 }
 
 // restoreTo commits the state of the version pick returns.
-func (t *txn) restoreTo(ref string, ch Change, op lunad.Op, pick func(id string) (int, error)) (Result, error) {
-	id, m, replayed, err := t.begin(ref, ch)
+func (t *txn) restoreTo(ref string, w *write, pick func(id string) (int, error)) (Result, error) {
+	op := w.op
+	id, m, replayed, err := t.begin(ref, w)
 	if err != nil || replayed != nil {
 		return deref(replayed), err
 	}
@@ -137,5 +138,5 @@ func (t *txn) restoreTo(ref string, ch Change, op lunad.Op, pick func(id string)
 		return Result{}, err
 	}
 	what := strings.Join([]string{string(op), m.Path, "to version", strconv.Itoa(n)}, " ")
-	return t.commitOp(id, op, what, ch, ch.Extra, n, changes)
+	return t.commitOp(id, w, what, w.ch.Extra, n, changes)
 }

@@ -32,6 +32,8 @@ func (s *Server) explain(err error) error {
 		err = fmt.Errorf("edit not applied, nothing was written: the change is already in the artifact; read_artifact to check it, there is nothing to redo. %w", err)
 	case errors.Is(err, lunad.ErrNotApplied):
 		err = fmt.Errorf("not applied, nothing was written: %w. If the artifact already is as you want it, there is nothing to do; otherwise call read_artifact and base the change on what it shows", err)
+	case errors.Is(err, lunad.ErrConflict) && strings.Contains(err.Error(), "idempotency key"):
+		err = fmt.Errorf("conflict, nothing was written: the idempotency_key belongs to another write; call again with a new idempotency_key. %w", err)
 	case errors.Is(err, lunad.ErrConflict):
 		err = fmt.Errorf("conflict, nothing was written: call read_artifact for the current version, redo the change against it and pass that version as base_version. %w", err)
 	case errors.Is(err, lunad.ErrNotFound):

@@ -137,8 +137,6 @@ func TestIdempotency(t *testing.T) {
 	if again := w.ok(edit...); again != strings.TrimSuffix(out, "\n")+" replayed\n" {
 		t.Fatalf("replay printed %q after %q", again, out)
 	}
-	// Even with different content: the key decides.
-	w.ok("edit", id, "--content-file", w.file("c2", "other\n"), "--idempotency-key", "e1")
 	if w.head() != head || w.commitCount() != n {
 		t.Fatal("a replay committed")
 	}
@@ -146,6 +144,55 @@ func TestIdempotency(t *testing.T) {
 		t.Fatalf("content %q", got)
 	}
 	w.clean()
+}
+
+// TestIdempotencyKeyReuse: a key replays only the write it was used for;
+// a create, an undo, another artifact's edit, another agent's or another
+// content with it is a conflict (exit 3) that says what the key was used
+// for, prints nothing and commits nothing — with and without a daemon.
+func TestIdempotencyKeyReuse(t *testing.T) {
+	for _, served := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in-process", true: "daemon"}[served], func(t *testing.T) {
+			w, id := newWSWith(t, "a.md", "one\n")
+			other := w.create("b.md", "two\n")
+			var calls uint64
+			if served {
+				w.serve()
+				calls = w.served()
+			}
+			w.ok("edit", id, "--content-file", w.file("c", "v2\n"), "--idempotency-key", "e1", "--agent", "bot")
+			head, n := w.head(), w.commitCount()
+			used := `idempotency key "e1" was already used for edit of ` + id + " by bot at " + head[:12]
+			for _, c := range []struct {
+				name, why string
+				args      []string
+			}{
+				{"create", "this request is to create", []string{"create", "--title", "New", "--agent", "bot"}},
+				{"undo", "this request is to undo", []string{"undo", id, "--agent", "bot"}},
+				{"another artifact", "this request is for " + other, []string{"edit", other, "--content-file", w.file("c", "v2\n"), "--agent", "bot"}},
+				{"another agent", "this request is by eve", []string{"edit", id, "--content-file", w.file("c", "v2\n"), "--agent", "eve"}},
+				{"another content", "differs in its input", []string{"edit", id, "--content-file", w.file("c2", "other\n"), "--agent", "bot"}},
+			} {
+				r := w.fail(3, used, append(c.args, "--idempotency-key", "e1")...)
+				if !strings.Contains(r.stderr, c.why) || !strings.Contains(r.stderr, "use a fresh key") {
+					t.Fatalf("%s: want %q and a fresh key in:\n%s", c.name, c.why, r)
+				}
+				if w.head() != head || w.commitCount() != n {
+					t.Fatalf("%s committed", c.name)
+				}
+			}
+			if again := w.ok("edit", id, "--content-file", w.file("c", "v2\n"), "--idempotency-key", "e1", "--agent", "bot"); !strings.HasSuffix(again, " replayed\n") {
+				t.Fatalf("the same edit again printed %q", again)
+			}
+			if got := w.show(id); got != "v2\n" {
+				t.Fatalf("content %q", got)
+			}
+			w.wantHead(head)
+			if served && w.served() < calls+7 {
+				t.Fatalf("the daemon answered %d calls, not the 7 writes", w.served()-calls)
+			}
+		})
+	}
 }
 
 // TestInProcess runs Main in-process with a fixed clock and IDs.
