@@ -48,6 +48,19 @@ const maxHeader = 4 << 10
 // stops reading its socket for that long is disconnected.
 const writeTimeout = 30 * time.Second
 
+// DefaultMaxConns is how many connections a daemon serves at once unless
+// ServeOptions.MaxConns says otherwise.
+const DefaultMaxConns = 256
+
+// DefaultConnIdleTimeout is how long a connection may stay idle unless
+// ServeOptions.ConnIdleTimeout says otherwise.
+const DefaultConnIdleTimeout = 10 * time.Minute
+
+// refuseWait bounds the wait for the first call of a connection over the
+// cap, which is answered with the refusal (its id lets a client's call
+// return the message).
+const refuseWait = time.Second
+
 // Method names.
 const (
 	mHello     = "lunad/hello"
@@ -411,6 +424,8 @@ const (
 	codeExists       jsonrpc2.Code = -32016
 	codeNotWorkspace jsonrpc2.Code = -32017
 	codeCanceled     jsonrpc2.Code = -32018
+	codeBusy         jsonrpc2.Code = -32019 // the daemon serves as many connections as it may
+	codeIdle         jsonrpc2.Code = -32020 // the connection is closed for idleness
 )
 
 // sentinels are the errors carried across the socket by name.
@@ -535,6 +550,16 @@ type ServeOptions struct {
 	// Config is reported to clients in Status; a client configured
 	// otherwise can decline the daemon (ConnectOptions.Config).
 	Config string
+	// MaxConns caps the connections served at once (default
+	// DefaultMaxConns): one more is answered with a JSON-RPC error saying
+	// so (its first call, or unasked) and closed.
+	MaxConns int
+	// ConnIdleTimeout closes a connection that has had no call in flight
+	// and no subscription for that long (default DefaultConnIdleTimeout;
+	// negative: never), after telling it why. A subscribed client (the
+	// language server, the MCP server) waits for events and is never idle.
+	// It also bounds the time a client may take to send one message.
+	ConnIdleTimeout time.Duration
 }
 
 // server is one Serve call.
@@ -555,7 +580,9 @@ type server struct {
 // Serve answers the clients that connect to ln (see Listen) with svc until
 // ctx is done or, with opts.IdleTimeout, no client has been connected for
 // that long. Each connection is served concurrently, and requests on one
-// connection run concurrently too. On shutdown Serve stops accepting, lets
+// connection run concurrently too. At most opts.MaxConns connections are
+// served at once (more are refused with an error) and a connection idle
+// for opts.ConnIdleTimeout is closed. On shutdown Serve stops accepting, lets
 // the requests in flight finish and answers them, closes every connection
 // and ln, and returns once all its goroutines are done. It returns nil
 // after ctx is done or the idle timeout, else the listener's error.
@@ -565,6 +592,12 @@ func Serve(ctx context.Context, svc *Service, ln net.Listener, opts ServeOptions
 	}
 	if opts.MaxFrame <= 0 {
 		opts.MaxFrame = DefaultMaxFrame
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.ConnIdleTimeout == 0 {
+		opts.ConnIdleTimeout = DefaultConnIdleTimeout
 	}
 	srv := &server{svc: svc, opts: opts, log: opts.Logger, base: context.WithoutCancel(ctx),
 		stopping: make(chan struct{}), started: time.Now()}
@@ -605,6 +638,8 @@ func Serve(ctx context.Context, svc *Service, ln net.Listener, opts ServeOptions
 		mu   sync.Mutex
 		open int                      // connections being served
 		left = make(chan struct{}, 1) // signalled when open drops to 0
+
+		lastRefusal time.Time // of the last refusal logged (at most one a second)
 	)
 	idle := time.NewTimer(opts.IdleTimeout)
 	if opts.IdleTimeout <= 0 {
@@ -625,8 +660,19 @@ func Serve(ctx context.Context, svc *Service, ln net.Listener, opts ServeOptions
 		select {
 		case nc := <-accepted:
 			mu.Lock()
-			open++
+			full := open >= opts.MaxConns
+			if !full {
+				open++
+			}
 			mu.Unlock()
+			if full {
+				if now := time.Now(); now.Sub(lastRefusal) >= time.Second {
+					lastRefusal = now
+					srv.log.Warn("connection refused: the daemon serves as many as it may", "max", opts.MaxConns)
+				}
+				wg.Go(func() { srv.refuse(nc) })
+				continue
+			}
 			idle.Stop()
 			wg.Go(func() {
 				srv.serveConn(nc)
@@ -676,15 +722,46 @@ func transient(err error) bool {
 	return false
 }
 
+// refuse answers a connection over opts.MaxConns: its first call (read
+// within refuseWait) gets the error, or, if none comes, an answer to no
+// call does; then the connection is closed.
+func (srv *server) refuse(nc net.Conn) {
+	defer nc.Close()
+	fs := newFrameStream(nc, srv.opts.MaxFrame, srv.log, 0)
+	nc.SetReadDeadline(time.Now().Add(refuseWait))
+	var id jsonrpc2.ID
+	if body, _, err := fs.ReadFrame(srv.base); err == nil {
+		if call, ok := decodeCall(body); ok {
+			id = call.ID()
+		}
+	}
+	conns := "connections"
+	if srv.opts.MaxConns == 1 {
+		conns = "connection"
+	}
+	fs.Write(srv.base, jsonrpc2.NewResponse(id, nil, jsonrpc2.Errorf(codeBusy,
+		"the daemon serves at most %d %s; close clients you do not use, or raise daemon.max_connections in .luna/config.toml, then connect again", srv.opts.MaxConns, conns)))
+}
+
+// decodeCall returns the call body holds, if it is one.
+func decodeCall(body []byte) (*jsonrpc2.Call, bool) {
+	msg, err := jsonrpc2.DecodeMessage(body)
+	if err != nil {
+		return nil, false
+	}
+	call, ok := msg.(*jsonrpc2.Call)
+	return call, ok
+}
+
 // serveConn serves one client until it disconnects or the server stops.
 func (srv *server) serveConn(nc net.Conn) {
 	srv.clients.Add(1)
 	defer srv.clients.Add(-1)
 	log := srv.log.With("conn", srv.nextConn.Add(1))
 	log.Debug("client connected")
-	fs := newFrameStream(nc, srv.opts.MaxFrame, log)
+	fs := newFrameStream(nc, srv.opts.MaxFrame, log, max(srv.opts.ConnIdleTimeout, 0))
 	conn := jsonrpc2.NewConn(fs, jsonrpc2.WithCodec(codec{}))
-	c := &serverConn{srv: srv, conn: conn, log: log}
+	c := &serverConn{srv: srv, conn: conn, fs: fs, log: log}
 	subCtx, cancelSubs := context.WithCancel(srv.base)
 	c.subCtx = subCtx
 	conn.Go(srv.base, jsonrpc2.AsyncHandler(c.handle))
@@ -707,6 +784,7 @@ func (srv *server) serveConn(nc net.Conn) {
 type serverConn struct {
 	srv    *server
 	conn   jsonrpc2.Conn
+	fs     *frameStream
 	log    *slog.Logger
 	subCtx context.Context // ends the subscriptions when the connection ends
 	subs   sync.WaitGroup
@@ -777,6 +855,7 @@ func (c *serverConn) subscribe() (any, error) {
 		return nil, err
 	}
 	id := c.srv.nextSub.Add(1)
+	c.fs.keepAlive() // a subscriber waits for events: it is not idle
 	c.subs.Go(func() {
 		for e := range events {
 			if err := c.conn.Notify(c.subCtx, mEvent, eventParams{Subscription: id, Event: e}); err != nil {
@@ -801,27 +880,78 @@ func (c *serverConn) subscribe() (any, error) {
 //     invalid-request error instead of ending the connection.
 //   - stop answers the calls already read and reads no more, so a shutdown
 //     loses no reply: jsonrpc2 writes no response once its read loop ended.
+//   - With idle > 0, a connection with no call in flight and no
+//     subscription (keepAlive) that sends nothing for idle is told so and
+//     ended, and a message must arrive whole within idle of its first
+//     byte: the read deadline is set whenever the connection turns idle
+//     and cleared when a call is read.
 type frameStream struct {
 	nc   net.Conn
 	in   *bufio.Reader
 	max  int
 	log  *slog.Logger
+	idle time.Duration
 	rbuf []byte
 
 	wmu  sync.Mutex
 	wbuf []byte
 
-	mu       sync.Mutex
-	cond     sync.Cond
-	pending  int  // calls read and not answered yet
-	stopping bool // stop was called
-	broken   bool // a write failed: no more answers will be written
+	mu         sync.Mutex
+	cond       sync.Cond
+	pending    int  // calls read and not answered yet
+	stopping   bool // stop was called
+	broken     bool // a write failed: no more answers will be written
+	subscribed bool // keepAlive was called
 }
 
-func newFrameStream(nc net.Conn, max int, log *slog.Logger) *frameStream {
-	s := &frameStream{nc: nc, in: bufio.NewReaderSize(nc, 64<<10), max: max, log: log}
+// newFrameStream makes the stream of connection nc; idle 0 means no idle
+// timeout.
+func newFrameStream(nc net.Conn, max int, log *slog.Logger, idle time.Duration) *frameStream {
+	s := &frameStream{nc: nc, in: bufio.NewReaderSize(nc, 64<<10), max: max, log: log, idle: idle}
 	s.cond.L = &s.mu
 	return s
+}
+
+// errIdle: no message began within the idle timeout.
+var errIdle = errors.New("idle connection")
+
+// keepAlive exempts the connection from the idle timeout.
+func (s *frameStream) keepAlive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subscribed = true
+	s.setDeadlineLocked()
+}
+
+// setDeadlineLocked sets the read deadline for the wait for the next
+// message: idle from now if the connection is idle, none otherwise (and
+// leaves stop's deadline alone). s.mu is held.
+func (s *frameStream) setDeadlineLocked() {
+	switch {
+	case s.stopping || s.idle <= 0:
+	case s.pending == 0 && !s.subscribed:
+		s.nc.SetReadDeadline(time.Now().Add(s.idle))
+	default:
+		s.nc.SetReadDeadline(time.Time{})
+	}
+}
+
+// beginFrame waits for the first byte of a message (errIdle when the
+// deadline set for an idle connection passes first), then gives the rest
+// of the message idle to arrive.
+func (s *frameStream) beginFrame() error {
+	if _, err := s.in.Peek(1); err != nil {
+		if s.idle > 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+			return errIdle
+		}
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.stopping && s.idle > 0 {
+		s.nc.SetReadDeadline(time.Now().Add(s.idle))
+	}
+	return nil
 }
 
 // frameError is a bad frame: answered with Err, then the stream goes on
@@ -869,10 +999,21 @@ func (s *frameStream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		if s.drained() {
 			return nil, 0, io.EOF
 		}
+		s.mu.Lock()
+		s.setDeadlineLocked()
+		s.mu.Unlock()
 		body, n, err := s.readFrame()
 		if err != nil {
 			if s.drained() {
 				return nil, 0, io.EOF
+			}
+			if errors.Is(err, errIdle) {
+				s.log.Info("closing an idle client connection", "idle", s.idle)
+				s.reject(ctx, jsonrpc2.Errorf(codeIdle, "the daemon closes connections that have no call in flight and no subscription for %v (daemon.conn_idle_timeout); connect again", s.idle))
+				return nil, 0, io.EOF
+			}
+			if s.idle > 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+				err = &frameError{jsonrpc2.Errorf(jsonrpc2.ParseError, "message not received whole within %v", s.idle), true}
 			}
 			var fe *frameError
 			if !errors.As(err, &fe) {
@@ -901,6 +1042,7 @@ func (s *frameStream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		if _, ok := msg.(*jsonrpc2.Call); ok {
 			s.mu.Lock()
 			s.pending++
+			s.setDeadlineLocked() // a call in flight: not idle
 			s.mu.Unlock()
 		}
 		return body, n, nil
@@ -909,6 +1051,9 @@ func (s *frameStream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 
 // readFrame reads one header block and its body.
 func (s *frameStream) readFrame() ([]byte, int64, error) {
+	if err := s.beginFrame(); err != nil {
+		return nil, 0, err
+	}
 	length, seen, header := -1, false, 0
 	for {
 		line, err := s.in.ReadSlice('\n')
@@ -991,6 +1136,7 @@ func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, e
 		s.mu.Lock()
 		if answer {
 			s.pending--
+			s.setDeadlineLocked() // idle from now on, if that was the last call
 		}
 		if err != nil {
 			s.broken = true

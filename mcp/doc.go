@@ -27,5 +27,6 @@
 // not valid UTF-8, run before any tool (guard.go).
 //
 // Transports: Run serves one client (stdio); Serve serves streamable HTTP
-// on a loopback listener from Listen.
+// on a loopback listener from Listen, with caps on the live sessions in
+// all and per client address and an idle timeout (sessions.go).
 package mcp

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,16 +45,22 @@ func Listen(addr string) (net.Listener, error) {
 // one session per client, following the Workspace's events, until ctx is
 // done; then it stops accepting, closes the sessions and returns nil.
 // Requests whose Host is not a loopback name (DNS rebinding: the SDK) and
-// cross-origin requests from browsers are refused with 403.
+// cross-origin requests from browsers are refused with 403; a request that
+// would open a session over Options.MaxSessionsPerAddress or MaxSessions
+// with 429 or 503 (sessionCap); a session idle for Options.SessionTimeout
+// is ended.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
+	timeout := cmp.Or(s.opts.SessionTimeout, DefaultSessionTimeout)
 	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger:              s.opts.Logger,
 		MaxRequestBodyBytes: maxRequestBody,
+		SessionTimeout:      max(timeout, 0),
 	})
+	caps := newSessionCap(s.sdk, cmp.Or(s.opts.MaxSessions, DefaultMaxSessions), cmp.Or(s.opts.MaxSessionsPerAddress, DefaultMaxSessionsPerAddress), timeout)
 	// A web page the user visits must not drive the workspace: browsers
 	// mark cross-origin requests (Sec-Fetch-Site, Origin), refused here.
-	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(mcpHandler))
+	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(caps.handler(mcpHandler)))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, cancel := context.WithCancel(ctx)

@@ -32,6 +32,16 @@ type Options struct {
 	// PageSize is the most resources one resources/list page holds
 	// (the SDK's default when 0).
 	PageSize int
+	// MaxSessions caps the live sessions of Serve (streamable HTTP), and
+	// MaxSessionsPerAddress those from one client address: a request that
+	// would open one more is refused (503, 429) saying so. 0 means
+	// DefaultMaxSessions, DefaultMaxSessionsPerAddress.
+	MaxSessions           int
+	MaxSessionsPerAddress int
+	// SessionTimeout ends a session of Serve that has made no request for
+	// that long (its client must initialize a new one); 0 means
+	// DefaultSessionTimeout, negative never.
+	SessionTimeout time.Duration
 	// Clock is the rate limiter's clock (time.Now when nil).
 	Clock func() time.Time
 	// Logger, if set, logs server activity.
@@ -47,6 +57,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: mcp burst %d: with a rate limit, at least 1 request must be allowed at once", lunad.ErrInvalid, o.Burst)
 	case o.PageSize < 0:
 		return fmt.Errorf("%w: mcp page size %d cannot be negative", lunad.ErrInvalid, o.PageSize)
+	case o.MaxSessions < 0 || o.MaxSessionsPerAddress < 0:
+		return fmt.Errorf("%w: mcp session caps %d and %d cannot be negative (0 means the default)", lunad.ErrInvalid, o.MaxSessions, o.MaxSessionsPerAddress)
 	}
 	return nil
 }

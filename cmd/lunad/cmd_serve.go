@@ -43,6 +43,15 @@ serves a workspace; a second serve fails (exit 1) naming the first.`,
 // it closes the store).
 const indexSyncDelay = 50 * time.Millisecond
 
+// never maps a configured timeout of 0 (never) to Serve's "never", a
+// negative duration.
+func never(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
 func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err error) {
 	auto := fs.Bool("auto", false, "started by a client: exit when idle, log to the log file, give way to a running daemon")
 	idle := fs.Duration("idle-timeout", 0, "exit when no client has been connected for `duration` D (0: never; default for --auto: daemon.idle_timeout)")
@@ -121,7 +130,8 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	)
 	wg.Go(func() {
 		defer cancel()
-		serveErr = daemon.Serve(ctx, svc, ln, daemon.ServeOptions{IdleTimeout: *idle, Logger: log, MaxFrame: maxFrame(opts), Config: id})
+		serveErr = daemon.Serve(ctx, svc, ln, daemon.ServeOptions{IdleTimeout: *idle, Logger: log, MaxFrame: maxFrame(opts), Config: id,
+			MaxConns: cfg.Daemon.MaxConnections, ConnIdleTimeout: never(cfg.Daemon.ConnIdleTimeout)})
 	})
 	wg.Go(func() {
 		err := daemon.Watch(ctx, svc, daemon.WatchOptions{RecordSaves: cfg.Daemon.RecordSaves, Logger: log})

@@ -14,7 +14,9 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/mcp"
 )
 
 // configFile is the workspace's configuration, relative to its root.
@@ -24,7 +26,9 @@ const configFile = ".luna/config.toml"
 // DefaultConfig, then the workspace's .luna/config.toml if present, then
 // the environment (LUNAD_LOCK_TIMEOUT, LUNAD_AUTHOR_NAME,
 // LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE, LUNAD_RECORD_SAVES,
-// LUNAD_MCP_RATE, LUNAD_MCP_BURST), and checked by Validate.
+// LUNAD_MAX_CONNECTIONS, LUNAD_CONN_IDLE_TIMEOUT, LUNAD_MCP_RATE,
+// LUNAD_MCP_BURST, LUNAD_MCP_MAX_SESSIONS, LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS,
+// LUNAD_MCP_SESSION_TIMEOUT), and checked by Validate.
 type Config struct {
 	// LockTimeout bounds the wait for another lunad writer.
 	LockTimeout time.Duration `toml:"lock_timeout"`
@@ -47,6 +51,14 @@ type MCPConfig struct {
 	Burst int     `toml:"burst"`
 	// PageSize is the most artifacts one resources/list page holds.
 	PageSize int `toml:"page_size"`
+	// MaxSessions caps the live sessions of MCP over HTTP, and
+	// MaxSessionsPerAddress those from one client address (on loopback,
+	// every client's is 127.0.0.1 or ::1).
+	MaxSessions           int `toml:"max_sessions"`
+	MaxSessionsPerAddress int `toml:"max_sessions_per_address"`
+	// SessionTimeout ends an HTTP session that has made no request for
+	// this long; 0 never.
+	SessionTimeout time.Duration `toml:"session_timeout"`
 }
 
 // DaemonConfig configures the workspace daemon (`lunad serve`).
@@ -62,6 +74,12 @@ type DaemonConfig struct {
 	// versions (default true). Off, saves are committed at the next lunad
 	// operation on the artifact, as without a daemon.
 	RecordSaves bool `toml:"record_saves"`
+	// MaxConnections caps the connections the daemon serves at once; one
+	// more is refused with an error saying so.
+	MaxConnections int `toml:"max_connections"`
+	// ConnIdleTimeout closes a connection with no call in flight and no
+	// subscription for this long; 0 never.
+	ConnIdleTimeout time.Duration `toml:"conn_idle_timeout"`
 }
 
 // Author is a person's name and email for commits.
@@ -72,9 +90,14 @@ type Author struct {
 
 // DefaultConfig returns the built-in configuration.
 func DefaultConfig() Config {
-	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20, Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true},
-		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100}}
+	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20,
+		Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: daemon.DefaultMaxConns, ConnIdleTimeout: daemon.DefaultConnIdleTimeout},
+		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100, MaxSessions: mcp.DefaultMaxSessions,
+			MaxSessionsPerAddress: mcp.DefaultMaxSessionsPerAddress, SessionTimeout: mcp.DefaultSessionTimeout}}
 }
+
+// maxLimit bounds the connection and session caps.
+const maxLimit = 100000
 
 // maxIdleTimeout bounds daemon.idle_timeout.
 const maxIdleTimeout = 7 * 24 * time.Hour
@@ -112,7 +135,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, mcp.rate, mcp.burst, mcp.page_size)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -163,6 +186,43 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 		}
 		c.MCP.Burst = n
 	}
+	return c.loadLimitsEnv(getenv)
+}
+
+// loadLimitsEnv reads the connection and session limits from the
+// environment.
+func (c *Config) loadLimitsEnv(getenv func(string) string) error {
+	for _, e := range []struct {
+		name string
+		n    *int
+	}{
+		{"LUNAD_MAX_CONNECTIONS", &c.Daemon.MaxConnections},
+		{"LUNAD_MCP_MAX_SESSIONS", &c.MCP.MaxSessions},
+		{"LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS", &c.MCP.MaxSessionsPerAddress},
+	} {
+		if v := getenv(e.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("%w: %s=%q is not a whole number", lunad.ErrInvalid, e.name, v)
+			}
+			*e.n = n
+		}
+	}
+	for _, e := range []struct {
+		name string
+		d    *time.Duration
+	}{
+		{"LUNAD_CONN_IDLE_TIMEOUT", &c.Daemon.ConnIdleTimeout},
+		{"LUNAD_MCP_SESSION_TIMEOUT", &c.MCP.SessionTimeout},
+	} {
+		if v := getenv(e.name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("%w: %s=%q is not a duration (e.g. 10m, 1h; 0 never)", lunad.ErrInvalid, e.name, v)
+			}
+			*e.d = d
+		}
+	}
 	return nil
 }
 
@@ -199,6 +259,34 @@ func (c Config) Validate() error {
 	}
 	if c.MCP.PageSize < 1 || c.MCP.PageSize > 10000 {
 		return bad("mcp.page_size %d must be between 1 and 10000", c.MCP.PageSize)
+	}
+	return c.validateLimits(bad)
+}
+
+// validateLimits checks the connection and session limits.
+func (c Config) validateLimits(bad func(string, ...any) error) error {
+	for _, l := range []struct {
+		what string
+		n    int
+	}{
+		{"daemon.max_connections", c.Daemon.MaxConnections},
+		{"mcp.max_sessions", c.MCP.MaxSessions},
+		{"mcp.max_sessions_per_address", c.MCP.MaxSessionsPerAddress},
+	} {
+		if l.n < 1 || l.n > maxLimit {
+			return bad("%s %d must be between 1 and %d", l.what, l.n, maxLimit)
+		}
+	}
+	for _, l := range []struct {
+		what string
+		d    time.Duration
+	}{
+		{"daemon.conn_idle_timeout", c.Daemon.ConnIdleTimeout},
+		{"mcp.session_timeout", c.MCP.SessionTimeout},
+	} {
+		if l.d < 0 || l.d > maxIdleTimeout {
+			return bad("%s %v must be between 0 (never) and %v", l.what, l.d, maxIdleTimeout)
+		}
 	}
 	return nil
 }

@@ -317,6 +317,43 @@ func TestAutoStartRace(t *testing.T) {
 	}
 }
 
+// TestServeConnectionLimits: `lunad serve` takes daemon.max_connections
+// and daemon.conn_idle_timeout from its configuration: a connection over
+// the cap is refused with the message, and an idle one is closed, which
+// lets the next one in; a command run meanwhile works (in-process).
+func TestServeConnectionLimits(t *testing.T) {
+	w, id := newWSWith(t, "a.md", "alpha\n")
+	w.env = []string{"LUNAD_MAX_CONNECTIONS=1", "LUNAD_CONN_IDLE_TIMEOUT=300ms"}
+	w.serve()
+	ctx := context.Background()
+	first, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if _, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{}); !errors.Is(err, daemon.ErrNoDaemon) || !strings.Contains(err.Error(), "the daemon serves at most 1 connection;") {
+		t.Fatalf("a second connection: %v", err)
+	}
+	if got := w.show(id); got != "alpha\n" {
+		t.Fatalf("show while the daemon is full: %q", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle connection was not closed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := first.List(ctx); err == nil {
+		t.Fatal("the idle connection still answers")
+	}
+}
+
 func TestDaemonConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name, toml string
@@ -335,6 +372,13 @@ func TestDaemonConfig(t *testing.T) {
 		{"bad env mcp rate", "", []string{"LUNAD_MCP_RATE", "fast"}, "LUNAD_MCP_RATE"},
 		{"bad env mcp burst", "", []string{"LUNAD_MCP_BURST", "1.5"}, "LUNAD_MCP_BURST"},
 		{"unknown mcp key", "[mcp]\nport = 1\n", nil, "unknown key mcp.port"},
+		{"zero max connections", "[daemon]\nmax_connections = 0\n", nil, "daemon.max_connections 0 must be between 1 and 100000"},
+		{"bad env max connections", "", []string{"LUNAD_MAX_CONNECTIONS", "many"}, "LUNAD_MAX_CONNECTIONS"},
+		{"negative conn idle timeout", "[daemon]\nconn_idle_timeout = \"-1s\"\n", nil, "daemon.conn_idle_timeout -1s must be between 0 (never)"},
+		{"bad env conn idle timeout", "", []string{"LUNAD_CONN_IDLE_TIMEOUT", "10"}, "LUNAD_CONN_IDLE_TIMEOUT"},
+		{"zero mcp sessions", "[mcp]\nmax_sessions = 0\n", nil, "mcp.max_sessions 0"},
+		{"huge mcp sessions per address", "", []string{"LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS", "1000000"}, "mcp.max_sessions_per_address 1000000"},
+		{"bad env mcp session timeout", "", []string{"LUNAD_MCP_SESSION_TIMEOUT", "later"}, "LUNAD_MCP_SESSION_TIMEOUT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -355,18 +399,23 @@ func TestDaemonConfig(t *testing.T) {
 	}
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".luna"), 0o755)
-	os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte("[daemon]\nidle_timeout = \"1m\"\nlog_file = \"d.log\"\nrecord_saves = true\n[mcp]\nrate = 5.0\nburst = 9\n"), 0o644)
+	os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte("[daemon]\nidle_timeout = \"1m\"\nlog_file = \"d.log\"\nrecord_saves = true\nmax_connections = 9\nconn_idle_timeout = \"0s\"\n[mcp]\nrate = 5.0\nburst = 9\nmax_sessions = 5\nsession_timeout = \"1h\"\n"), 0o644)
 	c, err := LoadConfig(root, func(k string) string {
-		return map[string]string{"LUNAD_LOG_FILE": "/tmp/e.log", "LUNAD_RECORD_SAVES": "false", "LUNAD_MCP_BURST": "7"}[k]
+		return map[string]string{"LUNAD_LOG_FILE": "/tmp/e.log", "LUNAD_RECORD_SAVES": "false", "LUNAD_MCP_BURST": "7",
+			"LUNAD_MAX_CONNECTIONS": "8", "LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS": "3"}[k]
 	})
-	if err != nil || c.Daemon.IdleTimeout != time.Minute || c.Daemon.LogFile != "/tmp/e.log" || c.Daemon.RecordSaves {
+	if err != nil || c.Daemon.IdleTimeout != time.Minute || c.Daemon.LogFile != "/tmp/e.log" || c.Daemon.RecordSaves ||
+		c.Daemon.MaxConnections != 8 || c.Daemon.ConnIdleTimeout != 0 {
 		t.Fatalf("%+v %v", c.Daemon, err)
 	}
-	if c.MCP != (MCPConfig{Rate: 5, Burst: 7, PageSize: 100}) {
-		t.Fatalf("mcp config %+v, want rate 5 from the file, burst 7 from the environment", c.MCP)
+	if c.MCP != (MCPConfig{Rate: 5, Burst: 7, PageSize: 100, MaxSessions: 5, MaxSessionsPerAddress: 3, SessionTimeout: time.Hour}) {
+		t.Fatalf("mcp config %+v, want rate 5, 5 sessions, 1h from the file, burst 7 and 3 sessions per address from the environment", c.MCP)
 	}
-	if d := DefaultConfig().Daemon; d.IdleTimeout != 5*time.Minute || d.LogFile != "" || !d.RecordSaves {
+	if d := DefaultConfig().Daemon; d.IdleTimeout != 5*time.Minute || d.LogFile != "" || !d.RecordSaves || d.MaxConnections != 256 || d.ConnIdleTimeout != 10*time.Minute {
 		t.Fatalf("defaults %+v", d)
+	}
+	if m := DefaultConfig().MCP; m.MaxSessions != 256 || m.MaxSessionsPerAddress != 64 || m.SessionTimeout != 30*time.Minute {
+		t.Fatalf("mcp defaults %+v", m)
 	}
 }
 
