@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"testing"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestIdempotencyKeyPerClient: a client that reuses another client's
@@ -18,21 +16,7 @@ func TestIdempotencyKeyPerClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := func(name string) *sdk.ClientSession {
-		st, ct := sdk.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ss.Close() })
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, nil).Connect(ctx, ct, legacy)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
-	alice, bob := client("alice"), client("bob")
+	alice, bob := connectAs(t, srv, "alice", nil), connectAs(t, srv, "bob", nil)
 	var a writeOut
 	call(t, alice, "create_artifact", map[string]any{"title": "plan", "type": "text/plain", "path": "plan.txt", "content": "one\n"}, &a)
 	edit := func(changes string) map[string]any {

@@ -63,6 +63,12 @@ func newService(t *testing.T, tune func(*gitstore.Options)) (*daemon.Service, st
 // transports.
 func connectTo(t *testing.T, srv *Server, copts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
+	return connectAs(t, srv, clientName, copts)
+}
+
+// connectAs connects a client named name to srv over in-memory transports.
+func connectAs(t *testing.T, srv *Server, name string, copts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st)
@@ -70,7 +76,7 @@ func connectTo(t *testing.T, srv *Server, copts *sdk.ClientOptions) *sdk.ClientS
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, copts).Connect(ctx, ct, legacy)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, copts).Connect(ctx, ct, legacy)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -319,37 +319,53 @@ func TestAutoStartRace(t *testing.T) {
 
 // TestServeConnectionLimits: `lunad serve` takes daemon.max_connections
 // and daemon.conn_idle_timeout from its configuration: a connection over
-// the cap is refused with the message, and an idle one is closed, which
-// lets the next one in; a command run meanwhile works (in-process).
+// the cap is refused with the message (a command run meanwhile works
+// in-process), and an idle connection is closed, which lets the next one
+// in.
 func TestServeConnectionLimits(t *testing.T) {
 	w, id := newWSWith(t, "a.md", "alpha\n")
-	w.env = []string{"LUNAD_MAX_CONNECTIONS=1", "LUNAD_CONN_IDLE_TIMEOUT=300ms"}
-	w.serve()
 	ctx := context.Background()
-	first, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
-	if err != nil {
-		t.Fatal(err)
+	const full = "the daemon serves at most 1 connection;"
+	// connect makes the one connection, once the daemon has let go of
+	// waitDaemon's (or of an idle one).
+	connect := func(what string) daemon.Workspace {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			c, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+			if err == nil {
+				return c
+			}
+			if !strings.Contains(err.Error(), full) || time.Now().After(deadline) {
+				t.Fatalf("%s: %v", what, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
-	defer first.Close()
-	if _, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{}); !errors.Is(err, daemon.ErrNoDaemon) || !strings.Contains(err.Error(), "the daemon serves at most 1 connection;") {
+
+	w.env = []string{"LUNAD_MAX_CONNECTIONS=1"}
+	p := w.serve()
+	first := connect("the first connection")
+	if _, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{}); !errors.Is(err, daemon.ErrNoDaemon) || !strings.Contains(err.Error(), full) {
 		t.Fatalf("a second connection: %v", err)
 	}
 	if got := w.show(id); got != "alpha\n" {
 		t.Fatalf("show while the daemon is full: %q", got)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the idle connection was not closed: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if _, err := first.List(ctx); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := first.List(ctx); err == nil {
+	first.Close()
+	if err := p.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+
+	w.env = []string{"LUNAD_MAX_CONNECTIONS=1", "LUNAD_CONN_IDLE_TIMEOUT=300ms"}
+	w.serve()
+	idle := connect("the connection that goes idle")
+	defer idle.Close()
+	connect("a connection once the first is idle").Close()
+	if _, err := idle.List(ctx); err == nil {
 		t.Fatal("the idle connection still answers")
 	}
 }
