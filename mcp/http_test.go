@@ -47,20 +47,8 @@ func TestListenLoopbackOnly(t *testing.T) {
 // own name, one is told of the other's edit, and a request naming a
 // foreign Host (DNS rebinding) is refused. Serve returns when ctx ends.
 func TestServeHTTP(t *testing.T) {
-	svc, _ := newService(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := New(ctx, svc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	url := "http://" + ln.Addr().String() + HTTPPath
+	ctx := context.Background()
+	url, stop := httpServe(t, Options{})
 
 	updated := make(chan string, 4)
 	dial := func(name string, opts *sdk.ClientOptions) *sdk.ClientSession {
@@ -126,13 +114,7 @@ func TestServeHTTP(t *testing.T) {
 
 	alice.Close()
 	bob.Close()
-	cancel()
-	select {
-	case err := <-served:
-		if err != nil {
-			t.Errorf("Serve = %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve did not return after ctx ended")
+	if err := stop(); err != nil {
+		t.Errorf("Serve = %v", err)
 	}
 }

@@ -2,17 +2,20 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// httpServe serves srv's MCP over HTTP on a loopback port until the test
-// ends, and returns its URL.
-func httpServe(t *testing.T, opts Options) string {
+// httpServe serves MCP over HTTP on a loopback port, over a new Service,
+// and returns its URL and a function that ends Serve and returns its
+// result (called at the end of the test if not before).
+func httpServe(t *testing.T, opts Options) (url string, stop func() error) {
 	t.Helper()
 	svc, _ := newService(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -26,13 +29,25 @@ func httpServe(t *testing.T, opts Options) string {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
+	var once sync.Once
+	var serr error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case serr = <-served:
+			case <-time.After(10 * time.Second):
+				serr = errors.New("Serve did not return after ctx ended")
+			}
+		})
+		return serr
+	}
 	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
+		if err := stop(); err != nil {
 			t.Errorf("Serve = %v", err)
 		}
 	})
-	return "http://" + ln.Addr().String() + HTTPPath
+	return "http://" + ln.Addr().String() + HTTPPath, stop
 }
 
 // from is an HTTP client whose connections come from the loopback address
@@ -89,7 +104,7 @@ func wantRefused(t *testing.T, c *http.Client, url string, code int, want ...str
 // sessions from one address (429) and MaxSessions in all (503), each
 // refusal saying so; a session its client ends makes room for a new one.
 func TestSessionCaps(t *testing.T) {
-	url := httpServe(t, Options{MaxSessions: 3, MaxSessionsPerAddress: 2, SessionTimeout: -1})
+	url, _ := httpServe(t, Options{MaxSessions: 3, MaxSessionsPerAddress: 2, SessionTimeout: -1})
 	one, two, three := from("127.0.0.1"), from("127.0.0.2"), from("127.0.0.3")
 	first := wantOpen(t, one, url)
 	wantOpen(t, one, url)
@@ -115,7 +130,7 @@ func TestSessionCaps(t *testing.T) {
 // and its place is free.
 func TestSessionTimeout(t *testing.T) {
 	const timeout = 300 * time.Millisecond
-	url := httpServe(t, Options{MaxSessions: 1, SessionTimeout: timeout})
+	url, _ := httpServe(t, Options{MaxSessions: 1, SessionTimeout: timeout})
 	c := from("127.0.0.1")
 	wantOpen(t, c, url)
 	wantRefused(t, c, url, http.StatusServiceUnavailable, "at most 1 session and has 1", "no request for 300ms ends (mcp.session_timeout)")
