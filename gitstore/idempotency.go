@@ -14,8 +14,8 @@ import (
 // Idempotency keys. A key identifies one request: the operation, the
 // artifact (its ID, however the caller named it), the agent, the base
 // version, the operation's input (an edit's Change.Input, a create's spec,
-// a move's path, a link's target and kind, a restore's version, an ack's
-// symbol), the message and the extra trailers. The commit that used the
+// a move's path, a link's target as given and its kind, a restore's
+// version, an ack's symbol), the message and the extra trailers. The commit that used the
 // key carries the digest of that request (Luna-Request, next to
 // Luna-Idempotency-Key); a later write with the key replays that commit's
 // result only when it is the same request, and is refused otherwise.
