@@ -61,11 +61,12 @@ type Store struct {
 	trees   map[plumbing.Hash][]treeEntry // decoded trees, see readTree
 	metas   *metaIndex                    // see metasAt
 
-	queue    writeQueue
-	session  string // tags this store's lines in the pending list
-	idx      indexSyncer
-	closed   bool
-	closeErr error
+	queue     writeQueue
+	session   string // tags this store's lines in the pending list
+	idx       indexSyncer
+	lastIndex indexCache // the .git/index this store wrote last
+	closed    bool
+	closeErr  error
 }
 
 // Open opens the workspace at dir (its root or any directory below it).
@@ -231,6 +232,7 @@ func (s *Store) Close() error {
 
 // release closes the files the store holds open.
 func (s *Store) release() error {
+	s.lastIndex.drop()
 	s.objs.close()
 	s.objects.close()
 	return s.lock.close()

@@ -164,7 +164,8 @@ func TestIndexSyncWhenIdle(t *testing.T) {
 
 // Under a steady stream of writes the index still follows: the sync is
 // due IndexSyncDelay after the first write it has not followed, and later
-// writes do not put it off.
+// writes do not put it off. (A git command holding index.lock keeps each
+// write's own index patch from running, so the paths stay pending.)
 func TestIndexSyncNotPutOff(t *testing.T) {
 	ctx := context.Background()
 	opts := testOptions()
@@ -174,6 +175,11 @@ func TestIndexSyncNotPutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	lock := filepath.Join(s.gitDir, "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(lock)
 	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
 	if err != nil {
 		t.Fatal(err)
