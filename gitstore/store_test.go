@@ -199,3 +199,51 @@ func TestIndexSyncNotPutOff(t *testing.T) {
 func plumbingHash(content string) string {
 	return plumbing.ComputeHash(plumbing.BlobObject, []byte(content)).String()
 }
+
+// A store configured as the daemon configures it (IndexSyncDelay > 0)
+// answers a write with the index entries of what it touched already
+// synced: `git status` right after is clean, and a person's `git commit`
+// of what they staged keeps the edit in HEAD. (The delay is an hour, so
+// that no deferred sync can make this pass.)
+func TestIndexSyncedBeforeAnswer(t *testing.T) {
+	ctx := context.Background()
+	opts := testOptions()
+	opts.IndexSyncDelay = time.Hour
+	s, _, err := Init(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := git(t, s.root, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status after create:\n%s", st)
+	}
+	if _, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, replace("alpha", "beta")); err != nil {
+		t.Fatal(err)
+	}
+	if st := git(t, s.root, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status right after the edit:\n%s", st)
+	}
+	if d := git(t, s.root, "diff", "--cached", "--name-only"); d != "" {
+		t.Fatalf("git diff --cached right after the edit: %s", d)
+	}
+	writeFile(t, s.root, "notes.txt", "by hand\n")
+	git(t, s.root, "add", "notes.txt")
+	git(t, s.root, "commit", "-q", "-m", "notes by hand")
+	if got := git(t, s.root, "show", "HEAD:a.md"); got != "beta\n" {
+		t.Fatalf("HEAD:a.md after a hand commit = %q, want the edit", got)
+	}
+	// The index keeps following: a second edit, then `git commit -am`.
+	if _, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, replace("beta", "gamma")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, s.root, "notes.txt", "by hand, again\n")
+	git(t, s.root, "commit", "-q", "-am", "notes again")
+	if got := git(t, s.root, "show", "HEAD:a.md"); got != "gamma\n" {
+		t.Fatalf("HEAD:a.md after git commit -am = %q, want the edit", got)
+	}
+	git(t, s.root, "fsck", "--strict", "--no-progress")
+}
