@@ -13,6 +13,41 @@ import (
 	"github.com/lunad/lunad/daemon"
 )
 
+// follow subscribes to the events of the daemon p and returns a function
+// that waits (at most 15 s) for one that ok accepts. The subscription ends
+// with the test.
+func (w *ws) follow(p *daemonProc) func(what string, ok func(daemon.Event) bool) {
+	w.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ws, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+	if err != nil {
+		cancel()
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() {
+		cancel()
+		ws.Close()
+	})
+	events, err := ws.Subscribe(ctx)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return func(what string, ok func(daemon.Event) bool) {
+		w.t.Helper()
+		deadline := time.After(15 * time.Second)
+		for {
+			select {
+			case ev := <-events:
+				if ok(ev) {
+					return
+				}
+			case <-deadline:
+				w.t.Fatalf("no event: %s\n%s", what, p.stderr)
+			}
+		}
+	}
+}
+
 // With the daemon up, `lunad edit` followed at once by a person's `git
 // commit` keeps the edit: the write is acknowledged with its index entries
 // synced, so `git status` is clean, the hand commit takes the edit's blob,
@@ -23,31 +58,7 @@ func TestDaemonEditThenGitCommit(t *testing.T) {
 	other := w.create("b.md", "bravo\n")
 	p := w.serve()
 	defer p.stop(t, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ws, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	events, err := ws.Subscribe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	await := func(what string, ok func(daemon.Event) bool) {
-		t.Helper()
-		deadline := time.After(15 * time.Second)
-		for {
-			select {
-			case ev := <-events:
-				if ok(ev) {
-					return
-				}
-			case <-deadline:
-				t.Fatalf("no event: %s\n%s", what, p.stderr)
-			}
-		}
-	}
+	await := w.follow(p)
 	search, repl := w.file("s", "alpha\n"), w.file("r", "edited\n")
 	w.ok("edit", id, "--search-file", search, "--replace-file", repl, "--agent", "coder")
 	st := w.git("status", "--porcelain")
