@@ -23,6 +23,7 @@ var (
 	flagKeep  = flag.Bool("bench.keep", false, "keep the generated workspaces (their directory is printed)")
 	flagDir   = flag.String("bench.dir", "", "work in this directory and keep it; a template workspace already there is reused")
 	flagOnly  = flag.String("bench.only", "", "comma-separated ways to measure (a,a',b,b',c,d); default all")
+	flagSync  = flag.Duration("bench.indexsync", 0, "gitstore.Options.IndexSyncDelay of the in-process stores (`lunad serve` sets 50ms: each write then patches its index entries before it answers)")
 )
 
 // scratch holds every workspace of this run; TestMain removes it.
@@ -171,7 +172,7 @@ func loadTemplate(t *template, n int) (*template, error) {
 }
 
 func benchOptions() gitstore.Options {
-	return gitstore.Options{Human: gitstore.Signature{Name: "Bench", Email: "bench@example.com"}, LockTimeout: time.Minute}
+	return gitstore.Options{Human: gitstore.Signature{Name: "Bench", Email: "bench@example.com"}, LockTimeout: time.Minute, IndexSyncDelay: *flagSync}
 }
 
 // copyOf makes an identical copy of the template (cp -a) and refreshes the

@@ -120,7 +120,7 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		fail(err)
 		return
 	}
-	t := &txn{s: s, branch: branch, start: tip, tip: tip, root: root, startRoot: root, files: map[string]fileChange{}, old: map[string]node{}}
+	t := &txn{s: s, branch: branch, start: tip, tip: tip, root: root, startRoot: root, files: map[string]fileChange{}, old: map[string]node{}, seen: map[string]plumbing.Hash{}}
 	for _, r := range batch {
 		mark := t.mark()
 		r.res, r.err = r.op(t)
@@ -152,7 +152,8 @@ type txn struct {
 	startRoot  plumbing.Hash // tree of start
 	root       plumbing.Hash // tree of tip
 	files      map[string]fileChange
-	old        map[string]node // state at start of each touched path (zero hash: absent)
+	old        map[string]node          // state at start of each touched path (zero hash: absent)
+	seen       map[string]plumbing.Hash // working-tree blob found by the batch's check of a path (commitHumanChanges)
 	entries    []*entry
 }
 

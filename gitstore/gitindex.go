@@ -38,6 +38,13 @@ func (s *Store) syncIndexLocked(ctx context.Context) error {
 // entries are set to HEAD's blobs with fresh stat data, so that `git status`
 // is clean. Callers hold s.mu and the workspace lock.
 func (s *Store) syncIndexHeld() error {
+	return s.syncPending(false)
+}
+
+// syncPending is syncIndexHeld; with quick (a batch's own sync, before it
+// answers) it leaves the paths pending instead of falling back to go-git's
+// codec for an index the byte-level patcher does not handle.
+func (s *Store) syncPending(quick bool) error {
 	if err := s.removeDeadLocks(); err != nil {
 		return err
 	}
@@ -59,22 +66,29 @@ func (s *Store) syncIndexHeld() error {
 		if err != nil || head.mode == modeDir {
 			head = node{}
 		}
-		work, _, err := s.workHash(p)
+		work, err := s.readWork(p)
 		if err != nil {
 			return err
 		}
-		if work != head.hash && pp.states[work] {
-			if err := s.writeWorkFile(p, fileChange{hash: head.hash, mode: head.mode, del: head.hash.IsZero()}); err != nil {
+		if work.hash != head.hash && pp.states[work.hash] {
+			if _, err := s.writeWorkFile(p, fileChange{hash: head.hash, mode: head.mode, del: head.hash.IsZero()}, work.hash); err != nil {
 				return fmt.Errorf("repair working tree %s: %w", p, err)
 			}
-			work = head.hash
+			if work, err = s.readWork(p); err != nil {
+				return err
+			}
 		}
-		updates = append(updates, indexUpdate{path: p, head: head, fresh: work == head.hash})
+		u := indexUpdate{path: p, head: head}
+		if work.hash == head.hash {
+			u.stat = work.stat
+		}
+		updates = append(updates, u)
 	}
-	if err := s.updateIndex(updates); err != nil {
-		if errors.Is(err, lunad.ErrLocked) {
-			// A git command holds index.lock: the working tree is repaired,
-			// the index follows on the next sync.
+	if err := s.updateIndex(updates, quick); err != nil {
+		if errors.Is(err, lunad.ErrLocked) || errors.Is(err, errIndexFormat) {
+			// A git command holds index.lock, or the index is left to the
+			// slow path: the working tree is repaired, the index follows on
+			// the next sync.
 			return nil
 		}
 		return err
@@ -86,12 +100,12 @@ func (s *Store) syncIndexHeld() error {
 }
 
 // indexUpdate sets one path of the index to HEAD's state (head zero:
-// remove it). fresh says the working-tree file holds exactly that blob, so
-// its stat data may be recorded.
+// remove it). stat is the stat data of the working-tree file when it holds
+// exactly that blob (nil otherwise: zero stat data, which makes git look).
 type indexUpdate struct {
-	path  string
-	head  node
-	fresh bool
+	path string
+	head node
+	stat *syscall.Stat_t
 }
 
 // emptyIndex is a version 2 index with no entries.
@@ -102,31 +116,28 @@ var emptyIndex = func() []byte {
 }()
 
 // updateIndex applies updates to .git/index, through the byte-level fast
-// path when it can and go-git otherwise.
-func (s *Store) updateIndex(updates []indexUpdate) error {
-	name := filepath.Join(s.gitDir, "index")
-	b, err := os.ReadFile(name)
-	if err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("read git index: %w", err)
-	}
-	if len(b) == 0 {
-		b = emptyIndex
+// path when it can and go-git otherwise (with quick: errIndexFormat
+// instead).
+func (s *Store) updateIndex(updates []indexUpdate, quick bool) error {
+	b, trusted, err := s.lastIndex.read(s.gitDir)
+	if err != nil {
+		return err
 	}
 	edits := make([]indexEdit, 0, len(updates))
 	for _, u := range updates {
 		e := indexEdit{path: u.path}
 		if !u.head.hash.IsZero() {
-			full := ""
-			if u.fresh {
-				full = filepath.Join(s.root, filepath.FromSlash(u.path))
-			}
-			e.entry = newIndexEntry(u.path, u.head.hash, u.head.mode, full)
+			e.entry = newIndexEntry(u.path, u.head.hash, u.head.mode, u.stat)
 		}
 		edits = append(edits, e)
 	}
 	sort.Slice(edits, func(i, j int) bool { return edits[i].path < edits[j].path })
-	if chunks, err := patchIndex(b, edits); err == nil {
-		return replaceIndex(s.gitDir, func(w io.Writer) error { return writeChunks(w, chunks) })
+	chunks, err := patchIndex(b, edits, trusted)
+	if err == nil {
+		return s.lastIndex.write(s.gitDir, chunks)
+	}
+	if quick {
+		return err
 	}
 	return s.updateIndexGoGit(updates)
 }
@@ -156,59 +167,56 @@ func (s *Store) updateIndexGoGit(updates []indexUpdate) error {
 			continue
 		}
 		e := &index.Entry{Name: u.path, Hash: u.head.hash, Mode: u.head.mode}
-		if u.fresh {
-			statEntry(e, filepath.Join(s.root, filepath.FromSlash(u.path)))
+		if u.stat != nil {
+			statEntry(e, u.stat)
 		}
 		idx.Entries = append(idx.Entries, e)
 	}
 	sort.SliceStable(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	idx.Cache = nil // the cached tree hashes no longer hold; git recomputes them
-	return replaceIndex(s.gitDir, func(w io.Writer) error {
+	f, err := replaceIndex(s.gitDir, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		if err := index.NewEncoder(bw).Encode(idx); err != nil {
 			return err
 		}
 		return bw.Flush()
 	})
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
-// replaceIndex writes a new .git/index through git's index.lock. The index
+// replaceIndex writes a new .git/index through git's index.lock and
+// returns the new index file, still open (the caller closes it). The index
 // is a cache of HEAD and the working tree, so it is not fsynced.
-func replaceIndex(gitDir string, write func(io.Writer) error) error {
+func replaceIndex(gitDir string, write func(io.Writer) error) (*os.File, error) {
 	name := filepath.Join(gitDir, "index")
 	f, err := os.OpenFile(name+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		if os.IsExist(err) {
-			return fmt.Errorf("%w: %s.lock exists (a git command is running)", lunad.ErrLocked, name)
+			return nil, fmt.Errorf("%w: %s.lock exists (a git command is running)", lunad.ErrLocked, name)
 		}
-		return fmt.Errorf("write git index: %w", err)
+		return nil, fmt.Errorf("write git index: %w", err)
 	}
 	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
 		err = os.Rename(f.Name(), name)
 	}
 	if err != nil {
+		f.Close()
 		os.Remove(f.Name())
-		return fmt.Errorf("write git index: %w", err)
+		return nil, fmt.Errorf("write git index: %w", err)
 	}
-	return nil
+	return f, nil
 }
 
-func statEntry(e *index.Entry, name string) {
-	fi, err := os.Lstat(name)
-	if err != nil {
-		return
-	}
-	e.ModifiedAt = fi.ModTime()
-	e.Size = uint32(fi.Size())
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		e.CreatedAt = time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
-		e.Dev, e.Inode = uint32(st.Dev), uint32(st.Ino)
-		e.UID, e.GID = st.Uid, st.Gid
-	}
+func statEntry(e *index.Entry, st *syscall.Stat_t) {
+	e.ModifiedAt = time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
+	e.CreatedAt = time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	e.Size = uint32(st.Size)
+	e.Dev, e.Inode = uint32(st.Dev), uint32(st.Ino)
+	e.UID, e.GID = st.Uid, st.Gid
 }
 
 // indexSyncer runs the deferred index sync Options.IndexSyncDelay after the

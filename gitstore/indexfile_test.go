@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -32,25 +33,23 @@ func TestPatchIndex(t *testing.T) {
 		"update-index", "--index-info")
 	hNew, hAdd := blob("new a\n"), blob("added\n")
 	edits := []indexEdit{
-		{path: "a.txt", entry: newIndexEntry("a.txt", hNew, modeFile, "")},
-		{path: "b/a.txt", entry: newIndexEntry("b/a.txt", hAdd, modeExec, "")},
+		{path: "a.txt", entry: newIndexEntry("a.txt", hNew, modeFile, nil)},
+		{path: "b/a.txt", entry: newIndexEntry("b/a.txt", hAdd, modeExec, nil)},
 		{path: "d.txt"},
-		{path: "m.txt", entry: newIndexEntry("m.txt", hm, modeFile, "")},
-		{path: "z/last.txt", entry: newIndexEntry("z/last.txt", hAdd, modeFile, "")},
+		{path: "m.txt", entry: newIndexEntry("m.txt", hm, modeFile, nil)},
+		{path: "z/last.txt", entry: newIndexEntry("z/last.txt", hAdd, modeFile, nil)},
 	}
 	index := filepath.Join(dir, ".git", "index")
 	b, err := os.ReadFile(index)
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks, err := patchIndex(b, edits)
+	chunks, err := patchIndex(b, edits, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(index)
-	if err := replaceIndex(filepath.Join(dir, ".git"), func(w io.Writer) error { return writeChunks(w, chunks) }); err != nil {
-		t.Fatal(err)
-	}
+	writeIndexChunks(t, filepath.Join(dir, ".git"), chunks)
 	got := git(t, dir, "ls-files", "-s")
 	want := "100644 " + hNew.String() + " 0\ta.txt\n" +
 		"100755 " + hAdd.String() + " 0\tb/a.txt\n" +
@@ -64,18 +63,18 @@ func TestPatchIndex(t *testing.T) {
 	git(t, dir, "write-tree")
 
 	// The empty index takes insertions.
-	chunks, err = patchIndex(emptyIndex, edits[:1])
+	chunks, err = patchIndex(emptyIndex, edits[:1], false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(index)
-	replaceIndex(filepath.Join(dir, ".git"), func(w io.Writer) error { return writeChunks(w, chunks) })
+	writeIndexChunks(t, filepath.Join(dir, ".git"), chunks)
 	if got := git(t, dir, "ls-files", "-s"); got != "100644 "+hNew.String()+" 0\ta.txt\n" {
 		t.Fatalf("from empty: %q", got)
 	}
 	// A damaged index is not patched.
 	b[len(b)-1] ^= 1
-	if _, err := patchIndex(b, edits); err == nil {
+	if _, err := patchIndex(b, edits, false); err == nil {
 		t.Fatal("patched an index with a bad checksum")
 	}
 }
@@ -91,4 +90,17 @@ func gitIn(t *testing.T, dir, stdin string, args ...string) string {
 		t.Fatalf("git %v: %v %s", args, err, out)
 	}
 	return string(out)
+}
+
+// writeIndexChunks writes a patched index as .git/index.
+func writeIndexChunks(t *testing.T, gitDir string, chunks [][]byte) {
+	t.Helper()
+	f, err := replaceIndex(gitDir, func(w io.Writer) error {
+		_, err := w.Write(bytes.Join(chunks, nil))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }

@@ -34,10 +34,13 @@ type Options struct {
 	Human Signature
 	// LockTimeout bounds the wait for another lunad writer (default 10s).
 	LockTimeout time.Duration
-	// IndexSyncDelay defers updating .git/index: it follows the store's
-	// commits at most this long after the first it has not followed
-	// (default 0: at Close only). The index is a cache; git status is
-	// clean once it is synced.
+	// IndexSyncDelay > 0 is for a long-lived store shared with people
+	// running git (the daemon's): each write patches the .git/index entries
+	// of the paths it touched before it returns, and what it could not do
+	// (index.lock held, an index format the byte-level patcher does not
+	// handle) follows at most this long after the first write it has not
+	// followed. Default 0 (one-shot processes): the index is synced at
+	// Close only.
 	IndexSyncDelay time.Duration
 	// MaxContent caps an artifact's size in bytes (default 8 MiB).
 	MaxContent int
@@ -61,11 +64,12 @@ type Store struct {
 	trees   map[plumbing.Hash][]treeEntry // decoded trees, see readTree
 	metas   *metaIndex                    // see metasAt
 
-	queue    writeQueue
-	session  string // tags this store's lines in the pending list
-	idx      indexSyncer
-	closed   bool
-	closeErr error
+	queue     writeQueue
+	session   string // tags this store's lines in the pending list
+	idx       indexSyncer
+	lastIndex indexCache // the .git/index this store wrote last
+	closed    bool
+	closeErr  error
 }
 
 // Open opens the workspace at dir (its root or any directory below it).
@@ -231,6 +235,7 @@ func (s *Store) Close() error {
 
 // release closes the files the store holds open.
 func (s *Store) release() error {
+	s.lastIndex.drop()
 	s.objs.close()
 	s.objects.close()
 	return s.lock.close()

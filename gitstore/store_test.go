@@ -166,7 +166,8 @@ func TestIndexSyncWhenIdle(t *testing.T) {
 
 // Under a steady stream of writes the index still follows: the sync is
 // due IndexSyncDelay after the first write it has not followed, and later
-// writes do not put it off.
+// writes do not put it off. (A git command holding index.lock keeps each
+// write's own index patch from running, so the paths stay pending.)
 func TestIndexSyncNotPutOff(t *testing.T) {
 	ctx := context.Background()
 	opts := testOptions()
@@ -176,6 +177,11 @@ func TestIndexSyncNotPutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	lock := filepath.Join(s.gitDir, "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(lock)
 	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
 	if err != nil {
 		t.Fatal(err)
@@ -194,4 +200,52 @@ func TestIndexSyncNotPutOff(t *testing.T) {
 
 func plumbingHash(content string) string {
 	return plumbing.ComputeHash(plumbing.BlobObject, []byte(content)).String()
+}
+
+// A store configured as the daemon configures it (IndexSyncDelay > 0)
+// answers a write with the index entries of what it touched already
+// synced: `git status` right after is clean, and a person's `git commit`
+// of what they staged keeps the edit in HEAD. (The delay is an hour, so
+// that no deferred sync can make this pass.)
+func TestIndexSyncedBeforeAnswer(t *testing.T) {
+	ctx := context.Background()
+	opts := testOptions()
+	opts.IndexSyncDelay = time.Hour
+	s, _, err := Init(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := git(t, s.root, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status after create:\n%s", st)
+	}
+	if _, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, replace("alpha", "beta")); err != nil {
+		t.Fatal(err)
+	}
+	if st := git(t, s.root, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status right after the edit:\n%s", st)
+	}
+	if d := git(t, s.root, "diff", "--cached", "--name-only"); d != "" {
+		t.Fatalf("git diff --cached right after the edit: %s", d)
+	}
+	writeFile(t, s.root, "notes.txt", "by hand\n")
+	git(t, s.root, "add", "notes.txt")
+	git(t, s.root, "commit", "-q", "-m", "notes by hand")
+	if got := git(t, s.root, "show", "HEAD:a.md"); got != "beta\n" {
+		t.Fatalf("HEAD:a.md after a hand commit = %q, want the edit", got)
+	}
+	// The index keeps following: a second edit, then `git commit -am`.
+	if _, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, replace("beta", "gamma")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, s.root, "notes.txt", "by hand, again\n")
+	git(t, s.root, "commit", "-q", "-am", "notes again")
+	if got := git(t, s.root, "show", "HEAD:a.md"); got != "gamma\n" {
+		t.Fatalf("HEAD:a.md after git commit -am = %q, want the edit", got)
+	}
+	git(t, s.root, "fsck", "--strict", "--no-progress")
 }

@@ -155,6 +155,7 @@ func (t *txn) commitHumanChanges(id string, m meta) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", m.Path, err)
 	}
+	t.seen[m.Path] = work
 	if work == head.hash {
 		return nil
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // The working tree follows the branch. After the ref moves, the files a
-// batch changed are written (temp file + rename). Before the ref moves, one
+// batch changed are written (temp file swapped in, never over a save made
+// since lunad looked: see workwrite.go). Before the ref moves, one
 // line per changed path is appended to .git/luna/pending:
 //
 //	<session> <blob before|-> <blob after|-> <path>
@@ -25,13 +26,16 @@ import (
 // the file writes, a file still holding one of the listed states is brought
 // to HEAD's state (anything else is a person's change and is left alone).
 // And it is the queue of paths whose .git/index entries must be refreshed:
-// lunad keeps the index rewrite off the commit path and does it when idle,
-// on Close, or when another process finds the list left behind.
+// a store with Options.IndexSyncDelay (the daemon's) patches them before
+// the batch answers; what that leaves, and a one-shot store's whole list,
+// is synced after the delay, on Close, or when another process finds the
+// list left behind.
 
 const pendingName = "pending"
 
 // finish makes the batch durable and visible: objects, pending list, ref,
-// working tree, history cache.
+// working tree, history cache, and (with IndexSyncDelay) the index entries
+// of the paths it touched.
 func (t *txn) finish() error {
 	s := t.s
 	var buf bytes.Buffer
@@ -41,6 +45,11 @@ func (t *txn) finish() error {
 			nw = plumbing.ZeroHash
 		}
 		s.pendingLine(&buf, t.old[p].hash, nw, p)
+		if seen := t.expect(p); seen != t.old[p].hash {
+			// The file held a person's change, committed in this batch as
+			// a human version: recovery may replace that state too.
+			s.pendingLine(&buf, seen, nw, p)
+		}
 	}
 	pendingPath := filepath.Join(s.lunaDir, pendingName)
 	var before int64
@@ -79,15 +88,41 @@ func (t *txn) finish() error {
 	// From here on the batch is committed: report later failures without
 	// failing the callers' edits.
 	for p, c := range t.files {
-		if err := s.writeWorkFile(p, c); err != nil {
+		if _, err := s.writeWorkFile(p, c, t.expect(p)); err != nil {
 			return fmt.Errorf("committed as %s, but updating the working tree failed (run `lunad init` to repair): %w", t.tip, err)
 		}
 	}
 	if err := s.cache.append(t.entries); err != nil {
 		return err
 	}
+	if s.opts.IndexSyncDelay > 0 {
+		// People run git alongside this store: the index entries of what
+		// the batch touched follow before it answers, so that their next
+		// `git status` or `git commit -a` sees the write. Only what this
+		// cannot do (index.lock held, an index format the patcher does not
+		// handle, an I/O error) is left pending for the deferred sync.
+		if err := s.syncPending(true); err == nil && !s.pendingLeft() {
+			return nil
+		}
+	}
 	s.idx.schedule(s)
 	return nil
+}
+
+// pendingLeft reports whether the pending list holds anything.
+func (s *Store) pendingLeft() bool {
+	fi, err := os.Stat(filepath.Join(s.lunaDir, pendingName))
+	return err != nil && !os.IsNotExist(err) || err == nil && fi.Size() > 0
+}
+
+// expect returns the blob lunad last saw in the working tree at p (zero:
+// absent): what the batch's check found there, else p's state when the
+// batch began. writeWorkFile replaces nothing else.
+func (t *txn) expect(p string) plumbing.Hash {
+	if h, ok := t.seen[p]; ok {
+		return h
+	}
+	return t.old[p].hash
 }
 
 func (s *Store) appendPending(b []byte) error {
@@ -166,50 +201,6 @@ func (s *Store) workHash(p string) (plumbing.Hash, []byte, error) {
 		return plumbing.ZeroHash, nil, err
 	}
 	return plumbing.ComputeHash(plumbing.BlobObject, b), b, nil
-}
-
-// writeWorkFile puts one path of the working tree into the given state.
-func (s *Store) writeWorkFile(p string, c fileChange) error {
-	full := filepath.Join(s.root, filepath.FromSlash(p))
-	if c.del {
-		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-		// Remove directories the deletion emptied, as git does.
-		for dir := filepath.Dir(full); dir != s.root && len(dir) > len(s.root); dir = filepath.Dir(dir) {
-			if os.Remove(dir) != nil {
-				break
-			}
-		}
-		return nil
-	}
-	content, err := s.readBlob(c.hash)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Join(s.lunaDir, "tmp"), "work-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	perm := os.FileMode(0o644)
-	if c.mode == modeExec {
-		perm = 0o755
-	}
-	if err := os.Chmod(tmp.Name(), perm); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), full)
 }
 
 // recoverIfForeign runs recovery when another process left pending paths

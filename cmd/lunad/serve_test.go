@@ -443,31 +443,13 @@ func TestDaemonFollowsGit(t *testing.T) {
 	w, id := newWSWith(t, "a.md", "alpha\n")
 	p := w.serve()
 	defer p.stop(t, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	await := w.follow(p)
+	ctx := context.Background()
 	ws, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	events, err := ws.Subscribe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	await := func(what string, ok func(daemon.Event) bool) {
-		t.Helper()
-		deadline := time.After(15 * time.Second)
-		for {
-			select {
-			case ev := <-events:
-				if ok(ev) {
-					return
-				}
-			case <-deadline:
-				t.Fatalf("no event: %s\n%s", what, p.stderr)
-			}
-		}
-	}
 	hasID := func(ev daemon.Event) bool { return slices.Contains(ev.IDs, id) }
 	settle := func() { // the daemon syncs the git index once idle
 		deadline := time.Now().Add(10 * time.Second)
