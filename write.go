@@ -19,7 +19,10 @@ type Change struct {
 	// BaseVersion, when > 0, is the version the change was computed
 	// against; if the artifact moved on, the write fails with ErrConflict.
 	BaseVersion int
-	// Extra trailers (Luna-<key>: value), e.g. {"Match": "exact"}.
+	// Extra trailers (Luna-<key>: value) of the caller's own, e.g.
+	// {"Review": "manual"}. The names lunad writes itself (Op, Artifact,
+	// Version, Agent, Idempotency-Key, Request, Target-Version, Match, in
+	// any letter case) are refused with ErrInvalid.
 	Extra map[string]string
 	// Input is what an edit applies, in a canonical encoding (the daemon's
 	// Service sets it from the edit's blocks, patch or content), so that an

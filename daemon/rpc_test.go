@@ -518,3 +518,19 @@ func TestTextIsLossless(t *testing.T) {
 		}
 	}
 }
+
+// TestForgedTrailersRefused: a socket client cannot set the trailers lunad
+// writes itself through change.extra; the write is refused and nothing is
+// committed.
+func TestForgedTrailersRefused(t *testing.T) {
+	svc := newService(t)
+	serveTest(t, svc, ServeOptions{})
+	c := rawDial(t, svc)
+	for i, name := range []string{"Op", "Artifact", "Idempotency-Key", "Match", "Target-Version", "AGENT"} {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"lunad/create","params":{"title":"T","path":"t%d.md","content":"eA==","change":{"extra":[{"key":%q,"value":"forged"}]}}}`, i+1, i, name))
+		c.wantError(fmt.Sprint(i+1), int(codeInvalid), "is lunad's own")
+	}
+	if arts, err := clientTest(t, svc.Root()).List(context.Background()); err != nil || len(arts) != 0 {
+		t.Fatalf("after refused writes: %v %v", arts, err)
+	}
+}
