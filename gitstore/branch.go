@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -13,15 +12,6 @@ import (
 
 	"github.com/lunad/lunad"
 )
-
-var badBranch = regexp.MustCompile(`(^[-./])|(\.\.)|(@\{)|([\x00-\x20~^:?*\[\\\x7f])|(\.lock$)|(/$)|(//)|(\.$)|(/\.)`)
-
-func checkBranch(name string) error {
-	if name == "" || len(name) > 200 || badBranch.MatchString(name) || name == "@" || name == "HEAD" {
-		return fmt.Errorf("%w: branch name %q (letters, digits, - _ / and . are fine; no spaces, .., ~ ^ : ? * [ or \\)", lunad.ErrInvalid, name)
-	}
-	return nil
-}
 
 // Branch creates a branch at from (a branch name or commit; "" for HEAD)
 // without switching to it. Returns ErrExists if it exists.
@@ -44,6 +34,20 @@ func (s *Store) Branch(ctx context.Context, name, from string) (lunad.Branch, er
 	}
 	if at.IsZero() {
 		return lunad.Branch{}, fmt.Errorf("%w: nothing to branch from: the repository has no commits", lunad.ErrInvalid)
+	}
+	refs, err := listBranches(s.gitDir)
+	if err != nil {
+		return lunad.Branch{}, err
+	}
+	existing := make(map[string]struct{}, len(refs))
+	for r := range refs {
+		existing[strings.TrimPrefix(r, "refs/heads/")] = struct{}{}
+	}
+	if _, ok := existing[name]; ok {
+		return lunad.Branch{}, fmt.Errorf("%w: branch %s", lunad.ErrExists, name)
+	}
+	if err := checkBranchFree(name, existing); err != nil {
+		return lunad.Branch{}, err
 	}
 	err = updateRef(s.gitDir, "refs/heads/"+name, plumbing.ZeroHash, at)
 	if errors.Is(err, lunad.ErrConflict) {

@@ -69,6 +69,8 @@ func TestExitCodes(t *testing.T) {
 		{"nothing to undo", 1, "nothing to undo", []string{"undo", other}},
 		{"branch exists", 1, "already exists", []string{"branch", "main"}},
 		{"bad branch name", 1, "branch name", []string{"branch", "a..b"}},
+		{"branch name with a .lock component", 1, `component "main.lock" ends with '.lock'`, []string{"branch", "main.lock/y"}},
+		{"branch name with a 300-byte component", 1, "component is 300 bytes; file systems allow 255", []string{"branch", strings.Repeat("b", 300)}},
 		{"bad link kind", 1, "link kind", []string{"link", id, other, "--kind", "Bad Kind"}},
 		{"bad status", 1, `status "done"`, []string{"create", "--title", "x", "--status", "done"}},
 		{"bad type", 1, `type "markdown"`, []string{"create", "--title", "x", "--type", "markdown"}},
