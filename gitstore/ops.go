@@ -31,8 +31,8 @@ func (s *Store) Create(ctx context.Context, spec CreateSpec) (Result, error) {
 	if !spec.Status.Valid() {
 		return Result{}, fmt.Errorf("%w: status %q (use active, draft or archived)", lunad.ErrInvalid, spec.Status)
 	}
-	if err := checkTrailerValue("title", spec.Title); err != nil || spec.Title == "" {
-		return Result{}, fmt.Errorf("%w: a title of one line is required", lunad.ErrInvalid)
+	if err := checkTitle(spec.Title); err != nil {
+		return Result{}, err
 	}
 	if spec.Path == "" {
 		if spec.Type == "" {

@@ -15,6 +15,10 @@ import (
 // maxPathLen bounds an artifact path in bytes.
 const maxPathLen = 1024
 
+// maxComponentLen is the longest file or directory name the common file
+// systems (ext4, APFS, NTFS) store.
+const maxComponentLen = 255
+
 var gitShortName = regexp.MustCompile(`(?i)^git~[0-9]+$`)
 
 // isDotGit reports whether a path component names .git on some filesystem
@@ -71,6 +75,9 @@ func checkRepoPath(p string) error {
 		return bad(fmt.Sprintf("is not clean (did you mean %q?)", path.Clean(p)))
 	}
 	for _, c := range strings.Split(p, "/") {
+		if len(c) > maxComponentLen {
+			return fmt.Errorf("%w: path component %.40q… is %d bytes; file systems allow %d per file or directory name", lunad.ErrInvalid, c, len(c), maxComponentLen)
+		}
 		if c == ".." {
 			return bad("leads out of the workspace with ..")
 		}
@@ -152,4 +159,25 @@ func slug(title string) string {
 		s = "untitled"
 	}
 	return s
+}
+
+// checkTitle validates an artifact's title: one line of at most maxTrailer
+// bytes (it is written into commit subjects and the metadata file).
+func checkTitle(t string) error {
+	switch {
+	case t == "":
+		return fmt.Errorf("%w: a title is required", lunad.ErrInvalid)
+	case len(t) > maxTrailer:
+		return fmt.Errorf("%w: the title is %d bytes; the limit is %d (put longer text in the artifact's content)", lunad.ErrInvalid, len(t), maxTrailer)
+	case strings.ContainsAny(t, "\r\n"):
+		return fmt.Errorf("%w: the title must be one line; it contains a line break", lunad.ErrInvalid)
+	case strings.TrimSpace(t) != t:
+		return fmt.Errorf("%w: the title %q has leading or trailing spaces", lunad.ErrInvalid, t)
+	}
+	for _, r := range t {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%w: the title %q contains a control character", lunad.ErrInvalid, t)
+		}
+	}
+	return nil
 }

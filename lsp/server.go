@@ -95,11 +95,11 @@ var commands = []string{"luna.undo", "luna.redo", "luna.restore", "luna.history"
 func (s *Server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	dir, err := rootOf(params)
 	if err != nil {
-		return nil, err
+		return nil, rpcError(err)
 	}
 	ws, err := s.opts.Open(ctx, dir)
 	if err != nil {
-		return nil, fmt.Errorf("lunad: open the workspace at %s: %w", dir, err)
+		return nil, rpcError(fmt.Errorf("lunad: open the workspace at %s: %w", dir, err))
 	}
 	s.mu.Lock()
 	s.ws, s.root = ws, ws.Root()
@@ -125,12 +125,13 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 
 // rootOf is the directory the client opened: the first workspace folder,
 // the root URI, the root path, or the server's working directory.
+// A root that is not a file: URI is ErrInvalid.
 func rootOf(params *protocol.InitializeParams) (string, error) {
 	if folders, ok := params.WorkspaceFolders.Get(); ok && len(folders) > 0 {
-		return folders[0].URI.FsPath(), nil
+		return fsPath(folders[0].URI)
 	}
 	if params.RootURI != nil && *params.RootURI != "" {
-		return params.RootURI.FsPath(), nil
+		return fsPath(*params.RootURI)
 	}
 	if p, ok := params.RootPath.Get(); ok && p != "" {
 		return p, nil
@@ -237,10 +238,19 @@ func rpcError(err error) error {
 	switch {
 	case errors.Is(err, lunad.ErrInvalid), errors.Is(err, lunad.ErrNotApplied):
 		code = jsonrpc2.InvalidParams
-	case errors.Is(err, lunad.ErrNotFound):
+	case errors.Is(err, lunad.ErrNotFound), errors.Is(err, lunad.ErrNotWorkspace):
 		code = jsonrpc2.InvalidParams
 	case errors.Is(err, lunad.ErrConflict):
 		code = jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)
 	}
 	return &jsonrpc2.Error{Code: code, Message: err.Error()}
+}
+
+// fsPath is the directory a root URI names; lunad serves only folders on
+// this machine (file: URIs).
+func fsPath(u uri.URI) (string, error) {
+	if u.Scheme() != "file" {
+		return "", fmt.Errorf("%w: the root %q is not a file: URI; open a folder on this machine", lunad.ErrInvalid, string(u))
+	}
+	return u.FsPath(), nil
 }
