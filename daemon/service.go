@@ -101,8 +101,11 @@ const matchTrailer = "Match"
 // lunad.ErrNotApplied wrapping the editor's error (no match, ambiguous,
 // already applied), lunad.ErrInvalid (bad blocks, patch or content).
 func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error) {
-	apply, input, err := req.applier()
+	apply, input, named, err := req.applier()
 	if err != nil {
+		return EditResult{}, err
+	}
+	if err := s.checkNamed(ctx, req.ID, named); err != nil {
 		return EditResult{}, err
 	}
 	req.Change.Input = input
@@ -130,10 +133,11 @@ func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error)
 }
 
 // applier returns the function that applies the request to an artifact's
-// content, and the request's input in a canonical encoding
+// content, the request's input in a canonical encoding
 // (lunad.Change.Input): the blocks as parsed (so blocks given as text and
-// as pairs are the same input), the patch, or the new content.
-func (r EditRequest) applier() (func([]byte) (editor.Result, error), []byte, error) {
+// as pairs are the same input), the patch, or the new content — and the
+// file paths the blocks or the patch headers name.
+func (r EditRequest) applier() (apply func([]byte) (editor.Result, error), input []byte, named []namedPath, err error) {
 	n := 0
 	for _, set := range []bool{len(r.Blocks) > 0, r.BlocksText != "", r.Patch != "", r.Rewrite} {
 		if set {
@@ -141,23 +145,53 @@ func (r EditRequest) applier() (func([]byte) (editor.Result, error), []byte, err
 		}
 	}
 	if n != 1 {
-		return nil, nil, fmt.Errorf("%w: give exactly one of SEARCH/REPLACE blocks, a patch, or new content", lunad.ErrInvalid)
+		return nil, nil, nil, fmt.Errorf("%w: give exactly one of SEARCH/REPLACE blocks, a patch, or new content", lunad.ErrInvalid)
 	}
 	switch {
 	case r.BlocksText != "" || len(r.Blocks) > 0:
 		blocks := r.Blocks
 		if r.BlocksText != "" {
-			var err error
 			if blocks, err = editor.ParseBlocks(r.BlocksText); err != nil {
-				return nil, nil, classify(err)
+				return nil, nil, nil, classify(err)
 			}
 		}
-		return func(c []byte) (editor.Result, error) { return editor.ApplyBlocks(c, blocks) }, blocksInput(blocks), nil
+		for i, b := range blocks {
+			if b.Path != "" {
+				named = append(named, namedPath{fmt.Sprintf("block %d", i+1), b.Path})
+			}
+		}
+		return func(c []byte) (editor.Result, error) { return editor.ApplyBlocks(c, blocks) }, blocksInput(blocks), named, nil
 	case r.Patch != "":
-		return func(c []byte) (editor.Result, error) { return editor.ApplyPatch(c, r.Patch) }, canonical("patch", []byte(r.Patch)), nil
+		for _, p := range editor.PatchPaths(r.Patch) {
+			named = append(named, namedPath{"the patch's header", p})
+		}
+		return func(c []byte) (editor.Result, error) { return editor.ApplyPatch(c, r.Patch) }, canonical("patch", []byte(r.Patch)), named, nil
 	default:
-		return func(c []byte) (editor.Result, error) { return editor.Rewrite(c, r.Content) }, canonical("rewrite", r.Content), nil
+		return func(c []byte) (editor.Result, error) { return editor.Rewrite(c, r.Content) }, canonical("rewrite", r.Content), nil, nil
 	}
+}
+
+// namedPath is a file path an edit's text names: where, and the path.
+type namedPath struct{ where, path string }
+
+// checkNamed refuses an edit whose blocks or patch headers name another
+// file than the artifact it is applied to: the caller meant another
+// artifact (or, with ../../etc/passwd, meant harm), and applying it here
+// would change the wrong one.
+func (s *Service) checkNamed(ctx context.Context, ref string, named []namedPath) error {
+	if len(named) == 0 {
+		return nil
+	}
+	a, err := s.store.Artifact(ctx, ref)
+	if err != nil {
+		return err
+	}
+	for _, n := range named {
+		if !editor.SamePath(n.path, a.Path) {
+			return fmt.Errorf("%w: %s names %s, but the artifact being edited is %s (%s); edit the artifact it was written for, or drop the file name", lunad.ErrInvalid, n.where, n.path, a.Path, a.ID)
+		}
+	}
+	return nil
 }
 
 // blocksInput encodes SEARCH/REPLACE pairs for canonical.

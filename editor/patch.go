@@ -61,7 +61,10 @@ func parsePatch(patch string) ([]hunk, error) {
 		l := lines[i]
 		switch {
 		case strings.HasPrefix(l, "@@"):
-			h := parseHeader(l, i+1)
+			h, err := parseHeader(l, i+1, len(hunks))
+			if err != nil {
+				return nil, err
+			}
 			next, err := h.readBody(lines, i+1, len(hunks))
 			if err != nil {
 				return nil, err
@@ -91,22 +94,33 @@ func parsePatch(patch string) ([]hunk, error) {
 	return hunks, nil
 }
 
-// parseHeader reads "@@ -a,b +c,d @@". Missing or garbled numbers are
-// unknown (-1): the hunk is then found by its lines alone.
-func parseHeader(l string, line int) hunk {
+// parseHeader reads "@@ -a,b +c,d @@". A header without numbers ("@@ @@",
+// "@@ ... @@") leaves them unknown (-1): the hunk is then found by its lines
+// alone. Numbers that are there must be right: a negative count or a
+// garbled range is a *ParseError, not a guess.
+func parseHeader(l string, line, idx int) (hunk, error) {
 	h := hunk{header: l, line: line, oldStart: -1, oldCount: -1, newCount: -1}
 	rest := strings.TrimPrefix(l, "@@")
 	if end := strings.Index(rest, "@@"); end >= 0 {
 		rest = rest[:end]
 	}
 	f := strings.Fields(rest)
-	if len(f) != 2 || !strings.HasPrefix(f[0], "-") || !strings.HasPrefix(f[1], "+") {
-		return h
+	if !givesNumbers(f) {
+		return h, nil
 	}
-	oa, oc, ok1 := parseRange(f[0][1:])
-	_, nc, ok2 := parseRange(f[1][1:])
-	if !ok1 || !ok2 {
-		return h
+	bad := func(why string) (hunk, error) {
+		return hunk{}, badPatch(idx, line, "the hunk header %q %s; write \"@@ -OLD,COUNT +NEW,COUNT @@\" with line numbers from 1 and counts from 0, or \"@@ @@\" to let lunad find the place", l, why)
+	}
+	if len(f) != 2 || !strings.HasPrefix(f[0], "-") || !strings.HasPrefix(f[1], "+") {
+		return bad("does not have one -OLD and one +NEW range")
+	}
+	oa, oc, err := parseRange(f[0][1:])
+	if err != "" {
+		return bad("has an old range " + f[0] + " " + err)
+	}
+	_, nc, err := parseRange(f[1][1:])
+	if err != "" {
+		return bad("has a new range " + f[1] + " " + err)
 	}
 	h.oldCount, h.newCount = oc, nc
 	h.oldStart = oa - 1
@@ -114,22 +128,37 @@ func parseHeader(l string, line int) hunk {
 		h.oldStart = oa // insertion after line oa
 	}
 	h.oldStart = max(h.oldStart, 0)
-	return h
+	return h, nil
 }
 
-func parseRange(s string) (start, count int, ok bool) {
+// givesNumbers reports whether a header's fields try to give line numbers: a
+// field of '-' or '+' followed by a digit, ',' or another sign.
+func givesNumbers(f []string) bool {
+	for _, s := range f {
+		if len(s) > 1 && (s[0] == '-' || s[0] == '+') && strings.IndexByte("0123456789,-+", s[1]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// parseRange reads "START[,COUNT]"; it returns why it is wrong, or "".
+func parseRange(s string) (start, count int, why string) {
 	a, b, found := strings.Cut(s, ",")
 	start, err := strconv.Atoi(a)
 	if err != nil || start < 0 {
-		return 0, 0, false
+		return 0, 0, "whose start is not a line number"
 	}
 	count = 1
 	if found {
-		if count, err = strconv.Atoi(b); err != nil || count < 0 {
-			return 0, 0, false
+		if count, err = strconv.Atoi(b); err != nil {
+			return 0, 0, "whose count is not a number"
+		}
+		if count < 0 {
+			return 0, 0, "whose count is negative"
 		}
 	}
-	return start, count, true
+	return start, count, ""
 }
 
 // readBody reads the hunk's lines from lines[i:] and returns the index of

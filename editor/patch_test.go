@@ -132,6 +132,11 @@ func TestApplyPatchErrors(t *testing.T) {
 		{"marker not at the end", tenLines, "@@ -1,2 +1,2 @@\n-l1\n\\ No newline at end of file\n+L1\n l2\n", ErrBadPatch, nil},
 		{"marker first", tenLines, "@@ -1 +1 @@\n\\ No newline at end of file\n", ErrBadPatch, nil},
 		{"insertion without a place", tenLines, "@@ @@\n+x\n", ErrBadPatch, nil},
+		{"negative count", tenLines, "@@ -1,-5 @@\n-l1\n+L1\n", ErrBadPatch, wantMsg("the hunk header \"@@ -1,-5 @@\" does not have one -OLD and one +NEW range")},
+		{"negative count, both ranges", tenLines, "@@ -1,-5 +1,1 @@\n-l1\n+L1\n", ErrBadPatch, wantMsg("has an old range -1,-5 whose count is negative")},
+		{"negative new count", tenLines, "@@ -1 +1,-2 @@\n-l1\n+L1\n", ErrBadPatch, wantMsg("has a new range +1,-2 whose count is negative")},
+		{"garbled count", tenLines, "@@ -1,x +1 @@\n-l1\n+L1\n", ErrBadPatch, wantMsg("whose count is not a number")},
+		{"garbled start", tenLines, "@@ -1 +-3 @@\n-l1\n+L1\n", ErrBadPatch, wantMsg("whose start is not a line number")},
 		{"insertion past the end", "a\n", "@@ -5,0 +6 @@\n+x\n", ErrBadPatch, nil},
 		{"binary content", "a\x00", "@@ -1 +1 @@\n-a\n+b\n", ErrBinary, nil},
 		{"invalid patch text", "a\n", "@@ -1 +1 @@\n-a\n+\xff\n", ErrInvalidUTF8, func(t *testing.T, err error) {
@@ -153,5 +158,15 @@ func TestApplyPatchErrors(t *testing.T) {
 				c.check(t, err)
 			}
 		})
+	}
+}
+
+// wantMsg checks that an error's message contains want.
+func wantMsg(want string) func(t *testing.T, err error) {
+	return func(t *testing.T, err error) {
+		t.Helper()
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %q does not say %q", err, want)
+		}
 	}
 }

@@ -80,6 +80,9 @@ func TestExitCodes(t *testing.T) {
 		{"agent with angle brackets", 1, "agent name", []string{"edit", id, "--content-file", r, "--agent", "x <y>"}},
 		{"message forging a trailer", 1, "Luna- trailer", []string{"edit", id, "--content-file", r, "--message", "ok\n\nLuna-Op: create"}},
 		{"content file missing", 1, "no such file", []string{"edit", id, "--content-file", filepath.Join(w.dir, "..", "missing")}},
+		{"blocks written for another file", 1, "block 1 names other.md, but the artifact being edited is notes.md", []string{"edit", id, "--blocks-file", w.file("b-other", "other.md\n<<<<<<< SEARCH\ngamma\n=======\nGAMMA\n>>>>>>> REPLACE\n")}},
+		{"patch headers naming another file", 1, "the patch's header names ../../etc/passwd, but the artifact being edited is notes.md", []string{"edit", id, "--patch-file", w.file("p-passwd", "--- ../../etc/passwd\n+++ ../../etc/passwd\n@@ -3 +3 @@\n-gamma\n+GAMMA\n")}},
+		{"patch with a negative count", 1, "whose count is negative", []string{"edit", id, "--patch-file", w.file("p-neg", "@@ -3,-5 +3 @@\n-gamma\n+GAMMA\n")}},
 		{"empty blocks file", 1, "is empty", []string{"edit", id, "--blocks-file", w.file("empty", "")}},
 		{"move onto an existing path", 1, "already tracked", []string{"mv", id, "other.md"}},
 	} {
