@@ -94,6 +94,9 @@ func (s *Service) reindex(ctx context.Context, ids []string) error {
 // rebase, cherry-pick or revert is stopped half-way, nothing is handled:
 // Watch waits for the next quiet period after it ends, and never commits
 // a file git is writing. On a detached HEAD saved files are not recorded.
+// A file in conflict (unmerged in git's index, as a `git stash pop` that
+// stopped on a conflict leaves it) is never recorded: it is looked at again
+// when the index changes, and recorded once resolved and added.
 //
 // Files changed before Watch started are not looked for: the next lunad
 // operation on their artifact commits them first, as always. After lost
@@ -125,7 +128,7 @@ func Watch(ctx context.Context, s *Service, opts WatchOptions) error {
 	w := &watcher{
 		s: s, opts: opts, log: opts.Logger, fs: fsw, sub: sub,
 		root: s.Root(), gitDir: filepath.Join(s.Root(), ".git"),
-		saved: map[string]int{}, self: map[string]int{},
+		saved: map[string]int{}, self: map[string]int{}, conflicted: map[string]bool{},
 	}
 	w.own.reset()
 	if err := w.start(ctx); err != nil {
@@ -157,6 +160,9 @@ type watcher struct {
 
 	// Since the last handled burst.
 	saved   map[string]int // working-tree paths written → failed attempts to record
+	// Artifact files found in conflict (unmerged in git's index): not
+	// recorded; looked at again when the index changes (git add).
+	conflicted map[string]bool
 	rescan  bool           // events were lost: walk and compare everything
 	waiting bool           // a git command was running: index.lock events matter
 	own     ownWrites
@@ -293,6 +299,15 @@ func (w *watcher) handle(ev fsnotify.Event) bool {
 func (w *watcher) gitEvent(rel string, ev fsnotify.Event) bool {
 	switch {
 	case rel == "HEAD" || rel == "HEAD.lock" || rel == "packed-refs" || rel == "packed-refs.lock":
+		return true
+	case rel == "index" && len(w.conflicted) > 0:
+		// Maybe a conflict was resolved (git add): look at those files again.
+		for p := range w.conflicted {
+			if _, ok := w.saved[p]; !ok {
+				w.saved[p] = 0
+			}
+		}
+		clear(w.conflicted)
 		return true
 	case strings.HasPrefix(rel, "refs/"):
 		if ev.Has(fsnotify.Create) {
@@ -522,6 +537,14 @@ func (w *watcher) record(ctx context.Context) (int, bool) {
 			}
 		case ctx.Err() != nil:
 			return n, false
+		case errors.Is(err, gitstore.ErrUnmerged):
+			// Conflict markers are not a person's version: wait for the
+			// resolution (git add), which rewrites the index.
+			delete(w.saved, p)
+			if !w.conflicted[p] {
+				w.log.Info("not recording a file in conflict; resolve it and git add it", "path", p, "artifact", id)
+			}
+			w.conflicted[p] = true
 		case (errors.Is(err, lunad.ErrLocked) || errors.Is(err, lunad.ErrConflict)) && w.saved[p]+1 < maxRecordAttempts:
 			w.saved[p]++
 			retry = true

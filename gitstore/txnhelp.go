@@ -162,6 +162,11 @@ func (t *txn) commitHumanChanges(id string, m meta) error {
 	if work.IsZero() {
 		return fmt.Errorf("%w: %s was deleted in the working tree; bring it back with `git checkout -- %s` first", lunad.ErrDirty, m.Path, m.Path)
 	}
+	if conflict, err := t.s.unmerged(m.Path); err != nil {
+		return err
+	} else if conflict {
+		return fmt.Errorf("%w: %s is unmerged in git's index (a merge, rebase or stash pop stopped on it); resolve the conflict and `git add %s`, then try again", ErrUnmerged, m.Path, m.Path)
+	}
 	if err := t.s.checkContent(content); err != nil {
 		return fmt.Errorf("%w: %s was changed in the working tree and lunad cannot record it: %w", lunad.ErrDirty, m.Path, err)
 	}
