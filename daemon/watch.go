@@ -159,13 +159,13 @@ type watcher struct {
 	byPath       map[string]string
 
 	// Since the last handled burst.
-	saved   map[string]int // working-tree paths written → failed attempts to record
+	saved map[string]int // working-tree paths written → failed attempts to record
 	// Artifact files found in conflict (unmerged in git's index): not
 	// recorded; looked at again when the index changes (git add).
 	conflicted map[string]bool
-	rescan  bool           // events were lost: walk and compare everything
-	waiting bool           // a git command was running: index.lock events matter
-	own     ownWrites
+	rescan     bool // events were lost: walk and compare everything
+	waiting    bool // a git command was running: index.lock events matter
+	own        ownWrites
 	// Events this watcher published, not yet seen back on its subscription.
 	self map[string]int
 }
