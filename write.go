@@ -47,6 +47,11 @@ type CreateSpec struct {
 type Result struct {
 	Artifact Artifact `json:"artifact"`
 	Version  Version  `json:"version"`
+	// Warning is set when the write was committed but the working tree
+	// could not follow (a full disk, a directory made read-only): the write
+	// is done — retrying it would make a second change — and lunad brings
+	// the file up to date once it can. It says what failed.
+	Warning string `json:"warning,omitempty"`
 	// Replayed is true when an idempotency key matched an earlier edit: the
 	// result is that edit's and nothing was committed.
 	Replayed bool `json:"replayed,omitempty"`

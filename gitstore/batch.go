@@ -133,6 +133,14 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		return // nothing to commit (all failed, or all replayed)
 	}
 	if err := t.finish(); err != nil {
+		if werr, ok := err.(*workTreeError); ok {
+			for _, r := range batch {
+				if r.err == nil && !r.res.Replayed {
+					r.res.Warning = werr.Error()
+				}
+			}
+			return
+		}
 		err = diskHint(err)
 		s.hist = nil // rebuilt from the repository on next use
 		s.objs.reset()

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -61,6 +63,7 @@ func (s *Store) syncPending(quick bool) error {
 		return err
 	}
 	var updates []indexUpdate
+	stuck := map[string]bool{}
 	for p, pp := range pend {
 		head, err := s.lookup(root, p)
 		if err != nil || head.mode == modeDir {
@@ -72,7 +75,12 @@ func (s *Store) syncPending(quick bool) error {
 		}
 		if work.hash != head.hash && pp.states[work.hash] {
 			if _, err := s.writeWorkFile(p, fileChange{hash: head.hash, mode: head.mode, del: head.hash.IsZero()}, work.hash); err != nil {
-				return fmt.Errorf("repair working tree %s: %w", p, err)
+				// Not writable yet (a full disk, an immutable directory):
+				// the path stays pending and its stale state is known as
+				// lunad's own, so no write takes it for a person's change.
+				s.unwritten[p] = work.hash
+				stuck[p] = true
+				continue
 			}
 			if work, err = s.readWork(p); err != nil {
 				return err
@@ -93,7 +101,45 @@ func (s *Store) syncPending(quick bool) error {
 		}
 		return err
 	}
+	if len(stuck) > 0 {
+		return s.keepPending(stuck)
+	}
 	if err := os.Truncate(filepath.Join(s.lunaDir, pendingName), 0); err != nil {
+		return fmt.Errorf("pending list: %w", err)
+	}
+	return nil
+}
+
+// keepPending rewrites the pending list with only the lines of the paths
+// in keep, as they were (their sessions included).
+func (s *Store) keepPending(keep map[string]bool) error {
+	name := filepath.Join(s.lunaDir, pendingName)
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("pending list: %w", err)
+	}
+	var out []byte
+	for line := range bytes.Lines(b) {
+		if f := strings.SplitN(strings.TrimSuffix(string(line), "\n"), " ", 4); len(f) == 4 && keep[f[3]] {
+			out = append(out, line...)
+		}
+	}
+	// Replaced whole (rename), so that a crash leaves the old list or the
+	// new one, never a torn one.
+	tmp, err := os.CreateTemp(filepath.Join(s.lunaDir, "tmp"), "pending-")
+	if err == nil {
+		_, err = tmp.Write(out)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), name)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("pending list: %w", err)
 	}
 	return nil

@@ -68,6 +68,10 @@ type Store struct {
 	session   string // tags this store's lines in the pending list
 	idx       indexSyncer
 	lastIndex indexCache // the .git/index this store wrote last
+	// unwritten maps a working-tree path whose update failed after its
+	// batch was committed to the blob the file was left holding: lunad's
+	// own stale state, never a person's change (see commitHumanChanges).
+	unwritten map[string]plumbing.Hash
 	closed    bool
 	closeErr  error
 }
@@ -111,7 +115,7 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{root: root, gitDir: filepath.Join(root, ".git"), opts: opts, session: randomID()}
+	s := &Store{root: root, gitDir: filepath.Join(root, ".git"), opts: opts, session: randomID(), unwritten: map[string]plumbing.Hash{}}
 	s.lunaDir = filepath.Join(s.gitDir, "luna")
 	if err := os.MkdirAll(filepath.Join(s.lunaDir, "tmp"), 0o755); err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)

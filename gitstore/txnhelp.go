@@ -159,6 +159,17 @@ func (t *txn) commitHumanChanges(id string, m meta) error {
 	if work == head.hash {
 		return nil
 	}
+	if stale, ok := t.s.unwritten[m.Path]; ok && stale == work {
+		// The state a committed write of lunad's failed to replace (a full
+		// disk, a directory made read-only): not a person's change. The
+		// file is brought to HEAD now; if it still cannot be written, the
+		// write waits rather than committing the old content back.
+		if _, err := t.s.writeWorkFile(m.Path, fileChange{hash: head.hash, mode: head.mode}, work); err != nil {
+			return fmt.Errorf("%s still holds an older version lunad could not replace (%w); make it writable or free disk space, then try again", m.Path, err)
+		}
+		t.seen[m.Path] = head.hash
+		return nil
+	}
 	if work.IsZero() {
 		return fmt.Errorf("%w: %s was deleted in the working tree; bring it back with `git checkout -- %s` first", lunad.ErrDirty, m.Path, m.Path)
 	}

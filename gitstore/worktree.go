@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -85,15 +88,27 @@ func (t *txn) finish() error {
 		}
 		return err
 	}
-	// From here on the batch is committed: report later failures without
-	// failing the callers' edits.
-	for p, c := range t.files {
-		if _, err := s.writeWorkFile(p, c, t.expect(p)); err != nil {
-			return fmt.Errorf("committed as %s, but updating the working tree failed (run `lunad init` to repair): %w", t.tip, err)
+	// From here on the batch is committed: a file that cannot be written
+	// stays pending (recovery and every later write bring it to HEAD; it is
+	// never taken for a person's change) and the writes succeed with a
+	// warning, so that no caller retries a write that landed.
+	var werr *workTreeError
+	for _, p := range slices.Sorted(maps.Keys(t.files)) {
+		if _, err := s.writeWorkFile(p, t.files[p], t.expect(p)); err != nil {
+			if werr == nil {
+				werr = &workTreeError{commit: t.tip.String()}
+			}
+			werr.paths = append(werr.paths, p)
+			werr.errs = append(werr.errs, err)
+			s.unwritten[p] = t.expect(p)
 		}
 	}
 	if err := s.cache.append(t.entries); err != nil {
 		return err
+	}
+	if werr != nil {
+		s.idx.schedule(s)
+		return werr
 	}
 	if s.opts.IndexSyncDelay > 0 {
 		// People run git alongside this store: the index entries of what
@@ -246,3 +261,29 @@ func (s *Store) removeDeadLocks() error {
 func (s *Store) recover() error {
 	return s.syncIndexLocked(context.Background())
 }
+
+// workTreeError is finish's report of files it could not write after the
+// batch was committed: the batch's writes succeed with it as their
+// Result.Warning.
+type workTreeError struct {
+	commit string
+	paths  []string
+	errs   []error
+}
+
+func (e *workTreeError) Error() string {
+	why := errors.Join(e.errs...).Error()
+	switch {
+	case errors.Is(e, syscall.ENOSPC):
+		why = "the disk is full"
+	case errors.Is(e, syscall.EROFS):
+		why = "the file system is read-only"
+	case errors.Is(e, syscall.EDQUOT):
+		why = "the disk quota is exhausted"
+	case errors.Is(e, syscall.EACCES), errors.Is(e, syscall.EPERM):
+		why = "permission denied (" + why + ")"
+	}
+	return fmt.Sprintf("committed as %s, but %s in the working tree could not be updated: %s; the write is done (do not retry it), and lunad brings the file up to date once it can be written (any lunad command, or the daemon)", e.commit, strings.Join(e.paths, ", "), why)
+}
+
+func (e *workTreeError) Unwrap() []error { return e.errs }

@@ -63,7 +63,12 @@ const maxSwaps = 16
 // a person changed the file since lunad saw it holding the blob expect
 // (zero: absent). It reports whether the path now holds lunad's state;
 // false means a person's file was left in place (see above).
-func (s *Store) writeWorkFile(p string, c fileChange, expect plumbing.Hash) (bool, error) {
+func (s *Store) writeWorkFile(p string, c fileChange, expect plumbing.Hash) (written bool, err error) {
+	defer func() {
+		if err == nil {
+			delete(s.unwritten, p) // the file is lunad's new state, or a person's
+		}
+	}()
 	full := filepath.Join(s.root, filepath.FromSlash(p))
 	if c.del {
 		return s.removeWorkFile(full, expect)

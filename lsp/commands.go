@@ -31,6 +31,13 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 	if err != nil {
 		return nil, rpcError(err)
 	}
+	// A write committed whose file could not be updated: done, with a warning.
+	switch r := res.(type) {
+	case lunad.Result:
+		s.warnResult(r)
+	case daemon.EditResult:
+		s.warnResult(r.Result)
+	}
 	raw, err := json.Marshal(res)
 	if err != nil {
 		return nil, rpcError(err)
@@ -205,4 +212,10 @@ func (a *argList) artifact(i int) string {
 		return v
 	}
 	return rel
+}
+
+func (s *Server) warnResult(r lunad.Result) {
+	if r.Warning != "" {
+		s.notify(protocol.MessageTypeWarning, "lunad: "+r.Warning)
+	}
 }

@@ -29,6 +29,7 @@ type writeOut struct {
 	Version  int    `json:"version" jsonschema:"the artifact's version after the write"`
 	Commit   string `json:"commit" jsonschema:"the git commit of the write"`
 	Replayed bool   `json:"replayed,omitempty" jsonschema:"true when an idempotency key matched an earlier write and nothing new was committed"`
+	Warning  string `json:"warning,omitempty" jsonschema:"set when the write was committed but the file in the working tree could not be updated yet; the write is done, do not retry it"`
 }
 
 type change struct {
@@ -52,6 +53,7 @@ type editOut struct {
 	Commit   string   `json:"commit"`
 	Tiers    []string `json:"tiers" jsonschema:"how each change matched: exact, trailing-whitespace, indentation, blank-lines, elision or fuzzy"`
 	Replayed bool     `json:"replayed,omitempty"`
+	Warning  string   `json:"warning,omitempty" jsonschema:"set when the edit was committed but the file in the working tree could not be updated yet; the edit is done, do not retry it"`
 }
 
 type rewriteIn struct {
@@ -88,7 +90,7 @@ type ackIn struct {
 }
 
 func written(r lunad.Result) writeOut {
-	return writeOut{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit, Replayed: r.Replayed}
+	return writeOut{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit, Replayed: r.Replayed, Warning: r.Warning}
 }
 
 func (s *Server) create(ctx context.Context, req *sdk.CallToolRequest, in createIn) (*sdk.CallToolResult, writeOut, error) {
@@ -116,7 +118,7 @@ func (s *Server) edit(ctx context.Context, req *sdk.CallToolRequest, in editIn) 
 	if err != nil {
 		return nil, editOut{}, s.explain(err)
 	}
-	out := editOut{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit, Replayed: r.Replayed, Tiers: []string{}}
+	out := editOut{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit, Replayed: r.Replayed, Warning: r.Warning, Tiers: []string{}}
 	for _, m := range r.Matches {
 		out.Tiers = append(out.Tiers, string(m.Tier))
 	}

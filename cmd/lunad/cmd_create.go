@@ -51,6 +51,7 @@ func runCreate(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		if err != nil {
 			return err
 		}
+		m.warn(res)
 		if m.json {
 			return m.printJSON(toWriteJSON(res))
 		}

@@ -82,6 +82,7 @@ type writeJSON struct {
 	Op       lunad.Op       `json:"op"`
 	Replayed bool           `json:"replayed"`
 	Artifact lunad.Artifact `json:"artifact"`
+	Warning  string         `json:"warning,omitempty"`
 }
 
 type editJSON struct {
@@ -91,12 +92,22 @@ type editJSON struct {
 
 func toWriteJSON(r gitstore.Result) writeJSON {
 	return writeJSON{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit,
-		Op: r.Version.Op, Replayed: r.Replayed, Artifact: r.Artifact}
+		Op: r.Version.Op, Replayed: r.Replayed, Artifact: r.Artifact, Warning: r.Warning}
+}
+
+// warn tells on stderr what went wrong after a write was committed (see
+// lunad.Result.Warning); the write succeeded and the exit status is 0, so
+// that no script retries it.
+func (m *Main) warn(r gitstore.Result) {
+	if r.Warning != "" {
+		fmt.Fprintln(m.Stderr, "lunad: warning:", r.Warning)
+	}
 }
 
 // printResult prints a write's result: its JSON form, or one line
 // "ID vN COMMIT" (with " replayed" when an idempotency key matched).
 func (m *Main) printResult(r gitstore.Result) error {
+	m.warn(r)
 	if m.json {
 		return m.printJSON(toWriteJSON(r))
 	}
@@ -117,6 +128,7 @@ func resultLine(r gitstore.Result, tiers string) string {
 
 // printEdit prints an edit's result with the tier each block matched by.
 func (m *Main) printEdit(r daemon.EditResult) error {
+	m.warn(r.Result)
 	if m.json {
 		return m.printJSON(editJSON{writeJSON: toWriteJSON(r.Result), Matches: nonNil(r.Matches)})
 	}
