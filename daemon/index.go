@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"log/slog"
 	"runtime"
 	"sync"
 
@@ -106,12 +107,24 @@ feed:
 	for i, s := range srcs {
 		in.file(files[i])
 		g.Put(entry(s, files[i]))
+		logIndexed(s, files[i])
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.graph = g
 	ix.docs.clear()
 	return nil
+}
+
+// logIndexed says when an artifact was not indexed, or only in part: the
+// process goes on, and the person learns why its references are missing.
+func logIndexed(s Source, f *treesitter.File) {
+	switch {
+	case f.Skipped != "":
+		slog.Info("artifact not indexed", "path", s.Path, "why", f.Skipped)
+	case f.Partial != "":
+		slog.Warn("artifact indexed in part", "path", s.Path, "why", f.Partial)
+	}
 }
 
 func entry(s Source, f *treesitter.File) treesitter.Entry {
@@ -130,6 +143,7 @@ func (ix *Index) Update(s Source) error {
 	}
 	ix.cache.put(s.Type, s.Content, f)
 	ix.graph.Put(entry(s, f))
+	logIndexed(s, f)
 	return nil
 }
 

@@ -81,7 +81,12 @@
 //
 // Syntax errors yield whatever tree-sitter recovers. Content over MaxFileSize
 // bytes, content that is not valid UTF-8 or contains a NUL byte is not parsed:
-// File.Skipped says why. A Parser is NOT safe for concurrent use: use one per
+// File.Skipped says why. The Markdown grammar is given a guarded copy of
+// the content, byte for byte the same length, where what would crash its C
+// scanner cannot reach it: characters above U+00FF after a digit
+// (guardDigits), and block quotes and list items nested past MaxNesting
+// (guardNesting: the markers past it are read as text, and File.Partial
+// says where). A Parser is NOT safe for concurrent use: use one per
 // goroutine (e.g. one per indexing worker). Parser.Close and Doc.Close free
 // the C memory at once (finalizers would too, later).
 package treesitter

@@ -3,6 +3,7 @@ package treesitter
 import (
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -49,6 +50,39 @@ func FuzzParse(f *testing.F) {
 		}
 		if !reflect.DeepEqual(got, file) {
 			t.Fatalf("Update differs from Parse:\n%+v\n%+v", got, file)
+		}
+	})
+}
+
+// FuzzMarkdownNesting: Markdown built from a unit repeated up to 700 times
+// (the grammar's scanner aborts the process at 256 open containers) never
+// ends the process; its spans stay inside the input, and only content
+// guardNesting changed is flagged Partial.
+func FuzzMarkdownNesting(f *testing.F) {
+	for _, unit := range []string{">", "> ", "- ", "* ", "1. ", "> - ", "  - x\n", "\t- x\n", "- a\n  ", ">\t", "+\t"} {
+		f.Add(unit, uint16(300), []byte(" x\n"))
+	}
+	p := NewParser()
+	defer p.Close()
+	f.Fuzz(func(t *testing.T, unit string, n uint16, tail []byte) {
+		if len(unit) > 16 {
+			return
+		}
+		src := append([]byte(strings.Repeat(unit, int(n%700))), tail...)
+		file, err := p.Parse("text/markdown", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file.Skipped != "" {
+			return
+		}
+		for _, r := range file.References {
+			if r.Span.Start.Byte < 0 || r.Span.End.Byte > len(src) || r.Span.Start.Byte > r.Span.End.Byte {
+				t.Fatalf("reference span %+v outside %d bytes", r.Span, len(src))
+			}
+		}
+		if _, lines := guardNesting(src); (len(lines) > 0) != (file.Partial != "") {
+			t.Fatalf("Partial %q for %d guarded lines", file.Partial, len(lines))
 		}
 	})
 }

@@ -57,7 +57,7 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 		d.tree.Edit(computeEdit(d.content, content))
 		old = d.tree
 	}
-	tree, err := d.p.parseTree(g, old, content)
+	tree, partial, err := d.p.parseTree(g, old, content)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +68,7 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
+		f.Partial = partial
 		d.file, d.inline = f, cache
 		return f, nil
 	}

@@ -88,7 +88,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 	if !bytes.ContainsAny(text, "`[") {
 		return out, nil
 	}
-	tree, err := p.parseTree(markdownInline, nil, text)
+	tree, _, err := p.parseTree(markdownInline, nil, text)
 	if err != nil {
 		return nil, err
 	}

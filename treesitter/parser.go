@@ -38,6 +38,9 @@ type File struct {
 	Symbols    []Symbol
 	References []Reference
 	Skipped    string
+	// Partial is non-empty when part of the content was indexed as plain
+	// text, and says which part and why (Markdown nested past MaxNesting).
+	Partial string
 }
 
 // ErrClosed is returned after Close.
@@ -123,27 +126,35 @@ func (p *Parser) Parse(typ string, content []byte) (*File, error) {
 	if g == nil {
 		return &File{Language: lang}, nil
 	}
-	tree, err := p.parseTree(g, nil, content)
+	tree, partial, err := p.parseTree(g, nil, content)
 	if err != nil {
 		return nil, err
 	}
 	defer tree.Close()
-	return p.extract(g, tree, content)
+	f, err := p.extract(g, tree, content)
+	if f != nil {
+		f.Partial = partial
+	}
+	return f, err
 }
 
-func (p *Parser) parseTree(g *grammar, old *sitter.Tree, content []byte) (*sitter.Tree, error) {
+// parseTree parses content; for Markdown it gives the grammar a guarded
+// copy (guardDigits, guardNesting) and says what was read as text.
+func (p *Parser) parseTree(g *grammar, old *sitter.Tree, content []byte) (tree *sitter.Tree, partial string, err error) {
 	sp, err := p.tsParser(g)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if g.name == LangMarkdown {
-		content = guardDigits(content)
+		var lines []int
+		content, lines = guardNesting(guardDigits(content))
+		partial = nestingNote(lines)
 	}
-	tree, err := sp.ParseCtx(context.Background(), old, content)
+	tree, err = sp.ParseCtx(context.Background(), old, content)
 	if err != nil {
-		return nil, fmt.Errorf("treesitter: parse %s: %w", g.name, err)
+		return nil, "", fmt.Errorf("treesitter: parse %s: %w", g.name, err)
 	}
-	return tree, nil
+	return tree, partial, nil
 }
 
 func (p *Parser) extract(g *grammar, tree *sitter.Tree, content []byte) (*File, error) {
