@@ -74,8 +74,11 @@
 // common prefix and suffix, applies it with Tree.Edit and re-parses
 // incrementally. Query results are cached per top-level node (chunks.go), so
 // only changed top-level nodes are queried again; for Markdown the block
-// query runs in full but the inline grammar only on inline spans whose text
-// is new.
+// tree is walked in full with a tree cursor (mdwalk.go: a query cursor was
+// superlinear on large trees) but the inline grammar runs only on inline
+// spans whose text is new, in pieces of at most 4 KiB. Indexing is linear in
+// the file's size; a Parser gives up on a file after its budget
+// (DefaultBudget) and Skips it with the reason.
 //
 // # Bad input and resources
 //

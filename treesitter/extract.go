@@ -103,23 +103,37 @@ func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 		}
 		return a.nameStart < b.nameStart
 	})
-	for i, d := range list {
+	// open holds the earlier definitions that may still contain a later
+	// one: those ending before d starts are dropped, so that the search for
+	// d's container looks only at definitions around it (linear for
+	// sibling definitions, such as a file of 100,000 headings).
+	var open []*def
+	for _, d := range list {
+		for len(open) > 0 && open[len(open)-1].end <= d.start {
+			open = open[:len(open)-1]
+		}
 		if !d.explicitContainer {
 			// innermost enclosing definition: the nearest earlier strictly larger one containing d.
-			for j := i - 1; j >= 0; j-- {
-				if o := list[j]; o.start <= d.start && d.end <= o.end && o.end-o.start > d.end-d.start {
+			for j := len(open) - 1; j >= 0; j-- {
+				if o := open[j]; o.start <= d.start && d.end <= o.end && o.end-o.start > d.end-d.start {
 					d.Container = o.Name
 					break
 				}
 			}
 		}
+		open = append(open, d)
 		d.Span = lines.Span(d.start, d.end)
 		if d.Fingerprint == "" { // chunks.go caches it
 			d.Fingerprint = Fingerprint(src[d.start:d.end])
 		}
-		if cs := leadingComment(src, d.start); cs < d.start && d.Kind != "heading" {
-			// the doc comment above a definition is part of it
-			d.Fingerprint = Fingerprint(append(append([]byte(nil), src[cs:d.start]...), d.Fingerprint...))
+		// The doc comment above a definition is part of it. (Not for a
+		// heading: the lines above a heading are not its comment, and
+		// looking would rescan every earlier "# heading" line, which reads
+		// like a comment — quadratic in a file of headings.)
+		if d.Kind != "heading" {
+			if cs := leadingComment(src, d.start); cs < d.start {
+				d.Fingerprint = Fingerprint(append(append([]byte(nil), src[cs:d.start]...), d.Fingerprint...))
+			}
 		}
 		f.Symbols = append(f.Symbols, d.Symbol)
 	}

@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"errors"
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -47,9 +48,7 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 	lang := LanguageFor(d.typ)
 	g := grammars[lang]
 	if r := skipReason(content); r != "" || g == nil {
-		d.dropTree()
-		d.content, d.chunks, d.inline = content, nil, nil
-		d.file = &File{Language: lang, Skipped: r}
+		d.skip(content, lang, r)
 		return d.file, nil
 	}
 	var old *sitter.Tree
@@ -57,7 +56,12 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 		d.tree.Edit(computeEdit(d.content, content))
 		old = d.tree
 	}
+	d.p.start()
 	tree, partial, err := d.p.parseTree(g, old, content)
+	if errors.Is(err, errBudget) {
+		d.skip(content, lang, d.p.budgetNote(len(content)))
+		return d.file, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +69,10 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 	d.tree, d.content, d.g = tree, content, g
 	if g.name == LangMarkdown {
 		f, cache, err := d.p.extractMarkdown(tree.RootNode(), content, NewLines(content), d.inline)
+		if errors.Is(err, errBudget) {
+			d.skip(content, lang, d.p.budgetNote(len(content)))
+			return d.file, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -84,6 +92,14 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 		d.chunks = nil
 	}
 	return d.file, nil
+}
+
+// skip keeps content unparsed, with the reason (none for a language
+// without a grammar).
+func (d *Doc) skip(content []byte, lang, reason string) {
+	d.dropTree()
+	d.content, d.chunks, d.inline = content, nil, nil
+	d.file = &File{Language: lang, Skipped: reason}
 }
 
 func (d *Doc) dropTree() {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -26,29 +27,43 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 	col := newCollector()
 	g := grammars[LangMarkdown]
 	var inlines [][2]int
-	matches(g.query, p.queryCursor(), root, src, func(c capture) {
-		if n := c.other["inline"]; n != nil {
+	walkBlocks(g.ts, root, func(kind string, n *sitter.Node) {
+		switch kind {
+		case mdInline:
 			inlines = append(inlines, [2]int{int(n.StartByte()), int(n.EndByte())})
-		}
-		switch c.tag {
-		case "definition.heading":
-			col.addDef(&def{
-				Symbol: Symbol{Name: headingText(c.name.Content(src)), Kind: "heading"},
-				start:  int(c.tagged.StartByte()), end: int(c.tagged.EndByte()),
-				nameStart: int(c.name.StartByte()), nameEnd: int(c.name.EndByte()),
-			})
-		case "reference.link":
-			addLink(col.addRef, c.tagged.Content(src), int(c.tagged.StartByte()), int(c.tagged.EndByte()))
-		case "reference.snippet":
-			r := &ref{Reference: Reference{Kind: "snippet", Name: "code"}, start: int(c.tagged.StartByte()), end: int(c.tagged.EndByte())}
-			if l := c.other["lang"]; l != nil {
-				r.Name = l.Content(src)
+		case mdSection: // a heading's definition is the whole section it opens
+			if h := namedChild(n, mdATXHeading); h != nil {
+				if name := h.ChildByFieldName("heading_content"); name != nil && name.Type() == mdInline {
+					addHeading(col, src, n, name)
+				}
 			}
-			col.addRef(r)
+		case mdSetext: // no section in this grammar: the span is the heading
+			if p := n.ChildByFieldName("heading_content"); p != nil && p.Type() == mdParagraph {
+				if name := namedChild(p, mdInline); name != nil {
+					addHeading(col, src, n, name)
+				}
+			}
+		case mdLinkRefDef:
+			if d := namedChild(n, mdLinkDest); d != nil {
+				addLink(col.addRef, d.Content(src), int(d.StartByte()), int(d.EndByte()))
+			}
+		case mdFenced:
+			if body := namedChild(n, mdFenceContent); body != nil {
+				r := &ref{Reference: Reference{Kind: "snippet", Name: "code"}, start: int(body.StartByte()), end: int(body.EndByte())}
+				if info := namedChild(n, mdInfoString); info != nil {
+					if l := namedChild(info, mdLanguage); l != nil {
+						r.Name = l.Content(src)
+					}
+				}
+				col.addRef(r)
+			}
 		}
 	})
 	next := make(map[uint64][]ref, len(inlines))
-	for _, in := range inlines {
+	for i, in := range splitInlines(src, inlines) {
+		if i%256 == 255 && p.overBudget() {
+			return nil, nil, errBudget
+		}
 		text := src[in[0]:in[1]]
 		key := maphash.Bytes(chunkSeed, text)
 		refs, ok := cache[key]
@@ -68,6 +83,59 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 		}
 	}
 	return col.finish(&File{Language: LangMarkdown}, src, lines), next, nil
+}
+
+// maxInline is the longest inline span given to the inline grammar at
+// once. Its parse and query time grow faster than the span's length (a
+// 1.7 MB paragraph took 3.7 s, four times shorter ones 0.6 s), so longer
+// spans — never a paragraph people write — are parsed in pieces, cut at a
+// line break or a space: a code span or link across a cut is not found.
+const maxInline = 4 << 10
+
+// splitInlines cuts the inline spans longer than maxInline into pieces.
+func splitInlines(src []byte, inlines [][2]int) [][2]int {
+	var out [][2]int
+	for i, in := range inlines {
+		if in[1]-in[0] <= maxInline {
+			if out != nil {
+				out = append(out, in)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([][2]int, 0, len(inlines)+(in[1]-in[0])/maxInline), inlines[:i]...)
+		}
+		for s := in[0]; s < in[1]; {
+			e := min(s+maxInline, in[1])
+			if e < in[1] {
+				piece := src[s:e]
+				switch {
+				case bytes.LastIndexByte(piece[maxInline/2:], '\n') >= 0:
+					e = s + maxInline/2 + bytes.LastIndexByte(piece[maxInline/2:], '\n') + 1
+				case bytes.LastIndexByte(piece[maxInline/2:], ' ') >= 0:
+					e = s + maxInline/2 + bytes.LastIndexByte(piece[maxInline/2:], ' ') + 1
+				default:
+					for e > s && !utf8.RuneStart(src[e]) {
+						e--
+					}
+				}
+			}
+			out = append(out, [2]int{s, e})
+			s = e
+		}
+	}
+	if out == nil {
+		return inlines
+	}
+	return out
+}
+
+func addHeading(col *collector, src []byte, tagged, name *sitter.Node) {
+	col.addDef(&def{
+		Symbol: Symbol{Name: headingText(name.Content(src)), Kind: "heading"},
+		start:  int(tagged.StartByte()), end: int(tagged.EndByte()),
+		nameStart: int(name.StartByte()), nameEnd: int(name.EndByte()),
+	})
 }
 
 // inlineRefs finds the references in one inline span; offsets are

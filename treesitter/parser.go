@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -12,6 +13,16 @@ import (
 
 // MaxFileSize is the size cap: larger content is Skipped, not parsed.
 const MaxFileSize = 2 << 20 // 2 MiB
+
+// DefaultBudget is how long a Parser may spend on one file (parsing and
+// extracting) before it gives up and the file is Skipped with the reason:
+// indexing is linear in the file's size, but a grammar can still be slow on
+// odd content (2 MB of "`\n" lines take ~3 s), and one file must not stall
+// every client of the daemon. SetBudget changes it.
+const DefaultBudget = 10 * time.Second
+
+// errBudget: the file's budget ran out.
+var errBudget = errors.New("treesitter: parse budget exhausted")
 
 // Symbol is a definition. Kind is function, method, type, constant or
 // heading. Container is the owning type/class/section name, if any.
@@ -49,14 +60,31 @@ var ErrClosed = errors.New("treesitter: parser closed")
 // Parser parses artifacts. It keeps one tree-sitter parser per language and
 // one query cursor. It is not safe for concurrent use; use one per goroutine.
 type Parser struct {
-	parsers map[*grammar]*sitter.Parser
-	cursor  *sitter.QueryCursor
-	closed  bool
+	parsers  map[*grammar]*sitter.Parser
+	cursor   *sitter.QueryCursor
+	closed   bool
+	budget   time.Duration
+	deadline time.Time // of the file being parsed
 }
 
 // NewParser returns a Parser; Close it to free its C memory.
 func NewParser() *Parser {
-	return &Parser{parsers: map[*grammar]*sitter.Parser{}}
+	return &Parser{parsers: map[*grammar]*sitter.Parser{}, budget: DefaultBudget}
+}
+
+// SetBudget sets how long the parser may spend on one file (see
+// DefaultBudget).
+func (p *Parser) SetBudget(d time.Duration) { p.budget = d }
+
+// start begins the budget of one file.
+func (p *Parser) start() { p.deadline = time.Now().Add(p.budget) }
+
+// overBudget reports whether the file's budget ran out.
+func (p *Parser) overBudget() bool { return time.Now().After(p.deadline) }
+
+// budgetNote is File.Skipped for a file whose budget ran out.
+func (p *Parser) budgetNote(size int) string {
+	return fmt.Sprintf("indexing took longer than %v (%d bytes); split the file to have it indexed", p.budget, size)
 }
 
 // Close frees the C memory of the parser. Docs opened from it must be
@@ -126,12 +154,19 @@ func (p *Parser) Parse(typ string, content []byte) (*File, error) {
 	if g == nil {
 		return &File{Language: lang}, nil
 	}
+	p.start()
 	tree, partial, err := p.parseTree(g, nil, content)
+	if errors.Is(err, errBudget) {
+		return &File{Language: lang, Skipped: p.budgetNote(len(content))}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer tree.Close()
 	f, err := p.extract(g, tree, content)
+	if errors.Is(err, errBudget) {
+		return &File{Language: lang, Skipped: p.budgetNote(len(content))}, nil
+	}
 	if f != nil {
 		f.Partial = partial
 	}
@@ -150,7 +185,16 @@ func (p *Parser) parseTree(g *grammar, old *sitter.Tree, content []byte) (tree *
 		content, lines = guardNesting(guardDigits(content))
 		partial = nestingNote(lines)
 	}
+	left := time.Until(p.deadline)
+	if left <= 0 {
+		return nil, "", errBudget
+	}
+	sp.SetOperationLimit(int(max(left.Microseconds(), 1)))
 	tree, err = sp.ParseCtx(context.Background(), old, content)
+	if errors.Is(err, sitter.ErrOperationLimit) {
+		sp.Reset() // else the next parse would resume this one
+		return nil, "", errBudget
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("treesitter: parse %s: %w", g.name, err)
 	}
