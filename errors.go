@@ -23,4 +23,9 @@ var (
 	ErrLocked = errors.New("workspace is locked by another writer")
 	// ErrDirty: the working tree has changes that lunad will not overwrite.
 	ErrDirty = errors.New("uncommitted changes in the working tree")
+	// ErrInterrupted: the connection to the daemon broke while it handled a
+	// write without an idempotency key, so whether it was committed is
+	// unknown: look at the history before writing again (a write with an
+	// idempotency key is retried safely instead).
+	ErrInterrupted = errors.New("interrupted")
 )

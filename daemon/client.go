@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -18,44 +20,185 @@ import (
 // (see Connect). Its errors are the Service's: they errors.Is the same
 // lunad sentinels (and editor errors), and their messages are the same.
 // It is safe for concurrent use; calls run concurrently on one connection.
+//
+// A Client made by Connect outlives its daemon: when the connection is
+// lost it reconnects (starting a daemon with AutoStart, as Connect does),
+// subscribes again and delivers a "resync" event to Subscribe's channels.
+// A call waits for the connection (at most reconnectWait) and is sent again
+// when that is safe — reads, and writes with an idempotency key; a write
+// without a key whose connection broke under it fails with
+// lunad.ErrInterrupted, since it may or may not have been committed.
 type Client struct {
-	conn   jsonrpc2.Conn
-	status Status
+	mu      sync.Mutex
+	conn    jsonrpc2.Conn // the latest connection (maybe lost)
+	status  Status
+	up      chan struct{} // closed while conn is usable
+	lastErr error         // why the latest reconnection failed
+	redial  func(ctx context.Context) error
+
+	ctx    context.Context // done at Close: ends reconnection
+	cancel context.CancelFunc
 
 	events     *broker // fans the daemon's events out to Subscribe's channels
 	subMu      sync.Mutex
-	subscribed bool           // the connection's one daemon-side subscription is made
-	watching   sync.WaitGroup // closes events when the connection ends
+	subscribed bool           // Subscribe was called: the daemon-side subscription follows reconnections
+	watching   sync.WaitGroup // the goroutine following the connection
 	closed     chan struct{}
 }
 
 var _ Workspace = (*Client)(nil)
 
-// dial connects to the daemon listening at path and greets it.
+// reconnectWait bounds how long a call waits for a lost daemon to be
+// reached again.
+const reconnectWait = 20 * time.Second
+
+func newClient() *Client {
+	c := &Client{events: newBroker(), closed: make(chan struct{}), up: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c
+}
+
+// dial connects to the daemon listening at path and greets it; the Client
+// does not reconnect.
 func dial(ctx context.Context, path string) (*Client, error) {
+	c := newClient()
+	if err := c.attach(ctx, path); err != nil {
+		c.cancel()
+		return nil, err
+	}
+	c.follow()
+	return c, nil
+}
+
+// attach makes a connection to the daemon at path the Client's, once the
+// daemon has greeted it, and returns what it said. check may refuse the
+// daemon (its status); the connection is then closed.
+func (c *Client) attach(ctx context.Context, path string, check ...func(Status) error) error {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
-		return nil, fmt.Errorf("%w (%s): %v", errNotListening, path, err)
+		return fmt.Errorf("%w (%s): %v", errNotListening, path, err)
 	}
-	c := &Client{
-		conn:   jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(nc), jsonrpc2.WithCodec(codec{})),
-		events: newBroker(),
-		closed: make(chan struct{}),
+	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(nc), jsonrpc2.WithCodec(codec{}))
+	conn.Go(context.Background(), c.handle)
+	var st Status
+	if err := c.callOn(ctx, conn, mHello, noParams{}, &st); err != nil {
+		conn.Close()
+		return err
 	}
-	c.conn.Go(context.Background(), c.handle)
-	c.watching.Go(func() {
-		select {
-		case <-c.conn.Done():
-		case <-c.closed:
+	for _, f := range check {
+		if err := f(st); err != nil {
+			conn.Close()
+			return err
 		}
-		c.events.close()
-	})
-	if err := c.call(ctx, mHello, noParams{}, &c.status); err != nil {
-		c.Close()
-		return nil, err
 	}
-	return c, nil
+	c.mu.Lock()
+	c.conn, c.status = conn, st
+	close(c.up)
+	c.mu.Unlock()
+	return nil
+}
+
+// follow starts the goroutine that notices a lost connection: it restores
+// it (with redial) or ends the subscriptions.
+func (c *Client) follow() {
+	c.watching.Go(func() {
+		defer c.events.close()
+		for {
+			c.mu.Lock()
+			conn := c.conn
+			c.mu.Unlock()
+			select {
+			case <-conn.Done():
+			case <-c.closed:
+				return
+			}
+			if c.redial == nil || !c.reconnect() {
+				return
+			}
+		}
+	})
+}
+
+// reconnect restores the connection, with backoff, until it succeeds or
+// the Client closes; then it subscribes again and tells subscribers to
+// resync. It reports false if the Client closed.
+func (c *Client) reconnect() bool {
+	c.mu.Lock()
+	c.markLost(c.conn)
+	c.mu.Unlock()
+	for delay := 20 * time.Millisecond; ; delay = min(2*delay, 2*time.Second) {
+		err := c.redial(c.ctx)
+		if err == nil {
+			break
+		}
+		c.mu.Lock()
+		c.lastErr = err
+		c.mu.Unlock()
+		select {
+		case <-c.closed:
+			return false
+		case <-time.After(delay):
+		}
+	}
+	c.subMu.Lock()
+	defer c.subMu.Unlock()
+	if c.subscribed {
+		c.mu.Lock()
+		conn := c.conn
+		c.mu.Unlock()
+		var r subscribeResult
+		if err := c.callOn(c.ctx, conn, mSubscribe, noParams{}, &r); err != nil {
+			return true // lost again: follow's next round reconnects
+		}
+	}
+	c.events.publish(Event{Kind: "resync"}) // whatever happened meanwhile
+	return true
+}
+
+// markLost notes that conn is lost: calls wait for the next one. Callers
+// hold c.mu.
+func (c *Client) markLost(conn jsonrpc2.Conn) {
+	select {
+	case <-c.up:
+		if c.conn == conn {
+			c.up = make(chan struct{})
+		}
+	default: // already waiting for the next
+	}
+}
+
+// connection returns a usable connection, waiting while one is restored.
+func (c *Client) connection(ctx context.Context) (jsonrpc2.Conn, error) {
+	c.mu.Lock()
+	conn, up := c.conn, c.up
+	c.mu.Unlock()
+	if c.redial == nil {
+		return conn, nil // its errors say it is gone
+	}
+	select {
+	case <-up:
+		c.mu.Lock()
+		conn = c.conn
+		c.mu.Unlock()
+		return conn, nil
+	default:
+	}
+	wait := time.NewTimer(reconnectWait)
+	defer wait.Stop()
+	select {
+	case <-up:
+		return c.connection(ctx)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, fmt.Errorf("%w: the client of the lunad daemon is closed", lunad.ErrInvalid)
+	case <-wait.C:
+		c.mu.Lock()
+		err := c.lastErr
+		c.mu.Unlock()
+		return nil, fmt.Errorf("the lunad daemon of %s is gone and could not be reached again within %v: %v", c.Status().Root, reconnectWait, err)
+	}
 }
 
 // handle receives the daemon's notifications: events for Subscribe.
@@ -77,13 +220,22 @@ func (c *Client) Close() error {
 	default:
 		close(c.closed)
 	}
-	err := c.conn.Close()
+	c.cancel()
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	err := conn.Close()
 	c.watching.Wait()
 	return err
 }
 
-// Status is what the daemon said about itself when the Client connected.
-func (c *Client) Status() Status { return c.status }
+// Status is what the daemon said about itself when the Client connected
+// (or last reconnected).
+func (c *Client) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
 
 // Refresh asks the daemon for its status now (calls served, clients).
 func (c *Client) Refresh(ctx context.Context) (Status, error) {
@@ -93,19 +245,57 @@ func (c *Client) Refresh(ctx context.Context) (Status, error) {
 }
 
 // Root is the workspace's root directory.
-func (c *Client) Root() string { return c.status.Root }
+func (c *Client) Root() string { return c.Status().Root }
+
+// keyed is implemented by the parameters of writes: their idempotency key.
+type keyed interface{ key() string }
 
 // call makes one call; an error response becomes the error the Service
-// returned (see remoteError).
+// returned (see remoteError). When the connection is lost under it, the
+// call is sent again on the restored one if that is safe (see Client).
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	for retried := false; ; retried = true {
+		conn, err := c.connection(ctx)
+		if err != nil {
+			return err
+		}
+		select {
+		case <-conn.Done(): // lost before anything was sent: wait for the next
+			if c.redial != nil {
+				c.mu.Lock()
+				c.markLost(conn)
+				c.mu.Unlock()
+				continue
+			}
+		default:
+		}
+		err = c.callOn(ctx, conn, method, params, result)
+		if !errors.Is(err, errTransport) {
+			return err
+		}
+		if c.redial == nil || retried {
+			return err
+		}
+		if k, ok := params.(keyed); writes[method] && (!ok || k.key() == "") {
+			return fmt.Errorf("%w: the connection to the lunad daemon of %s broke while it handled %s, so the write may or may not have been committed; look at the artifact's history before writing again (an idempotency key makes such a retry safe): %v",
+				lunad.ErrInterrupted, c.Root(), strings.TrimPrefix(method, "lunad/"), err)
+		}
+	}
+}
+
+// errTransport marks a call that failed because its connection broke.
+var errTransport = errors.New("connection to the daemon lost")
+
+// callOn makes one call on conn.
+func (c *Client) callOn(ctx context.Context, conn jsonrpc2.Conn, method string, params, result any) error {
 	raw, err := codec{}.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", lunad.ErrInvalid, method, err)
 	}
-	if max := c.status.MaxFrame; max > 0 && len(raw) > max-200 {
+	if max := c.Status().MaxFrame; max > 0 && len(raw) > max-200 {
 		return fmt.Errorf("%w: the request is %d bytes, more than the daemon's limit of %d bytes", lunad.ErrInvalid, len(raw), max)
 	}
-	_, err = c.conn.Call(ctx, method, jsonrpc2.RawMessage(raw), result)
+	_, err = conn.Call(ctx, method, jsonrpc2.RawMessage(raw), result)
 	if err == nil {
 		return nil
 	}
@@ -116,7 +306,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	case ctx.Err() != nil:
 		return ctx.Err()
 	default:
-		return fmt.Errorf("lunad daemon of %s: %w", c.status.Root, err)
+		return fmt.Errorf("lunad daemon of %s: %w: %w", c.Status().Root, errTransport, err)
 	}
 }
 

@@ -41,6 +41,11 @@ type ConnectOptions struct {
 	// the daemon is not used (ErrNoDaemon): a client configured otherwise
 	// (another author, say) works in-process instead.
 	Config string
+	// Reconnect restores a lost connection — a daemon killed or restarted
+	// — for a long-lived client (the language server, the MCP server): see
+	// Client. Without it, calls fail once the daemon is gone and
+	// Subscribe's channels close.
+	Reconnect bool
 }
 
 // helloTimeout bounds the greeting of a daemon that accepted a connection.
@@ -57,57 +62,66 @@ func Connect(ctx context.Context, dir string, opts ConnectOptions) (Workspace, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoDaemon, err)
 	}
-	c, err := connect(ctx, state, root, opts)
-	if err != nil && opts.AutoStart && errors.Is(err, errNotListening) {
-		c, err = start(ctx, state, root, opts)
+	c := newClient()
+	reach := func(ctx context.Context) error {
+		err := connect(ctx, c, state, root, opts)
+		if err != nil && opts.AutoStart && errors.Is(err, errNotListening) {
+			err = start(ctx, c, state, root, opts)
+		}
+		return err
 	}
-	if err != nil {
+	if err := reach(ctx); err != nil {
+		c.cancel()
 		return nil, err // not a nil *Client in a non-nil Workspace
 	}
+	if opts.Reconnect {
+		c.redial = reach
+	}
+	c.follow()
 	return c, nil
 }
 
-// connect dials the workspace's socket once and checks the daemon.
-func connect(ctx context.Context, state, root string, opts ConnectOptions) (*Client, error) {
+// connect dials the workspace's socket once, checks the daemon and makes
+// the connection c's.
+func connect(ctx context.Context, c *Client, state, root string, opts ConnectOptions) error {
 	path := clientSocket(state)
 	hctx, cancel := context.WithTimeout(ctx, helloTimeout)
 	defer cancel()
-	c, err := dial(hctx, path)
+	err := c.attach(hctx, path, func(st Status) error {
+		switch {
+		case st.Protocol != protocolVersion:
+			return fmt.Errorf("%w: the daemon at %s (pid %d) speaks protocol %d, this lunad %d; stop it (kill %d) to use this lunad's",
+				ErrNoDaemon, path, st.PID, st.Protocol, protocolVersion, st.PID)
+		case st.Root != root:
+			return fmt.Errorf("%w: the daemon at %s serves %s, not %s", ErrNoDaemon, path, st.Root, root)
+		case opts.Config != "" && st.Config != opts.Config:
+			return fmt.Errorf("%w: the daemon at %s (pid %d) runs with another configuration (%s, here %s)",
+				ErrNoDaemon, path, st.PID, st.Config, opts.Config)
+		}
+		return nil
+	})
 	switch {
 	case err == nil:
+		return nil
 	case ctx.Err() != nil:
-		return nil, ctx.Err()
+		return ctx.Err()
 	case errors.Is(err, errNotListening):
-		return nil, fmt.Errorf("%w: %w", ErrNoDaemon, err)
+		return fmt.Errorf("%w: %w", ErrNoDaemon, err)
+	case errors.Is(err, ErrNoDaemon):
+		return err
 	default:
-		return nil, fmt.Errorf("%w: the daemon at %s does not answer: %v", ErrNoDaemon, path, err)
+		return fmt.Errorf("%w: the daemon at %s does not answer: %v", ErrNoDaemon, path, err)
 	}
-	st := c.Status()
-	switch {
-	case st.Protocol != protocolVersion:
-		err = fmt.Errorf("%w: the daemon at %s (pid %d) speaks protocol %d, this lunad %d; stop it (kill %d) to use this lunad's",
-			ErrNoDaemon, path, st.PID, st.Protocol, protocolVersion, st.PID)
-	case st.Root != root:
-		err = fmt.Errorf("%w: the daemon at %s serves %s, not %s", ErrNoDaemon, path, st.Root, root)
-	case opts.Config != "" && st.Config != opts.Config:
-		err = fmt.Errorf("%w: the daemon at %s (pid %d) runs with another configuration (%s, here %s)",
-			ErrNoDaemon, path, st.PID, st.Config, opts.Config)
-	}
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
 }
 
-// start starts a daemon for root and connects to it (or to the daemon
+// start starts a daemon for root and connects c to it (or to the daemon
 // that won a race to start).
-func start(ctx context.Context, state, root string, opts ConnectOptions) (*Client, error) {
+func start(ctx context.Context, c *Client, state, root string, opts ConnectOptions) error {
 	exe := opts.Executable
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("start lunad daemon: %w", err)
+			return fmt.Errorf("start lunad daemon: %w", err)
 		}
 	}
 	logPath := opts.LogFile
@@ -119,11 +133,11 @@ func start(ctx context.Context, state, root string, opts ConnectOptions) (*Clien
 		timeout = 10 * time.Second
 	}
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
-		return nil, fmt.Errorf("start lunad daemon: %w", err)
+		return fmt.Errorf("start lunad daemon: %w", err)
 	}
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("start lunad daemon: %w", err)
+		return fmt.Errorf("start lunad daemon: %w", err)
 	}
 	offset, _ := logf.Seek(0, io.SeekEnd)
 	cmd := exec.Command(exe, "--dir", root, "serve", "--auto")
@@ -133,7 +147,7 @@ func start(ctx context.Context, state, root string, opts ConnectOptions) (*Clien
 	err = cmd.Start()
 	logf.Close()
 	if err != nil {
-		return nil, fmt.Errorf("start lunad daemon: %w", err)
+		return fmt.Errorf("start lunad daemon: %w", err)
 	}
 	// Reap the daemon whenever it exits, so that it never lingers as a
 	// zombie of a long-lived client.
@@ -143,23 +157,23 @@ func start(ctx context.Context, state, root string, opts ConnectOptions) (*Clien
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for delay := 2 * time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
-		c, err := connect(ctx, state, root, opts)
+		err := connect(ctx, c, state, root, opts)
 		if err == nil || !errors.Is(err, errNotListening) {
-			return c, err
+			return err
 		}
 		select {
 		case werr := <-exited:
 			if werr != nil {
-				return nil, fmt.Errorf("the lunad daemon started for %s failed: %v%s", root, werr, logTail(logPath, offset))
+				return fmt.Errorf("the lunad daemon started for %s failed: %v%s", root, werr, logTail(logPath, offset))
 			}
 			// It exited cleanly: another daemon won the race; connect to it.
 			exited = nil
 		case <-time.After(delay):
 		case <-deadline.C:
-			return nil, fmt.Errorf("%w: the daemon started for %s (pid %d) did not listen within %v (see %s)",
+			return fmt.Errorf("%w: the daemon started for %s (pid %d) did not listen within %v (see %s)",
 				ErrNoDaemon, root, cmd.Process.Pid, timeout, logPath)
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
 }

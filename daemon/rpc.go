@@ -244,6 +244,16 @@ type (
 	}
 )
 
+// The idempotency keys of the writes' parameters (Client.call retries a
+// keyed write on a restored connection).
+func (p createParams) key() string  { return string(p.Change.IdempotencyKey) }
+func (p editParams) key() string    { return string(p.Change.IdempotencyKey) }
+func (p writeParams) key() string   { return string(p.Change.IdempotencyKey) }
+func (p restoreParams) key() string { return string(p.Change.IdempotencyKey) }
+func (p moveParams) key() string    { return string(p.Change.IdempotencyKey) }
+func (p linkParams) key() string    { return string(p.Change.IdempotencyKey) }
+func (p ackParams) key() string     { return string(p.Change.IdempotencyKey) }
+
 func toChange(p changeParams) lunad.Change {
 	ch := lunad.Change{Agent: string(p.Agent), Message: string(p.Message), IdempotencyKey: string(p.IdempotencyKey), BaseVersion: p.BaseVersion}
 	if p.Extra != nil {

@@ -46,7 +46,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (d
 	// The workspace's daemon (started if none runs) is the single writer
 	// and watches the repository, so changes made by other processes reach
 	// the editor. If it cannot be used, serve in-process.
-	ws, err := daemon.Connect(ctx, dir, daemon.ConnectOptions{AutoStart: true, Config: daemonConfig(opts)})
+	ws, err := daemon.Connect(ctx, dir, daemon.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemonConfig(opts)})
 	if err == nil {
 		return ws, nil
 	}
