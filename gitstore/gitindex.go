@@ -165,9 +165,26 @@ var emptyIndex = func() []byte {
 // path when it can and go-git otherwise (with quick: errIndexFormat
 // instead).
 func (s *Store) updateIndex(updates []indexUpdate, quick bool) error {
+	// git's index.lock is taken before the index is read: a git command
+	// (stash, add, commit) that rewrote the index between lunad's read and
+	// its write would otherwise see its update silently undone.
+	lock, err := lockIndex(s.gitDir)
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			lock.Close()
+			os.Remove(lock.Name())
+		}
+	}()
 	b, trusted, err := s.lastIndex.read(s.gitDir)
 	if err != nil {
 		return err
+	}
+	if testHookIndexRead != nil {
+		testHookIndexRead()
 	}
 	edits := make([]indexEdit, 0, len(updates))
 	for _, u := range updates {
@@ -180,20 +197,23 @@ func (s *Store) updateIndex(updates []indexUpdate, quick bool) error {
 	sort.Slice(edits, func(i, j int) bool { return edits[i].path < edits[j].path })
 	chunks, err := patchIndex(b, edits, trusted)
 	if err == nil {
-		return s.lastIndex.write(s.gitDir, chunks)
+		committed = true
+		return s.lastIndex.write(s.gitDir, lock, chunks)
 	}
 	if quick {
 		return err
 	}
-	return s.updateIndexGoGit(updates)
+	committed = true
+	return s.updateIndexGoGit(lock, updates)
 }
 
-func (s *Store) updateIndexGoGit(updates []indexUpdate) error {
+func (s *Store) updateIndexGoGit(lock *os.File, updates []indexUpdate) error {
 	idx := &index.Index{Version: 2}
 	if f, err := os.Open(filepath.Join(s.gitDir, "index")); err == nil {
 		err = index.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(idx)
 		f.Close()
 		if err != nil {
+			abortIndex(lock)
 			return fmt.Errorf("read git index (%v); run `git reset` to rebuild it", err)
 		}
 	}
@@ -220,7 +240,7 @@ func (s *Store) updateIndexGoGit(updates []indexUpdate) error {
 	}
 	sort.SliceStable(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	idx.Cache = nil // the cached tree hashes no longer hold; git recomputes them
-	f, err := replaceIndex(s.gitDir, func(w io.Writer) error {
+	f, err := replaceIndex(s.gitDir, lock, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		if err := index.NewEncoder(bw).Encode(idx); err != nil {
 			return err
@@ -233,28 +253,44 @@ func (s *Store) updateIndexGoGit(updates []indexUpdate) error {
 	return f.Close()
 }
 
-// replaceIndex writes a new .git/index through git's index.lock and
-// returns the new index file, still open (the caller closes it). The index
-// is a cache of HEAD and the working tree, so it is not fsynced.
-func replaceIndex(gitDir string, write func(io.Writer) error) (*os.File, error) {
-	name := filepath.Join(gitDir, "index")
-	f, err := os.OpenFile(name+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+// testHookIndexRead, when set by a test, runs after updateIndex has read
+// the index and before it writes the new one.
+var testHookIndexRead func()
+
+// lockIndex takes git's .git/index.lock, as git does before it reads the
+// index to change it; lunad then writes the new index into it
+// (replaceIndex) or removes it (abortIndex).
+func lockIndex(gitDir string) (*os.File, error) {
+	name := filepath.Join(gitDir, "index.lock")
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		if os.IsExist(err) {
-			return nil, fmt.Errorf("%w: %s.lock exists (a git command is running)", lunad.ErrLocked, name)
+			return nil, fmt.Errorf("%w: %s exists (a git command is running)", lunad.ErrLocked, name)
 		}
 		return nil, fmt.Errorf("write git index: %w", err)
 	}
-	err = write(f)
+	return f, nil
+}
+
+func abortIndex(lock *os.File) {
+	lock.Close()
+	os.Remove(lock.Name())
+}
+
+// replaceIndex writes the new .git/index into the lock taken by lockIndex
+// and renames it into place; it returns the new index file, still open
+// (the caller closes it). On error the lock is removed. The index is a
+// cache of HEAD and the working tree, so it is not fsynced.
+func replaceIndex(gitDir string, lock *os.File, write func(io.Writer) error) (*os.File, error) {
+	err := write(lock)
 	if err == nil {
-		err = os.Rename(f.Name(), name)
+		err = os.Rename(lock.Name(), filepath.Join(gitDir, "index"))
 	}
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		abortIndex(lock)
 		return nil, fmt.Errorf("write git index: %w", err)
 	}
-	return f, nil
+	return lock, nil
 }
 
 func statEntry(e *index.Entry, st *syscall.Stat_t) {

@@ -47,11 +47,12 @@ func (c *indexCache) read(gitDir string) (b []byte, trusted bool, err error) {
 	return b, false, nil
 }
 
-// write replaces .git/index with the concatenated chunks and keeps them.
-func (c *indexCache) write(gitDir string, chunks [][]byte) error {
+// write replaces .git/index with the concatenated chunks, through lock
+// (see lockIndex), and keeps them.
+func (c *indexCache) write(gitDir string, lock *os.File, chunks [][]byte) error {
 	c.drop()
 	b := bytes.Join(chunks, nil)
-	f, err := replaceIndex(gitDir, func(w io.Writer) error {
+	f, err := replaceIndex(gitDir, lock, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

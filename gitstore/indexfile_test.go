@@ -95,7 +95,11 @@ func gitIn(t *testing.T, dir, stdin string, args ...string) string {
 // writeIndexChunks writes a patched index as .git/index.
 func writeIndexChunks(t *testing.T, gitDir string, chunks [][]byte) {
 	t.Helper()
-	f, err := replaceIndex(gitDir, func(w io.Writer) error {
+	lock, err := lockIndex(gitDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := replaceIndex(gitDir, lock, func(w io.Writer) error {
 		_, err := w.Write(bytes.Join(chunks, nil))
 		return err
 	})
