@@ -254,33 +254,41 @@ type keyed interface{ key() string }
 // returned (see remoteError). When the connection is lost under it, the
 // call is sent again on the restored one if that is safe (see Client).
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	for retried := false; ; retried = true {
+	retried, unsent := false, 0
+	for {
 		conn, err := c.connection(ctx)
 		if err != nil {
 			return err
 		}
-		select {
-		case <-conn.Done(): // lost before anything was sent: wait for the next
-			if c.redial != nil {
-				c.mu.Lock()
-				c.markLost(conn)
-				c.mu.Unlock()
-				continue
-			}
-		default:
-		}
 		err = c.callOn(ctx, conn, method, params, result)
-		if !errors.Is(err, errTransport) {
+		if !errors.Is(err, errTransport) || c.redial == nil {
 			return err
 		}
-		if c.redial == nil || retried {
+		c.lose(conn)
+		switch {
+		case errors.Is(err, jsonrpc2.ErrClientClosing) && unsent < 3:
+			// The connection was down before the call was sent: send it on
+			// the next one, whatever it is.
+			unsent++
+			continue
+		case retried:
 			return err
 		}
 		if k, ok := params.(keyed); writes[method] && (!ok || k.key() == "") {
 			return fmt.Errorf("%w: the connection to the lunad daemon of %s broke while it handled %s, so the write may or may not have been committed; look at the artifact's history before writing again (an idempotency key makes such a retry safe): %v",
 				lunad.ErrInterrupted, c.Root(), strings.TrimPrefix(method, "lunad/"), err)
 		}
+		retried = true
 	}
+}
+
+// lose closes a connection found broken and makes calls wait for the
+// next one (follow reconnects).
+func (c *Client) lose(conn jsonrpc2.Conn) {
+	conn.Close()
+	c.mu.Lock()
+	c.markLost(conn)
+	c.mu.Unlock()
 }
 
 // errTransport marks a call that failed because its connection broke.

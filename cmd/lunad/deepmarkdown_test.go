@@ -11,34 +11,28 @@ import (
 // indexed as far as safe: refs, symbols and stale answer, with and without
 // the daemon, and the daemon lives on.
 func TestDeepMarkdownSurvives(t *testing.T) {
-	for _, withDaemon := range []bool{false, true} {
-		name := "without daemon"
+	bothModes(t, func(t *testing.T, withDaemon bool) {
+		w, _ := newWSWith(t, "config.py", "def parse_config():\n    pass\n")
+		deep := w.create("deep.md", "# Deep\n\nSee `parse_config`.\n\n"+strings.Repeat(">", 256)+" x\n")
+		var p *daemonProc
 		if withDaemon {
-			name = "with daemon"
+			p = w.serve()
+			defer p.stop(t, syscall.SIGTERM)
 		}
-		t.Run(name, func(t *testing.T) {
-			w, _ := newWSWith(t, "config.py", "def parse_config():\n    pass\n")
-			deep := w.create("deep.md", "# Deep\n\nSee `parse_config`.\n\n"+strings.Repeat(">", 256)+" x\n")
-			var p *daemonProc
-			if withDaemon {
-				p = w.serve()
-				defer p.stop(t, syscall.SIGTERM)
+		if out := w.ok("symbols", deep); !strings.Contains(out, "Deep") {
+			t.Fatalf("symbols:\n%s", out)
+		}
+		if out := w.ok("refs", deep); !strings.Contains(out, "parse_config") {
+			t.Fatalf("refs:\n%s", out)
+		}
+		w.ok("stale")
+		if withDaemon {
+			if log := p.stderr.String(); !strings.Contains(log, "artifact indexed in part") || !strings.Contains(log, "nested deeper than 100") {
+				t.Fatalf("the daemon did not say deep.md was indexed in part:\n%s", log)
 			}
-			if out := w.ok("symbols", deep); !strings.Contains(out, "Deep") {
-				t.Fatalf("symbols:\n%s", out)
+			if w.served() == 0 {
+				t.Fatal("the daemon answered nothing")
 			}
-			if out := w.ok("refs", deep); !strings.Contains(out, "parse_config") {
-				t.Fatalf("refs:\n%s", out)
-			}
-			w.ok("stale")
-			if withDaemon {
-				if log := p.stderr.String(); !strings.Contains(log, "artifact indexed in part") || !strings.Contains(log, "nested deeper than 100") {
-					t.Fatalf("the daemon did not say deep.md was indexed in part:\n%s", log)
-				}
-				if w.served() == 0 {
-					t.Fatal("the daemon answered nothing")
-				}
-			}
-		})
-	}
+		}
+	})
 }

@@ -231,3 +231,11 @@ func (w *ws) show(ref string) string {
 	w.t.Helper()
 	return w.ok("show", ref)
 }
+
+// bothModes runs f as two subtests: lunad working in-process, and through
+// a running `lunad serve` (f starts it when withDaemon).
+func bothModes(t *testing.T, f func(t *testing.T, withDaemon bool)) {
+	t.Helper()
+	t.Run("without daemon", func(t *testing.T) { f(t, false) })
+	t.Run("with daemon", func(t *testing.T) { f(t, true) })
+}
