@@ -4,7 +4,11 @@
 
 GO      ?= go
 DIR     ?= $(CURDIR)
-FUZZTIME ?= 10s
+# A count, not a duration: with -fuzztime as a duration, Go 1.26's fuzz
+# coordinator can fail a target at the deadline with "context deadline
+# exceeded" and no failing input (golang/go#75804, fixed in Go 1.27).
+# 50,000 executions take 1-35 s per target here (about a minute in all).
+FUZZTIME ?= 50000x
 BIN     := bin/lunad
 
 .PHONY: build run test unit fuzz vscode bench quality clean
@@ -25,7 +29,7 @@ unit:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
-# Each fuzz target runs briefly; the seeds in testdata/fuzz also run in `unit`.
+# Each fuzz target runs FUZZTIME executions; the seeds in testdata/fuzz also run in `unit`.
 fuzz:
 	@set -e; for pkg in ./editor ./gitstore ./treesitter ./mcp; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
