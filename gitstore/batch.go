@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -112,13 +113,42 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		fail(err)
 		return
 	}
+	// A git command run by hand may hold the branch's lock or move the
+	// branch while the batch runs (lunad's workspace lock does not stop
+	// git): the batch is then run again on the new state, for up to
+	// LockTimeout, rather than failing writes that asked for no base.
+	deadline := time.Now().Add(s.opts.LockTimeout)
+	for attempt := 0; ; attempt++ {
+		err := s.runBatchOnce(batch)
+		var busy *refBusyError
+		if !errors.As(err, &busy) || time.Now().After(deadline) {
+			if err != nil {
+				s.failCommitted(batch, err)
+			}
+			return
+		}
+		s.hist = nil // rebuilt from the repository on next use
+		s.objs.reset()
+		for _, r := range batch {
+			r.res, r.err = Result{}, nil
+		}
+		time.Sleep(min(time.Duration(attempt+1)*5*time.Millisecond, 50*time.Millisecond))
+	}
+}
+
+// runBatchOnce runs the batch's operations in one transaction on the
+// current state and commits them. It returns finish's error, if any (the
+// operations' own errors are in their requests).
+func (s *Store) runBatchOnce(batch []*request) error {
 	branch, tip, root, err := s.current()
 	if err == nil {
 		err = onBranch(branch, tip)
 	}
 	if err != nil {
-		fail(err)
-		return
+		for _, r := range batch {
+			r.res, r.err = Result{}, diskHint(err)
+		}
+		return nil
 	}
 	t := &txn{s: s, branch: branch, start: tip, tip: tip, root: root, startRoot: root, files: map[string]fileChange{}, old: map[string]node{}, seen: map[string]plumbing.Hash{}}
 	for _, r := range batch {
@@ -130,24 +160,29 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		}
 	}
 	if t.tip == t.start {
-		return // nothing to commit (all failed, or all replayed)
+		return nil // nothing to commit (all failed, or all replayed)
 	}
-	if err := t.finish(); err != nil {
-		if werr, ok := err.(*workTreeError); ok {
-			for _, r := range batch {
-				if r.err == nil && !r.res.Replayed {
-					r.res.Warning = werr.Error()
-				}
-			}
-			return
-		}
-		err = diskHint(err)
-		s.hist = nil // rebuilt from the repository on next use
-		s.objs.reset()
+	err = t.finish()
+	if werr, ok := err.(*workTreeError); ok {
 		for _, r := range batch {
 			if r.err == nil && !r.res.Replayed {
-				r.res, r.err = Result{}, err
+				r.res.Warning = werr.Error()
 			}
+		}
+		return nil
+	}
+	return err
+}
+
+// failCommitted fails the batch's writes that succeeded in its
+// transaction, which finish could not commit.
+func (s *Store) failCommitted(batch []*request, err error) {
+	err = diskHint(err)
+	s.hist = nil // rebuilt from the repository on next use
+	s.objs.reset()
+	for _, r := range batch {
+		if r.err == nil && !r.res.Replayed {
+			r.res, r.err = Result{}, err
 		}
 	}
 }

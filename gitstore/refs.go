@@ -139,6 +139,15 @@ type refUpdate struct {
 // prepareRef takes the ref's lock, checks that the ref is at old (zero:
 // must not exist) and writes new into the lock file. Returns ErrConflict
 // when the ref moved, ErrLocked when another process holds the lock.
+// refBusyError is prepareRef's refusal because someone else — a git
+// command run by hand — holds the ref's lock or moved the ref since the
+// batch read it: nothing of the batch is visible yet, so it can be run
+// again on the new state (see Store.runBatch).
+type refBusyError struct{ err error }
+
+func (e *refBusyError) Error() string { return e.err.Error() }
+func (e *refBusyError) Unwrap() error { return e.err }
+
 func prepareRef(gitDir, name string, old, new plumbing.Hash) (*refUpdate, error) {
 	path := filepath.Join(gitDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -147,7 +156,7 @@ func prepareRef(gitDir, name string, old, new plumbing.Hash) (*refUpdate, error)
 	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		if os.IsExist(err) {
-			return nil, fmt.Errorf("%w: %s.lock exists (a git command is running, or one crashed: remove the file if no git process is running)", lunad.ErrLocked, path)
+			return nil, &refBusyError{fmt.Errorf("%w: %s.lock exists (a git command is running, or one crashed: remove the file if no git process is running)", lunad.ErrLocked, path)}
 		}
 		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
@@ -157,7 +166,7 @@ func prepareRef(gitDir, name string, old, new plumbing.Hash) (*refUpdate, error)
 		cur, err = plumbing.ZeroHash, nil
 	}
 	if err == nil && cur != old {
-		err = fmt.Errorf("%w: %s is at %.12s, expected %.12s", lunad.ErrConflict, name, cur, old)
+		err = &refBusyError{fmt.Errorf("%w: %s is at %.12s, expected %.12s", lunad.ErrConflict, name, cur, old)}
 	}
 	if err == nil {
 		if _, err = lock.Write([]byte(new.String() + "\n")); err != nil {

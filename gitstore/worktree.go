@@ -72,6 +72,9 @@ func (t *txn) finish() error {
 		}
 		return err
 	}
+	if testHookBeforeRef != nil {
+		testHookBeforeRef()
+	}
 	ref, err := prepareRef(s.gitDir, t.branch, t.start, t.tip)
 	if err != nil {
 		return unpend(err)
@@ -123,6 +126,10 @@ func (t *txn) finish() error {
 	s.idx.schedule(s)
 	return nil
 }
+
+// testHookBeforeRef, when set by a test, runs in finish just before the
+// branch is locked and moved.
+var testHookBeforeRef func()
 
 // pendingLeft reports whether the pending list holds anything.
 func (s *Store) pendingLeft() bool {
