@@ -165,14 +165,6 @@ func (s *Service) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lu
 	return a, out, nil
 }
 
-// RefReport is an artifact's references: outgoing (written in it) and
-// incoming (written in others and pointing at it).
-type RefReport struct {
-	Artifact lunad.Artifact    `json:"artifact"`
-	Outgoing []lunad.Reference `json:"outgoing"`
-	Incoming []lunad.Reference `json:"incoming"`
-}
-
 // Refs resolves an artifact's outgoing and incoming references and gives
 // each its state. Returns lunad.ErrNotFound for an unknown artifact.
 func (s *Service) Refs(ctx context.Context, ref string) (RefReport, error) {

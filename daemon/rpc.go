@@ -302,7 +302,7 @@ var methods = map[string]func(ctx context.Context, s *Service, params []byte) (a
 		req := EditRequest{ID: string(p.ID), BlocksText: string(p.BlocksText), Patch: string(p.Patch),
 			Content: p.Content, Rewrite: p.Rewrite, Change: toChange(p.Change)}
 		for _, b := range p.Blocks {
-			req.Blocks = append(req.Blocks, editor.Block{Path: string(b.Path), Search: string(b.Search), Replace: string(b.Replace)})
+			req.Blocks = append(req.Blocks, lunad.Block{Path: string(b.Path), Search: string(b.Search), Replace: string(b.Replace)})
 		}
 		return s.Edit(ctx, req)
 	}),

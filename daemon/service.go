@@ -74,24 +74,6 @@ func (s *Service) published(kind string, res lunad.Result, err error) (lunad.Res
 // Root is the workspace's root directory.
 func (s *Service) Root() string { return s.store.Root() }
 
-// EditRequest is one edit of an artifact. Exactly one of Blocks,
-// BlocksText, Patch or Content (with Rewrite) is used.
-type EditRequest struct {
-	ID         string
-	Blocks     []editor.Block // structured SEARCH/REPLACE pairs
-	BlocksText string         // Aider-style fenced SEARCH/REPLACE text
-	Patch      string         // a unified diff
-	Content    []byte         // whole new content, with Rewrite
-	Rewrite    bool
-	lunad.Change
-}
-
-// EditResult is a committed edit and where each block matched.
-type EditResult struct {
-	lunad.Result
-	Matches []editor.Match `json:"matches"`
-}
-
 // matchTrailer records the tiers in a commit trailer (Luna-Match), so an
 // idempotent replay can report them.
 const matchTrailer = "Match"
@@ -101,7 +83,7 @@ const matchTrailer = "Match"
 // lunad.ErrNotApplied wrapping the editor's error (no match, ambiguous,
 // already applied), lunad.ErrInvalid (bad blocks, patch or content).
 func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error) {
-	apply, input, named, err := req.applier()
+	apply, input, named, err := applier(req)
 	if err != nil {
 		return EditResult{}, err
 	}
@@ -109,13 +91,13 @@ func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error)
 		return EditResult{}, err
 	}
 	req.Change.Input = input
-	var matches []editor.Match
+	var matches []lunad.Match
 	res, err := s.store.Edit(ctx, req.ID, req.Change, func(cur []byte) ([]byte, map[string]string, error) {
 		r, err := apply(cur)
 		if err != nil {
 			return nil, nil, classify(err)
 		}
-		matches = r.Matches
+		matches = toMatches(r.Matches)
 		return r.Content, map[string]string{matchTrailer: tiers(r.Matches)}, nil
 	})
 	if _, err := s.published("changed", res, err); err != nil {
@@ -125,7 +107,7 @@ func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error)
 		matches = nil
 		for i, t := range strings.Split(res.Version.Extra[matchTrailer], ",") {
 			if t != "" {
-				matches = append(matches, editor.Match{Block: i, Tier: editor.Tier(t)})
+				matches = append(matches, lunad.Match{Block: i, Tier: t})
 			}
 		}
 	}
@@ -137,7 +119,7 @@ func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error)
 // (lunad.Change.Input): the blocks as parsed (so blocks given as text and
 // as pairs are the same input), the patch, or the new content — and the
 // file paths the blocks or the patch headers name.
-func (r EditRequest) applier() (apply func([]byte) (editor.Result, error), input []byte, named []namedPath, err error) {
+func applier(r EditRequest) (apply func([]byte) (editor.Result, error), input []byte, named []namedPath, err error) {
 	n := 0
 	for _, set := range []bool{len(r.Blocks) > 0, r.BlocksText != "", r.Patch != "", r.Rewrite} {
 		if set {
@@ -149,7 +131,10 @@ func (r EditRequest) applier() (apply func([]byte) (editor.Result, error), input
 	}
 	switch {
 	case r.BlocksText != "" || len(r.Blocks) > 0:
-		blocks := r.Blocks
+		blocks := make([]editor.Block, len(r.Blocks))
+		for i, b := range r.Blocks {
+			blocks[i] = editor.Block(b)
+		}
 		if r.BlocksText != "" {
 			if blocks, err = editor.ParseBlocks(r.BlocksText); err != nil {
 				return nil, nil, nil, classify(err)
@@ -223,6 +208,18 @@ func classify(err error) error {
 		}
 	}
 	return err
+}
+
+// toMatches is the editor's matches in the Workspace vocabulary.
+func toMatches(ms []editor.Match) []lunad.Match {
+	if ms == nil {
+		return nil
+	}
+	out := make([]lunad.Match, len(ms))
+	for i, m := range ms {
+		out[i] = lunad.Match{Block: m.Block, Tier: string(m.Tier), StartLine: m.StartLine, EndLine: m.EndLine}
+	}
+	return out
 }
 
 func tiers(ms []editor.Match) string {

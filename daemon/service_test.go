@@ -46,7 +46,7 @@ func TestEditKinds(t *testing.T) {
 		tier     editor.Tier
 		contains string
 	}{
-		{"structured block", EditRequest{Blocks: []editor.Block{{Search: "        return toml.load(f)\n", Replace: "        return tomllib.load(f)\n"}}}, editor.TierExact, "tomllib.load"},
+		{"structured block", EditRequest{Blocks: []lunad.Block{{Search: "        return toml.load(f)\n", Replace: "        return tomllib.load(f)\n"}}}, editor.TierExact, "tomllib.load"},
 		{"fenced text, lost indentation", EditRequest{BlocksText: "config.py\n<<<<<<< SEARCH\nwith open(path) as f:\n    return tomllib.load(f)\n=======\nwith open(path, 'rb') as f:\n    return tomllib.load(f)\n>>>>>>> REPLACE\n"}, editor.TierIndentation, "    with open(path, 'rb') as f:\n        return tomllib.load(f)\n"},
 		{"patch", EditRequest{Patch: "--- a/config.py\n+++ b/config.py\n@@ -6,2 +6,2 @@\n def main():\n-    print(parse_config('a.toml'))\n+    print(parse_config('b.toml'))\n"}, editor.TierPatch, "b.toml"},
 		{"rewrite", EditRequest{Rewrite: true, Content: []byte("x = 1\n")}, editor.TierRewrite, "x = 1\n"},
@@ -60,7 +60,7 @@ func TestEditKinds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Matches) == 0 || res.Matches[0].Tier != c.tier || res.Version.Number != i+2 || res.Version.Extra["Match"] != string(c.tier) {
+			if len(res.Matches) == 0 || res.Matches[0].Tier != string(c.tier) || res.Version.Number != i+2 || res.Version.Extra["Match"] != string(c.tier) {
 				t.Fatalf("result %+v", res)
 			}
 			got, _, err := s.Read(ctx, id, "")
@@ -89,8 +89,8 @@ func TestEditErrors(t *testing.T) {
 		req  EditRequest
 		want []error
 	}{
-		{"no match", EditRequest{Blocks: []editor.Block{{Search: "import yaml\n", Replace: "x"}}}, []error{lunad.ErrNotApplied, editor.ErrNoMatch}},
-		{"ambiguous", EditRequest{Blocks: []editor.Block{{Search: "def main():\n", Replace: "def run():\n"}}}, []error{lunad.ErrNotApplied, editor.ErrAmbiguous}},
+		{"no match", EditRequest{Blocks: []lunad.Block{{Search: "import yaml\n", Replace: "x"}}}, []error{lunad.ErrNotApplied, editor.ErrNoMatch}},
+		{"ambiguous", EditRequest{Blocks: []lunad.Block{{Search: "def main():\n", Replace: "def run():\n"}}}, []error{lunad.ErrNotApplied, editor.ErrAmbiguous}},
 		{"bad fenced text", EditRequest{BlocksText: "<<<<<<< SEARCH\nx\n"}, []error{lunad.ErrInvalid, editor.ErrBadBlocks}},
 		{"binary rewrite", EditRequest{Rewrite: true, Content: []byte("a\x00b")}, []error{lunad.ErrInvalid}},
 		{"two kinds", EditRequest{Patch: "x", Rewrite: true}, []error{lunad.ErrInvalid}},
@@ -119,7 +119,7 @@ func TestReplayReportsTiers(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t)
 	r, _ := s.Create(ctx, gitstore.CreateSpec{Title: "n", Path: "n.md", Content: []byte("alpha  \nbeta\n")})
-	req := EditRequest{ID: r.Artifact.ID, Blocks: []editor.Block{{Search: "alpha\n", Replace: "ALPHA\n"}, {Search: "beta\n", Replace: "BETA\n"}}}
+	req := EditRequest{ID: r.Artifact.ID, Blocks: []lunad.Block{{Search: "alpha\n", Replace: "ALPHA\n"}, {Search: "beta\n", Replace: "BETA\n"}}}
 	req.IdempotencyKey = "once"
 	first, err := s.Edit(ctx, req)
 	if err != nil {
@@ -129,7 +129,7 @@ func TestReplayReportsTiers(t *testing.T) {
 	if err != nil || !again.Replayed || again.Version.Commit != first.Version.Commit {
 		t.Fatalf("replay %+v %v", again, err)
 	}
-	if len(again.Matches) != 2 || again.Matches[0].Tier != editor.TierTrailingWhitespace || again.Matches[1].Tier != editor.TierExact {
+	if len(again.Matches) != 2 || again.Matches[0].Tier != string(editor.TierTrailingWhitespace) || again.Matches[1].Tier != string(editor.TierExact) {
 		t.Fatalf("replayed matches %+v", again.Matches)
 	}
 }

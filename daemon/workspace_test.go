@@ -181,7 +181,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			}
 		}},
 		{"edit with a SEARCH miss keeps the hint", func(t *testing.T) {
-			_, err := ws.Edit(ctx, EditRequest{ID: s.code, Blocks: []editor.Block{{Search: "def parse_yaml(path):\n", Replace: "def parse(path):\n"}}})
+			_, err := ws.Edit(ctx, EditRequest{ID: s.code, Blocks: []lunad.Block{{Search: "def parse_yaml(path):\n", Replace: "def parse(path):\n"}}})
 			s.record("edit miss", nil, err)
 			var nm *editor.NoMatchError
 			if !errors.Is(err, lunad.ErrNotApplied) || !errors.Is(err, editor.ErrNoMatch) || !errors.As(err, &nm) {
@@ -218,7 +218,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 				t.Fatalf("error %v", err)
 			}
 			// Bytes that are not UTF-8 reach the store as they are.
-			_, err = ws.Edit(ctx, EditRequest{ID: s.code, Blocks: []editor.Block{{Search: "\xff\n", Replace: "y\n"}}})
+			_, err = ws.Edit(ctx, EditRequest{ID: s.code, Blocks: []lunad.Block{{Search: "\xff\n", Replace: "y\n"}}})
 			s.record("edit not UTF-8", nil, err)
 			if !errors.As(err, &te) || te.Err != editor.ErrInvalidUTF8 {
 				t.Fatalf("error %v", err)
@@ -229,7 +229,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			req.Agent, req.Message, req.IdempotencyKey, req.BaseVersion = "coder", "use tomllib", "k1", 1
 			r, err := ws.Edit(ctx, req)
 			s.record("edit", r, err)
-			if err != nil || r.Version.Number != 2 || len(r.Matches) != 1 || r.Matches[0].Tier != editor.TierExact {
+			if err != nil || r.Version.Number != 2 || len(r.Matches) != 1 || r.Matches[0].Tier != string(editor.TierExact) {
 				t.Fatalf("%+v %v", r, err)
 			}
 			again, err := ws.Edit(ctx, req)
@@ -240,7 +240,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			// The same blocks as pairs are the same request; other blocks
 			// with the key are not.
 			pairs := req
-			pairs.BlocksText, pairs.Blocks = "", []editor.Block{{Search: "        return toml.load(f)\n", Replace: "        return tomllib.load(f)\n"}}
+			pairs.BlocksText, pairs.Blocks = "", []lunad.Block{{Search: "        return toml.load(f)\n", Replace: "        return tomllib.load(f)\n"}}
 			again, err = ws.Edit(ctx, pairs)
 			s.record("edit replayed as pairs", again, err)
 			if err != nil || !again.Replayed || again.Version.Commit != r.Version.Commit {

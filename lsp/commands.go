@@ -11,7 +11,6 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 // ExecuteCommand runs a luna.* command. The first argument of a command
@@ -35,7 +34,7 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 	switch r := res.(type) {
 	case lunad.Result:
 		s.warnResult(r)
-	case daemon.EditResult:
+	case lunad.EditResult:
 		s.warnResult(r.Result)
 	}
 	raw, err := json.Marshal(res)
@@ -46,7 +45,7 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 }
 
 // run dispatches a command; argument errors wrap lunad.ErrInvalid.
-func (s *Server) run(ctx context.Context, ws daemon.Workspace, cmd string, args []json.RawMessage) (any, error) {
+func (s *Server) run(ctx context.Context, ws lunad.Workspace, cmd string, args []json.RawMessage) (any, error) {
 	a := argList{s: s, ctx: ctx, ws: ws, cmd: cmd, args: args}
 	ch := lunad.Change{Agent: s.opts.Agent}
 	switch cmd {
@@ -106,7 +105,7 @@ func (s *Server) run(ctx context.Context, ws daemon.Workspace, cmd string, args 
 		if a.err != nil {
 			return nil, a.err
 		}
-		return ws.Edit(ctx, daemon.EditRequest{ID: id, BlocksText: blocks, Change: ch})
+		return ws.Edit(ctx, lunad.EditRequest{ID: id, BlocksText: blocks, Change: ch})
 	case "luna.branch":
 		name, from := a.string(0), a.optString(1)
 		if a.err != nil {
@@ -144,7 +143,7 @@ func (s *Server) run(ctx context.Context, ws daemon.Workspace, cmd string, args 
 type argList struct {
 	s    *Server
 	ctx  context.Context
-	ws   daemon.Workspace
+	ws   lunad.Workspace
 	cmd  string
 	args []json.RawMessage
 	err  error

@@ -1,5 +1,5 @@
 // Package lsp is lunad's language server: a thin adapter that serves a
-// daemon.Workspace (the daemon's client, or the Service in-process) to
+// lunad.Workspace (the daemon's client, or the Service in-process) to
 // editors over the Language Server Protocol (go.lsp.dev/protocol v1, LSP
 // 3.18). Each LSP feature is one file and calls one method of the
 // Workspace, the same one the MCP server and the CLI call: definition,
@@ -7,7 +7,7 @@
 // Workspace.Refs; commands are the Workspace's writes.
 //
 // Positions: LSP counts UTF-16 code units; lunad counts bytes. The only
-// conversion is mapper (position.go), on top of treesitter.Lines.
+// conversion is mapper (position.go), on top of textpos.Lines.
 //
 // Documents: the server keeps the text of open documents (incremental
 // sync). Answers are computed on the artifact's committed content; a

@@ -10,7 +10,6 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 // document is an open editor buffer.
@@ -129,7 +128,7 @@ func (s *Server) uriOf(path string) uri.URI {
 // located is a position request resolved to an artifact and a byte offset
 // in its committed content.
 type located struct {
-	ws      daemon.Workspace
+	ws      lunad.Workspace
 	id      string
 	offset  int
 	content []byte

@@ -8,7 +8,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 // Hover describes a reference (its target, the target's artifact and
@@ -41,7 +40,7 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: b.String()}, Range: rng}, nil
 }
 
-func describeRef(ctx context.Context, ws daemon.Workspace, b *strings.Builder, r lunad.Reference) {
+func describeRef(ctx context.Context, ws lunad.Workspace, b *strings.Builder, r lunad.Reference) {
 	if r.State == lunad.RefAmbiguous {
 		fmt.Fprintf(b, "**%s** — ambiguous: %s\n", r.Text, r.Reason)
 		for _, c := range r.Candidates {
@@ -79,7 +78,7 @@ func describeRef(ctx context.Context, ws daemon.Workspace, b *strings.Builder, r
 	}
 }
 
-func describeSymbol(b *strings.Builder, pt daemon.Point) {
+func describeSymbol(b *strings.Builder, pt lunad.Point) {
 	stale := 0
 	for _, d := range pt.Dependents {
 		if d.State == lunad.RefStale || d.State == lunad.RefBroken {

@@ -4,15 +4,15 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/treesitter"
+	"github.com/lunad/lunad/textpos"
 )
 
 // mapper converts between byte offsets in a text and LSP positions
 // (UTF-16 code units). It is the only place the server converts; the
-// arithmetic is treesitter.Lines'.
-type mapper struct{ lines *treesitter.Lines }
+// arithmetic is textpos.Lines'..
+type mapper struct{ lines *textpos.Lines }
 
-func newMapper(text []byte) mapper { return mapper{treesitter.NewLines(text)} }
+func newMapper(text []byte) mapper { return mapper{textpos.New(text)} }
 
 // offset is the byte offset of an LSP position, clamped to the text.
 func (m mapper) offset(p protocol.Position) int {

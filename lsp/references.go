@@ -6,7 +6,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 // References lists the references of other artifacts to the definition
@@ -37,7 +36,7 @@ func (s *Server) References(ctx context.Context, params *protocol.ReferenceParam
 
 // dependents are the references to the symbol at an offset: the
 // definition there, or the one the reference there resolves to.
-func (s *Server) dependents(ctx context.Context, ws daemon.Workspace, id string, offset int) ([]lunad.Reference, *lunad.Location, error) {
+func (s *Server) dependents(ctx context.Context, ws lunad.Workspace, id string, offset int) ([]lunad.Reference, *lunad.Location, error) {
 	pt, err := ws.At(ctx, id, offset)
 	if err != nil {
 		return nil, nil, err

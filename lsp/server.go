@@ -15,11 +15,10 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 // Opener opens the workspace containing dir (the client's root folder).
-type Opener func(ctx context.Context, dir string) (daemon.Workspace, error)
+type Opener func(ctx context.Context, dir string) (lunad.Workspace, error)
 
 // Options configure a Server.
 type Options struct {
@@ -44,7 +43,7 @@ type Server struct {
 	client protocol.Client
 
 	mu       sync.Mutex
-	ws       daemon.Workspace
+	ws       lunad.Workspace
 	root     string
 	docs     map[uri.URI]*document
 	shutdown bool
@@ -174,7 +173,7 @@ func (s *Server) Exit(ctx context.Context) error {
 	return nil
 }
 
-func (s *Server) workspace() daemon.Workspace {
+func (s *Server) workspace() lunad.Workspace {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shutdown {
@@ -188,7 +187,7 @@ var errShutdown = &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "lunad
 
 // ready returns the workspace, or an error for a request that arrives
 // before initialize or after shutdown.
-func (s *Server) ready() (daemon.Workspace, error) {
+func (s *Server) ready() (lunad.Workspace, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {

@@ -2,19 +2,18 @@ package lsp
 
 import (
 	"bytes"
+	"github.com/lunad/lunad"
 	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
-
-	"github.com/lunad/lunad/daemon"
 )
 
 // follow reacts to workspace events until the session ends: after a burst
 // (Debounce), open documents whose artifact changed get the new content
 // (when their buffer has no unsaved changes) and every open document gets
 // fresh diagnostics — the stale ones appear when code they mention changes.
-func (s *Server) follow(events <-chan daemon.Event) {
+func (s *Server) follow(events <-chan lunad.Event) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	changed := map[string]bool{}
@@ -65,7 +64,7 @@ func (s *Server) refresh(changed map[string]bool, all bool) {
 
 // reload brings an open buffer to the artifact's new content with
 // workspace/applyEdit, unless the user has unsaved changes in it.
-func (s *Server) reload(d *document, id string, ws daemon.Workspace) {
+func (s *Server) reload(d *document, id string, ws lunad.Workspace) {
 	content, _, err := ws.Read(s.ctx, id, "")
 	if err != nil {
 		return

@@ -1,6 +1,6 @@
 // Package mcp is lunad's Model Context Protocol server: a thin adapter,
 // built with the official Go SDK (github.com/modelcontextprotocol/go-sdk),
-// over a daemon.Workspace — the in-process Service or a Client of the
+// over a lunad.Workspace — the in-process Service or a Client of the
 // workspace's daemon. It neither reads git nor parses artifacts; every tool
 // and resource is one or two Workspace calls.
 //

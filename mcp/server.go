@@ -12,7 +12,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 // Options configure a Server.
@@ -75,7 +74,7 @@ Subscribe to luna://artifacts/{id} to be told when an artifact changes, whoever 
 // (Follow).
 type Server struct {
 	sdk  *sdk.Server
-	ws   daemon.Workspace
+	ws   lunad.Workspace
 	opts Options
 
 	// tools maps a tool's name to the arguments it takes, for errors.
@@ -89,7 +88,7 @@ type Server struct {
 
 // New returns a Server whose tools and resources act on ws, its resource
 // list loaded from ws.
-func New(ctx context.Context, ws daemon.Workspace, opts Options) (*Server, error) {
+func New(ctx context.Context, ws lunad.Workspace, opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}

@@ -7,8 +7,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
-	"github.com/lunad/lunad/editor"
 )
 
 // The writing tools' inputs and outputs. Every write is one commit whose
@@ -108,11 +106,11 @@ func (s *Server) edit(ctx context.Context, req *sdk.CallToolRequest, in editIn) 
 	if len(in.Changes) == 0 {
 		return nil, editOut{}, s.explain(fmt.Errorf("%w: changes is empty: give at least one {search, replace} pair", lunad.ErrInvalid))
 	}
-	blocks := make([]editor.Block, len(in.Changes))
+	blocks := make([]lunad.Block, len(in.Changes))
 	for i, c := range in.Changes {
-		blocks[i] = editor.Block{Search: c.Search, Replace: c.Replace}
+		blocks[i] = lunad.Block{Search: c.Search, Replace: c.Replace}
 	}
-	r, err := s.ws.Edit(ctx, daemon.EditRequest{ID: in.ID, Blocks: blocks, Change: lunad.Change{
+	r, err := s.ws.Edit(ctx, lunad.EditRequest{ID: in.ID, Blocks: blocks, Change: lunad.Change{
 		Agent: s.agent(req, in.Agent), Message: in.Message, IdempotencyKey: in.IdempotencyKey, BaseVersion: in.BaseVersion,
 	}})
 	if err != nil {
@@ -126,7 +124,7 @@ func (s *Server) edit(ctx context.Context, req *sdk.CallToolRequest, in editIn) 
 }
 
 func (s *Server) rewrite(ctx context.Context, req *sdk.CallToolRequest, in rewriteIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Edit(ctx, daemon.EditRequest{ID: in.ID, Rewrite: true, Content: []byte(in.Content), Change: lunad.Change{
+	r, err := s.ws.Edit(ctx, lunad.EditRequest{ID: in.ID, Rewrite: true, Content: []byte(in.Content), Change: lunad.Change{
 		Agent: s.agent(req, in.Agent), Message: in.Message, IdempotencyKey: in.IdempotencyKey, BaseVersion: in.BaseVersion,
 	}})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
-	"github.com/lunad/lunad/editor"
 )
 
 var cmdEdit = &command{
@@ -99,7 +98,7 @@ func (m *Main) readEdit(req *daemon.EditRequest, f editFiles) error {
 		if err != nil {
 			return err
 		}
-		req.Blocks = []editor.Block{{Search: string(search), Replace: string(replace)}}
+		req.Blocks = []lunad.Block{{Search: string(search), Replace: string(replace)}}
 	case f.blocks != "":
 		req.BlocksText, err = m.readNonEmpty("blocks-file", f.blocks, limit)
 	case f.patch != "":

@@ -9,7 +9,6 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
-	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -87,7 +86,7 @@ type writeJSON struct {
 
 type editJSON struct {
 	writeJSON
-	Matches []editor.Match `json:"matches"`
+	Matches []lunad.Match `json:"matches"`
 }
 
 func toWriteJSON(r gitstore.Result) writeJSON {

@@ -1,11 +1,11 @@
-package treesitter
+package textpos
 
 import "testing"
 
 func TestPositions(t *testing.T) {
 	// "a😀b\r\n𝄞x\nü" : 😀 and 𝄞 are 4 bytes / 2 UTF-16 units; ü is 2 bytes / 1 unit.
 	text := []byte("a😀b\r\n𝄞x\nü")
-	l := NewLines(text)
+	l := New(text)
 	if l.Count() != 3 {
 		t.Fatalf("Count = %d, want 3", l.Count())
 	}

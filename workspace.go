@@ -1,0 +1,167 @@
+package lunad
+
+import (
+	"context"
+	"io"
+)
+
+// Workspace is what every adapter (the CLI, the language server, the MCP
+// server) and every agent uses: the workspace service in-process, or a
+// client of the workspace's daemon. Both implement it with the same error
+// contract: the sentinel errors of this package, wrapped with what to do
+// (a client carries them across the socket). It is composed of small
+// interfaces so that a user asks only for the part it needs.
+type Workspace interface {
+	Reader
+	Writer
+	Brancher
+	Referencer
+	Subscriber
+	io.Closer
+}
+
+// Reader reads artifacts and their history. Errors: ErrNotFound for an
+// unknown artifact, version or commit.
+type Reader interface {
+	// Root is the workspace's root directory.
+	Root() string
+	List(ctx context.Context) ([]Artifact, error)
+	Artifact(ctx context.Context, ref string) (Artifact, error)
+	// Read returns content at "" (current), a version number or a commit.
+	Read(ctx context.Context, ref, at string) ([]byte, Artifact, error)
+	History(ctx context.Context, ref string) ([]Version, error)
+	// Diff is the unified diff between two versions (0: the current one).
+	Diff(ctx context.Context, id string, from, to int) (string, error)
+}
+
+// Writer changes artifacts, each write one commit. Errors: ErrNotFound,
+// ErrInvalid (bad input), ErrConflict (a base version moved, or an
+// idempotency key used for another request), ErrNotApplied (an edit that
+// does not apply), ErrDirty, ErrLocked; a client of a daemon that died
+// under a write without an idempotency key answers ErrInterrupted.
+type Writer interface {
+	Create(ctx context.Context, spec CreateSpec) (Result, error)
+	Edit(ctx context.Context, req EditRequest) (EditResult, error)
+	Undo(ctx context.Context, ref string, ch Change) (Result, error)
+	Redo(ctx context.Context, ref string, ch Change) (Result, error)
+	Restore(ctx context.Context, ref string, n int, ch Change) (Result, error)
+	Move(ctx context.Context, ref, path string, ch Change) (Result, error)
+	Archive(ctx context.Context, ref string, ch Change) (Result, error)
+	Link(ctx context.Context, src, dst, kind string, ch Change) (Result, error)
+	Ack(ctx context.Context, ref, symbol string, ch Change) (Result, error)
+}
+
+// Brancher creates and switches branches. Errors: ErrInvalid (a name git
+// refuses), ErrExists, ErrNotFound, ErrDirty (a switch that would
+// overwrite uncommitted changes).
+type Brancher interface {
+	Branch(ctx context.Context, name, from string) (Branch, error)
+	Switch(ctx context.Context, name string) (Branch, error)
+	Branches(ctx context.Context) ([]Branch, error)
+}
+
+// Referencer answers from the reference graph. Errors: ErrNotFound for an
+// unknown artifact; ErrInvalid for one that is not indexed (binary, too
+// large), saying why.
+type Referencer interface {
+	Symbols(ctx context.Context, ref string) (Artifact, []Symbol, error)
+	Refs(ctx context.Context, ref string) (RefReport, error)
+	// Outgoing is Refs' outgoing half alone: what diagnostics need, without
+	// evaluating the rest of the workspace's references to the artifact.
+	Outgoing(ctx context.Context, ref string) ([]Reference, error)
+	Stale(ctx context.Context) ([]Reference, error)
+	// At tells what is at a byte offset of an artifact: the reference
+	// written there and what it resolves to, and the definition there with
+	// the references to it (see Point).
+	At(ctx context.Context, ref string, offset int) (Point, error)
+	// SearchSymbols finds definitions across the workspace whose name
+	// contains query (case-insensitive), at most limit of them, best first.
+	SearchSymbols(ctx context.Context, query string, limit int) ([]SymbolHit, error)
+}
+
+// Subscriber delivers the workspace's events.
+type Subscriber interface {
+	// Subscribe delivers an Event for every change of the workspace —
+	// writes through any client, and changes made outside lunad (a saved
+	// file, git commit/checkout/reset) — until ctx is done. Events of a
+	// burst are coalesced; a slow subscriber gets a "resync" event rather
+	// than blocking the workspace.
+	Subscribe(ctx context.Context) (<-chan Event, error)
+}
+
+// Event says what changed in a workspace.
+type Event struct {
+	// Kind: "changed" (artifacts' content or metadata: IDs lists them),
+	// "created", "archived", "moved", "branch" (HEAD moved to another
+	// branch or commit: anything may have changed), or "resync" (events
+	// were dropped, or the daemon was reached again: re-read what you show).
+	Kind string `json:"kind"`
+	// IDs are the artifacts concerned; empty for "branch" and "resync".
+	IDs []string `json:"ids,omitempty"`
+	// Commit is HEAD after the change, when known.
+	Commit string `json:"commit,omitempty"`
+}
+
+// EditRequest is one edit of an artifact. Exactly one of Blocks,
+// BlocksText, Patch or Content (with Rewrite) is used.
+type EditRequest struct {
+	ID         string
+	Blocks     []Block // structured SEARCH/REPLACE pairs
+	BlocksText string  // Aider-style fenced SEARCH/REPLACE text
+	Patch      string  // a unified diff
+	Content    []byte  // whole new content, with Rewrite
+	Rewrite    bool
+	Change
+}
+
+// Block is one SEARCH/REPLACE pair; Path, when set, names the file it was
+// written for (it must be the edited artifact's).
+type Block struct {
+	Path    string `json:"path,omitempty"`
+	Search  string `json:"search"`
+	Replace string `json:"replace"`
+}
+
+// EditResult is a committed edit and where each block matched.
+type EditResult struct {
+	Result
+	Matches []Match `json:"matches"`
+}
+
+// Match says where a block or hunk matched, and how: Tier is exact,
+// trailing-whitespace, indentation, blank-lines, elision, fuzzy, patch or
+// rewrite.
+type Match struct {
+	Block     int    `json:"block"` // 0-based index of the block or hunk
+	Tier      string `json:"tier"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+}
+
+// Point is what is at a byte offset of an artifact.
+type Point struct {
+	Artifact Artifact `json:"artifact"`
+	// Ref is the reference written at the offset, resolved and evaluated
+	// (nil if there is none).
+	Ref *Reference `json:"ref,omitempty"`
+	// Symbol is the innermost definition containing the offset, and
+	// Dependents the references of other artifacts to it; both are left
+	// empty when Ref is set (ask At at Ref.To's span for its dependents).
+	Symbol     *Symbol     `json:"symbol,omitempty"`
+	Dependents []Reference `json:"dependents,omitempty"`
+}
+
+// SymbolHit is a definition found by SearchSymbols.
+type SymbolHit struct {
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	Symbol Symbol `json:"symbol"`
+}
+
+// RefReport is an artifact's references: outgoing (written in it) and
+// incoming (written in others and pointing at it).
+type RefReport struct {
+	Artifact Artifact    `json:"artifact"`
+	Outgoing []Reference `json:"outgoing"`
+	Incoming []Reference `json:"incoming"`
+}
