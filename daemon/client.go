@@ -342,6 +342,15 @@ func remote(we *jsonrpc2.Error) error {
 			}
 		}
 	}
+	if data.NotFound != nil {
+		e.wrapped = append(e.wrapped, data.NotFound)
+	}
+	if data.KeyReused != nil {
+		e.wrapped = append(e.wrapped, data.KeyReused)
+	}
+	if data.LinkExists != nil {
+		e.wrapped = append(e.wrapped, data.LinkExists)
+	}
 	if ed := data.Editor; ed != nil {
 		if typed := editorFrom(ed); typed != nil {
 			e.wrapped = append(e.wrapped, typed)

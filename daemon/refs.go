@@ -255,7 +255,7 @@ func (s *Service) Ack(ctx context.Context, ref, symbol string, ch gitstore.Chang
 			return gitstore.Result{}, err
 		}
 		if !mentions(rep.Outgoing, symbol) {
-			return gitstore.Result{}, fmt.Errorf("%w: %s has no reference to a symbol %q (see `lunad refs %s`)", lunad.ErrNotFound, rep.Artifact.ID, symbol, rep.Artifact.ID)
+			return gitstore.Result{}, &lunad.NotFoundError{Kind: "symbol reference", Ref: symbol, Artifact: rep.Artifact.ID}
 		}
 	}
 	res, err := s.store.Ack(ctx, ref, symbol, ch)

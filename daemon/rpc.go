@@ -471,6 +471,11 @@ var sentinels = []struct {
 type errorData struct {
 	Errors []string     `json:"errors"`
 	Editor *editorError `json:"editor,omitempty"`
+	// The typed errors of the root package, with their facts, so that a
+	// client's adapter words its hint as it would in-process.
+	NotFound   *lunad.NotFoundError   `json:"not_found,omitempty"`
+	KeyReused  *lunad.KeyReusedError  `json:"key_reused,omitempty"`
+	LinkExists *lunad.LinkExistsError `json:"link_exists,omitempty"`
 }
 
 type editorError struct {
@@ -499,6 +504,9 @@ func wireError(err error) *jsonrpc2.Error {
 		}
 	}
 	data.Editor = editorDetails(err)
+	errors.As(err, &data.NotFound)
+	errors.As(err, &data.KeyReused)
+	errors.As(err, &data.LinkExists)
 	raw, merr := json.Marshal(data)
 	if merr != nil {
 		raw = nil

@@ -115,7 +115,7 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 	ref := "refs/heads/" + name
 	target, err := readRef(s.gitDir, ref)
 	if err != nil {
-		return lunad.Branch{}, fmt.Errorf("%w: branch %s (see `lunad branches`)", lunad.ErrNotFound, name)
+		return lunad.Branch{}, &lunad.NotFoundError{Kind: "branch", Ref: name}
 	}
 	from, err := s.treeOf(tip)
 	if err != nil {

@@ -89,8 +89,8 @@ func (t *txn) replay(w *write, id string) (Result, bool, error) {
 		if used == "" {
 			used = e.Author
 		}
-		return Result{}, true, fmt.Errorf("%w: idempotency key %q was already used for %s of %s by %s at %.12s, and %s; use a fresh key for a new write (repeating exactly that request returns its result)",
-			lunad.ErrConflict, w.ch.IdempotencyKey, e.Rec.Op, e.Rec.Artifact, used, e.Commit, why)
+		return Result{}, true, &lunad.KeyReusedError{Key: w.ch.IdempotencyKey,
+			Use: fmt.Sprintf("%s of %s by %s at %.12s", e.Rec.Op, e.Rec.Artifact, used, e.Commit), Why: why}
 	}
 	m, err := t.meta(e.Rec.Artifact)
 	if err != nil {

@@ -266,7 +266,7 @@ func (s *Store) Link(ctx context.Context, src, dst, kind string, ch Change) (Res
 		}
 		for _, l := range m.Links {
 			if l.To == to && l.Kind == kind {
-				return "", fmt.Errorf("%w: %s already links to %s (%s)", lunad.ErrExists, m.ID, to, kind)
+				return "", &lunad.LinkExistsError{Src: m.ID, Dst: to, Kind: kind}
 			}
 		}
 		m.Links = append(m.Links, lunad.Link{To: to, Kind: kind})

@@ -74,7 +74,7 @@ func (s *Store) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifac
 		n, _ := strconv.Atoi(at)
 		e := s.versionEntry(id, n)
 		if e == nil {
-			return nil, lunad.Artifact{}, fmt.Errorf("%w: artifact %s has no version %s (it is at version %d; see `lunad log %s`)", lunad.ErrNotFound, id, at, s.latestVersion(id), id)
+			return nil, lunad.Artifact{}, &lunad.NotFoundError{Kind: "version", Ref: at, Artifact: id, Latest: s.latestVersion(id)}
 		}
 		commit = plumbing.NewHash(e.Commit)
 		v := e.version(id)
@@ -146,7 +146,7 @@ func (s *Store) artifactAt(root plumbing.Hash, id string) (lunad.Artifact, error
 	}
 	b, _, err := s.readFile(root, metaPath(id))
 	if errors.Is(err, lunad.ErrNotFound) {
-		return lunad.Artifact{}, fmt.Errorf("%w: artifact %s (see `lunad list`)", lunad.ErrNotFound, id)
+		return lunad.Artifact{}, &lunad.NotFoundError{Kind: "artifact", Ref: id}
 	}
 	if err != nil {
 		return lunad.Artifact{}, err
@@ -198,7 +198,7 @@ func (s *Store) resolve(root plumbing.Hash, ref string) (string, error) {
 			return id, nil
 		}
 	}
-	return "", fmt.Errorf("%w: no artifact %q (see `lunad list`)", lunad.ErrNotFound, ref)
+	return "", &lunad.NotFoundError{Kind: "artifact", Ref: ref}
 }
 
 // resolveCommit accepts a full hash or a unique prefix of a lunad commit.

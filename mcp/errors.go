@@ -3,7 +3,6 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/lunad/lunad"
@@ -14,10 +13,14 @@ import (
 // (the SDK sets isError for an error a tool handler returns): the
 // Workspace's message, which already says what to do (the closest lines for
 // a SEARCH that does not match, the current version for a conflict),
-// prefixed with what a model should do next, and with the command line's
-// hints ("see `lunad list`") turned into the tools that do the same.
+// prefixed with what a model should do next, and with the tool that shows
+// what a typed error could not find.
 func (s *Server) explain(err error) error {
-	var nm *editor.NoMatchError
+	var (
+		nm *editor.NoMatchError
+		kr *lunad.KeyReusedError
+		le *lunad.LinkExistsError
+	)
 	switch {
 	case errors.As(err, &nm) && len(nm.Hints) > 0:
 		first, last := nm.Hints[0].Line, nm.Hints[len(nm.Hints)-1].Line
@@ -32,20 +35,20 @@ func (s *Server) explain(err error) error {
 		err = fmt.Errorf("edit not applied, nothing was written: the change is already in the artifact; read_artifact to check it, there is nothing to redo. %w", err)
 	case errors.Is(err, lunad.ErrNotApplied):
 		err = fmt.Errorf("not applied, nothing was written: %w. If the artifact already is as you want it, there is nothing to do; otherwise call read_artifact and base the change on what it shows", err)
-	case errors.Is(err, lunad.ErrConflict) && strings.Contains(err.Error(), "idempotency key"):
+	case errors.As(err, &kr):
 		err = fmt.Errorf("conflict, nothing was written: the idempotency_key belongs to another write; call again with a new idempotency_key. %w", err)
 	case errors.Is(err, lunad.ErrConflict):
 		err = fmt.Errorf("conflict, nothing was written: call read_artifact for the current version, redo the change against it and pass that version as base_version. %w", err)
 	case errors.Is(err, lunad.ErrNotFound):
 		err = fmt.Errorf("%w; call list_artifacts for the ids and paths of the workspace's artifacts (and artifact_history for an artifact's versions)", err)
-	case errors.Is(err, lunad.ErrExists) && strings.Contains(err.Error(), "already links"):
+	case errors.As(err, &le):
 		err = fmt.Errorf("nothing was written: %w; the link is there already, there is nothing to do", err)
 	case errors.Is(err, lunad.ErrExists):
 		err = fmt.Errorf("nothing was written: %w; to change the existing artifact, use edit_artifact", err)
 	case errors.Is(err, lunad.ErrInvalid):
 		err = fmt.Errorf("nothing was written: %w", err)
 	}
-	return &toolError{msg: inTools(err.Error()), err: err}
+	return &toolError{msg: withToolHint(err.Error(), err), err: err}
 }
 
 // explainRead is explain for the read-only tools, which write nothing to
@@ -54,7 +57,7 @@ func (s *Server) explainRead(err error) error {
 	if errors.Is(err, lunad.ErrNotFound) {
 		return s.explain(err)
 	}
-	return &toolError{msg: inTools(err.Error()), err: err}
+	return &toolError{msg: withToolHint(err.Error(), err), err: err}
 }
 
 // plural says n things: "1 line", "12 lines".
@@ -74,19 +77,21 @@ type toolError struct {
 func (e *toolError) Error() string { return e.msg }
 func (e *toolError) Unwrap() error { return e.err }
 
-var command = regexp.MustCompile("see `lunad (list|log|refs)([^`]*)`")
-
-// inTools rewrites the command line's hints in a message for a model.
-func inTools(msg string) string {
-	return command.ReplaceAllStringFunc(msg, func(hint string) string {
-		m := command.FindStringSubmatch(hint)
-		arg := strings.TrimSpace(m[2])
-		switch m[1] {
-		case "log":
-			return fmt.Sprintf("see artifact_history {\"id\": %q}", arg)
-		case "refs":
-			return fmt.Sprintf("see find_references {\"id\": %q}", arg)
-		}
-		return "see list_artifacts"
-	})
+// withToolHint words a NotFoundError in msg with the tool that shows what
+// it could not find.
+func withToolHint(msg string, err error) string {
+	var nf *lunad.NotFoundError
+	if !errors.As(err, &nf) {
+		return msg
+	}
+	hint := "see list_artifacts"
+	switch nf.Kind {
+	case "version":
+		hint = fmt.Sprintf("see artifact_history {\"id\": %q}", nf.Artifact)
+	case "symbol reference":
+		hint = fmt.Sprintf("see find_references {\"id\": %q}", nf.Artifact)
+	case "branch":
+		hint = ""
+	}
+	return strings.Replace(msg, nf.Error(), nf.Message(hint), 1)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/lunad/lunad"
 )
@@ -57,4 +58,28 @@ func ExitCode(err error) int {
 		// everything else: the message says what to do.
 		return exitError
 	}
+}
+
+// cliHint names the command that shows what a NotFoundError could not
+// find.
+func cliHint(nf *lunad.NotFoundError) string {
+	switch nf.Kind {
+	case "version":
+		return "see `lunad log " + nf.Artifact + "`"
+	case "branch":
+		return "see `lunad branches`"
+	case "symbol reference":
+		return "see `lunad refs " + nf.Artifact + "`"
+	}
+	return "see `lunad list`"
+}
+
+// withHints words err's message for a person at the command line: a typed
+// error the core returned gets the command that helps.
+func withHints(msg string, err error) string {
+	var nf *lunad.NotFoundError
+	if errors.As(err, &nf) {
+		msg = strings.Replace(msg, nf.Error(), nf.Message(cliHint(nf)), 1)
+	}
+	return msg
 }

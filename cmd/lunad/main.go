@@ -180,7 +180,7 @@ func (m *Main) globalFlag(args []string, i int) (int, error) {
 // SEARCH text that was not found is followed by the closest lines of the
 // file as "did you mean" hints.
 func (m *Main) reportError(err error) {
-	msg := strings.TrimRight(err.Error(), "\n")
+	msg := withHints(strings.TrimRight(err.Error(), "\n"), err)
 	var nm *editor.NoMatchError
 	if errors.As(err, &nm) && len(nm.Hints) > 0 {
 		// The message lists the hints too; show them once, in our form.

@@ -1,0 +1,75 @@
+package lunad
+
+import "fmt"
+
+// Typed errors carry the facts of a failure so that each adapter can say
+// what to do in its own terms — the CLI names a command, MCP a tool —
+// without reading another layer's message. Each is its sentinel for
+// errors.Is, and its Error is the message without any such hint.
+
+// NotFoundError: what a request names does not exist.
+type NotFoundError struct {
+	// Kind is "artifact", "version", "branch" or "symbol reference".
+	Kind string `json:"kind"`
+	// Ref is what was asked for: the artifact's ID or path, the version,
+	// the branch, the symbol.
+	Ref string `json:"ref"`
+	// Artifact is the artifact of a version or of a symbol reference.
+	Artifact string `json:"artifact,omitempty"`
+	// Latest is a version's artifact's current version.
+	Latest int `json:"latest,omitempty"`
+}
+
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+func (e *NotFoundError) Error() string        { return e.Message("") }
+
+// Message is the error's text with hint (an adapter's "see …") where it
+// reads best; "" for none.
+func (e *NotFoundError) Message(hint string) string {
+	var what string
+	switch e.Kind {
+	case "version":
+		in := fmt.Sprintf("it is at version %d", e.Latest)
+		if hint != "" {
+			in += "; " + hint
+		}
+		return fmt.Sprintf("%v: artifact %s has no version %s (%s)", ErrNotFound, e.Artifact, e.Ref, in)
+	case "branch":
+		what = "branch " + e.Ref
+	case "symbol reference":
+		what = fmt.Sprintf("%s has no reference to a symbol %q", e.Artifact, e.Ref)
+	default:
+		what = fmt.Sprintf("no %s %q", e.Kind, e.Ref)
+	}
+	if hint != "" {
+		what += " (" + hint + ")"
+	}
+	return fmt.Sprintf("%v: %s", ErrNotFound, what)
+}
+
+// KeyReusedError: an idempotency key was used before for another request;
+// reusing it for this one would drop this write.
+type KeyReusedError struct {
+	Key string `json:"key"`
+	// Use describes the write the key was used for, and Why how this
+	// request differs from it.
+	Use string `json:"use"`
+	Why string `json:"why"`
+}
+
+func (e *KeyReusedError) Is(target error) bool { return target == ErrConflict }
+func (e *KeyReusedError) Error() string {
+	return fmt.Sprintf("%v: idempotency key %q was already used for %s, and %s; use a fresh key for a new write (repeating exactly that request returns its result)", ErrConflict, e.Key, e.Use, e.Why)
+}
+
+// LinkExistsError: the link asked for is there already.
+type LinkExistsError struct {
+	Src  string `json:"src"`
+	Dst  string `json:"dst"`
+	Kind string `json:"kind"`
+}
+
+func (e *LinkExistsError) Is(target error) bool { return target == ErrExists }
+func (e *LinkExistsError) Error() string {
+	return fmt.Sprintf("%v: %s already links to %s (%s)", ErrExists, e.Src, e.Dst, e.Kind)
+}
