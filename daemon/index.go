@@ -31,11 +31,13 @@ type Index struct {
 	parser *treesitter.Parser // for Update and Parse, under mu
 	docs   *docCache
 	cache  *parseCache
+	log    *slog.Logger // the Service's: files not indexed, or only in part
 }
 
-// NewIndex returns an empty index.
+// NewIndex returns an empty index that logs to slog.Default() (the
+// Service's index logs to the Service's logger).
 func NewIndex() *Index {
-	return &Index{graph: treesitter.NewGraph(), parser: treesitter.NewParser(), docs: newDocCache(64), cache: newParseCache()}
+	return &Index{graph: treesitter.NewGraph(), parser: treesitter.NewParser(), docs: newDocCache(64), cache: newParseCache(), log: slog.Default()}
 }
 
 // LoadCache fills the parse cache from a file written by SaveCache. A
@@ -107,7 +109,7 @@ feed:
 	for i, s := range srcs {
 		in.file(files[i])
 		g.Put(entry(s, files[i]))
-		logIndexed(s, files[i])
+		ix.logIndexed(s, files[i])
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -118,12 +120,12 @@ feed:
 
 // logIndexed says when an artifact was not indexed, or only in part: the
 // process goes on, and the person learns why its references are missing.
-func logIndexed(s Source, f *treesitter.File) {
+func (ix *Index) logIndexed(s Source, f *treesitter.File) {
 	switch {
 	case f.Skipped != "":
-		slog.Info("artifact not indexed", "path", s.Path, "why", f.Skipped)
+		ix.log.Info("artifact not indexed", "path", s.Path, "why", f.Skipped)
 	case f.Partial != "":
-		slog.Warn("artifact indexed in part", "path", s.Path, "why", f.Partial)
+		ix.log.Warn("artifact indexed in part", "path", s.Path, "why", f.Partial)
 	}
 }
 
@@ -143,7 +145,7 @@ func (ix *Index) Update(s Source) error {
 	}
 	ix.cache.put(s.Type, s.Content, f)
 	ix.graph.Put(entry(s, f))
-	logIndexed(s, f)
+	ix.logIndexed(s, f)
 	return nil
 }
 

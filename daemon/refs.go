@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -56,8 +55,9 @@ func (s *Service) index(ctx context.Context) (*Index, error) {
 	r.head = head
 	if r.ix == nil {
 		ix := NewIndex()
+		ix.log = s.log
 		if err := ix.LoadCache(s.cacheFile()); err != nil {
-			slog.Warn("reference index cache ignored", "err", err)
+			s.log.Warn("reference index cache ignored", "err", err)
 		}
 		srcs := make([]Source, 0, len(arts))
 		for _, a := range arts {

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,7 @@ type Service struct {
 	store  *gitstore.Store
 	refs   refIndex
 	events *broker
+	log    *slog.Logger // the store's (gitstore.Options.Logger)
 }
 
 // Open serves the workspace at dir. Returns lunad.ErrNotWorkspace if there is none.
@@ -34,7 +36,7 @@ func Open(dir string, opts gitstore.Options) (*Service, error) {
 }
 
 func serve(st *gitstore.Store) *Service {
-	return &Service{store: st, events: newBroker()}
+	return &Service{store: st, events: newBroker(), log: st.Logger()}
 }
 
 // Init makes or adopts the workspace at dir and serves it.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -44,6 +45,9 @@ type Options struct {
 	IndexSyncDelay time.Duration
 	// MaxContent caps an artifact's size in bytes (default 8 MiB).
 	MaxContent int
+	// Logger receives what the store, and the service built on it, log
+	// (default slog.Default()); commands hand theirs down.
+	Logger *slog.Logger
 }
 
 const defaultMaxContent = 8 << 20
@@ -151,6 +155,9 @@ func findRoot(dir string) (string, error) {
 	}
 }
 
+// Logger is where the store logs (Options.Logger).
+func (s *Store) Logger() *slog.Logger { return s.opts.Logger }
+
 func (s *Store) fillDefaults() {
 	o := &s.opts
 	if o.Clock == nil {
@@ -164,6 +171,9 @@ func (s *Store) fillDefaults() {
 	}
 	if o.MaxContent <= 0 {
 		o.MaxContent = defaultMaxContent
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	if o.Human.Name == "" {
 		o.Human = gitUser(s.gitDir)

@@ -22,7 +22,7 @@ carries only LSP messages. See docs/editors.md.`,
 			return err
 		}
 		log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-		slog.SetDefault(log)
+		m.log = log
 		return lsp.Serve(ctx, stdio{m.Stdin, m.Stdout}, lsp.Options{Open: m.openWorkspace, Logger: log})
 	},
 }
@@ -39,6 +39,7 @@ func (m *Main) openWorkspace(ctx context.Context, dir string) (daemon.Workspace,
 // openWorkspaceWith is openWorkspace with the configuration already loaded.
 func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (daemon.Workspace, error) {
 	opts := cfg.Options()
+	opts.Logger = m.logger()
 	if m.Options != nil {
 		m.Options(&opts)
 		return daemon.Open(dir, opts) // injected clock and IDs work in-process only
@@ -54,7 +55,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (d
 	if oerr != nil {
 		return nil, oerr // not a workspace, say: that is the error, not the daemon
 	}
-	slog.Warn("no daemon; serving the workspace in this process (changes by other processes are not followed)", "err", err)
+	m.logger().Warn("no daemon; serving the workspace in this process (changes by other processes are not followed)", "err", err)
 	return svc, nil
 }
 

@@ -37,7 +37,7 @@ func runMCP(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	slog.SetDefault(log)
+	m.log = log
 	cfg, err := LoadConfig(findRoot(m.workDir()), m.Getenv)
 	if err != nil {
 		return err

@@ -103,6 +103,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	}
 	id := daemonConfig(opts)
 	opts.IndexSyncDelay = indexSyncDelay
+	opts.Logger = log
 	svc, err := daemon.Open(m.workDir(), opts)
 	if err != nil {
 		return err

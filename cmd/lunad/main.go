@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
@@ -49,6 +50,16 @@ type Main struct {
 	json    bool
 	stdinBy string            // the flag that consumed stdin, if any
 	opts    *gitstore.Options // loaded once by options
+	log     *slog.Logger      // the command's logger (lsp, mcp, serve): stderr or the daemon's log
+}
+
+// logger is the command's logger; commands without one log nothing (their
+// stderr is for the person, and their errors are returned).
+func (m *Main) logger() *slog.Logger {
+	if m.log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return m.log
 }
 
 // NewMain returns a Main wired to the process's standard streams.
