@@ -1,0 +1,188 @@
+package lunad
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// The vocabulary of runs: a run drives one workflow (a versioned state
+// machine) through its stages. The workflow engine alone chooses the next
+// stage; a stage's agent only turns a StageRequest into a StageResponse.
+// Every step of a run is a RunEvent, appended to the run's log in git.
+
+// RunStatus is where a run stands.
+type RunStatus string
+
+const (
+	RunRunning      RunStatus = "running"
+	RunCompleted    RunStatus = "completed"
+	RunAborted      RunStatus = "aborted"
+	RunCancelled    RunStatus = "cancelled"
+	RunDeadLettered RunStatus = "dead_lettered"
+)
+
+// Finished reports whether no more events will be appended to a run in
+// status s (unless it is retried by hand).
+func (s RunStatus) Finished() bool { return s != RunRunning && s != "" }
+
+// EventType names a RunEvent. The names are the event log's contract.
+type EventType string
+
+const (
+	EventRunCreated       EventType = "RUN_CREATED"
+	EventStageEnqueued    EventType = "STAGE_ENQUEUED"
+	EventStageStarted     EventType = "STAGE_STARTED"
+	EventStageSucceeded   EventType = "STAGE_SUCCEEDED"
+	EventStageFailed      EventType = "STAGE_FAILED"
+	EventRetryScheduled   EventType = "RETRY_SCHEDULED"
+	EventDuplicateIgnored EventType = "DUPLICATE_IGNORED"
+	EventQuarantined      EventType = "OUTPUT_QUARANTINED"
+	EventDeadLettered     EventType = "DEAD_LETTERED"
+	EventRunRetried       EventType = "RUN_RETRIED"
+	EventRunCompleted     EventType = "RUN_COMPLETED"
+	EventRunAborted       EventType = "RUN_ABORTED"
+	EventRunCancelled     EventType = "RUN_CANCELLED"
+)
+
+// ArtifactRef names one version of an artifact by reference: messages and
+// events carry these, never content.
+type ArtifactRef struct {
+	ID      string `json:"id"`
+	Path    string `json:"path"`
+	Version int    `json:"version"`
+	Commit  string `json:"commit"`
+}
+
+// RunEvent is one immutable entry of a run's log.
+type RunEvent struct {
+	// Seq is the event's 1-based position in its run's log.
+	Seq             int       `json:"seq"`
+	Type            EventType `json:"type"`
+	RunID           string    `json:"run_id"`
+	CorrelationID   string    `json:"correlation_id"`
+	Workflow        string    `json:"workflow"`
+	WorkflowVersion string    `json:"workflow_version"`
+	// ConfigRef is the git blob hash of the effective configuration the
+	// run was started with (stored with its RUN_CREATED event).
+	ConfigRef string `json:"config_ref"`
+	// Stage and Visit name a stage visit: Visit is the stage's 1-based
+	// position in the run's path, so a stage entered twice (a loop) has
+	// two visits. Both are empty for run-level events.
+	Stage          string `json:"stage,omitempty"`
+	Visit          int    `json:"visit,omitempty"`
+	Attempt        int    `json:"attempt,omitempty"`
+	AgentVersion   string `json:"agent_version,omitempty"`
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Inputs are the artifacts the stage read; Writes the artifact
+	// versions its effects produced (STAGE_SUCCEEDED).
+	Inputs []ArtifactRef `json:"inputs,omitempty"`
+	Writes []ArtifactRef `json:"writes,omitempty"`
+	// Output is the stage's small structured output (STAGE_SUCCEEDED).
+	Output json.RawMessage `json:"output,omitempty"`
+	// Next is the stage the engine chose after this one ("end" to finish).
+	Next string `json:"next,omitempty"`
+	// Params and Key are the run's parameters and idempotency key
+	// (RUN_CREATED).
+	Params map[string]string `json:"params,omitempty"`
+	Key    string            `json:"key,omitempty"`
+	Time   time.Time         `json:"time"`
+	// RetryAt is when a scheduled retry is due (RETRY_SCHEDULED).
+	RetryAt   time.Time `json:"retry_at,omitzero"`
+	Error     string    `json:"error,omitempty"`
+	Permanent bool      `json:"permanent,omitempty"`
+}
+
+// RunInfo is a run's state, derived from its log.
+type RunInfo struct {
+	ID              string            `json:"id"`
+	Workflow        string            `json:"workflow"`
+	WorkflowVersion string            `json:"workflow_version"`
+	Status          RunStatus         `json:"status"`
+	Key             string            `json:"key,omitempty"`
+	Params          map[string]string `json:"params,omitempty"`
+	Inputs          []ArtifactRef     `json:"inputs,omitempty"`
+	// Path is the stages visited, in order.
+	Path    []string      `json:"path"`
+	Stages  []StageInfo   `json:"stages"`
+	Error   string        `json:"error,omitempty"`
+	Created time.Time     `json:"created"`
+	Updated time.Time     `json:"updated"`
+	Events  []RunEvent    `json:"events,omitempty"`
+	Commit  string        `json:"commit,omitempty"` // the run ref's tip
+}
+
+// StageInfo is one stage visit of a run.
+type StageInfo struct {
+	Stage    string          `json:"stage"`
+	Visit    int             `json:"visit"`
+	Attempts int             `json:"attempts"`
+	Status   string          `json:"status"` // enqueued, running, retrying, succeeded, failed
+	Output   json.RawMessage `json:"output,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// StageRequest is what a stage's agent gets: references and small
+// metadata, never artifact content. Its JSON is the process agent's stdin
+// (a contract).
+type StageRequest struct {
+	RunID           string                     `json:"run_id"`
+	CorrelationID   string                     `json:"correlation_id"`
+	Stage           string                     `json:"stage"`
+	Attempt         int                        `json:"attempt"`
+	Workflow        string                     `json:"workflow"`
+	WorkflowVersion string                     `json:"workflow_version"`
+	IdempotencyKey  string                     `json:"idempotency_key"`
+	Inputs          []ArtifactRef              `json:"inputs"`
+	Params          map[string]string          `json:"params"`
+	Outputs         map[string]json.RawMessage `json:"outputs"`
+}
+
+// StageResponse is what a stage's agent returns. Its JSON is what a
+// process agent prints on stdout (a contract).
+type StageResponse struct {
+	Status    string          `json:"status"` // "ok" or "fail"
+	Permanent bool            `json:"permanent,omitempty"`
+	Output    json.RawMessage `json:"output,omitempty"`
+	Writes    []StageWrite    `json:"writes,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}
+
+// StageWrite is one file a stage's effects write, as a path relative to
+// the workspace root.
+type StageWrite struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// Agent processes one stage. It never writes to the workspace and never
+// chooses the next stage. An error is a failure to produce a response (a
+// crash, a timeout, garbage on stdout): an *AgentError says whether it is
+// permanent; any other error is transient. A response with Status "fail"
+// is the agent's own failure report.
+type Agent interface {
+	// Version identifies the agent's code, recorded on every event.
+	Version() string
+	Process(ctx context.Context, req StageRequest) (StageResponse, error)
+}
+
+// AgentError is an agent that could not produce a response.
+type AgentError struct {
+	Permanent bool
+	Err       error
+}
+
+func (e *AgentError) Error() string { return e.Err.Error() }
+func (e *AgentError) Unwrap() error { return e.Err }
+
+// RunNotFoundError: no run or workflow by that name.
+type RunNotFoundError struct {
+	Kind string // "run" or "workflow"
+	Ref  string
+}
+
+func (e *RunNotFoundError) Is(target error) bool { return target == ErrNotFound }
+func (e *RunNotFoundError) Error() string {
+	return fmt.Sprintf("%v: no %s %q", ErrNotFound, e.Kind, e.Ref)
+}
