@@ -104,13 +104,13 @@ type RunInfo struct {
 	Params          map[string]string `json:"params,omitempty"`
 	Inputs          []ArtifactRef     `json:"inputs,omitempty"`
 	// Path is the stages visited, in order.
-	Path    []string      `json:"path"`
-	Stages  []StageInfo   `json:"stages"`
-	Error   string        `json:"error,omitempty"`
-	Created time.Time     `json:"created"`
-	Updated time.Time     `json:"updated"`
-	Events  []RunEvent    `json:"events,omitempty"`
-	Commit  string        `json:"commit,omitempty"` // the run ref's tip
+	Path    []string    `json:"path"`
+	Stages  []StageInfo `json:"stages"`
+	Error   string      `json:"error,omitempty"`
+	Created time.Time   `json:"created"`
+	Updated time.Time   `json:"updated"`
+	Events  []RunEvent  `json:"events,omitempty"`
+	Commit  string      `json:"commit,omitempty"` // the run ref's tip
 }
 
 // StageInfo is one stage visit of a run.
