@@ -1,7 +1,6 @@
 package procagent
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -31,7 +30,7 @@ type running struct {
 	stdinW, stdoutR, stderrR *os.File
 	io                       sync.WaitGroup // the three goroutines below
 
-	stdout   bytes.Buffer // up to max+1 bytes
+	stdout   []byte // up to max bytes
 	overflow chan struct{}
 	stderr   ring
 
@@ -77,8 +76,8 @@ func startPiped(cmd *exec.Cmd, in []byte, max int64) (_ *running, err error) {
 	}()
 	go func() {
 		defer r.io.Done()
-		r.stdout.ReadFrom(io.LimitReader(r.stdoutR, max+1))
-		if int64(r.stdout.Len()) > max {
+		var rerr error
+		if r.stdout, rerr = readCapped(r.stdoutR, max); errors.Is(rerr, errOverflow) {
 			close(r.overflow) // and read no more: the group is killed
 		}
 	}()
@@ -171,7 +170,40 @@ func (r *running) outputs(log *slog.Logger) (stdout, stderr []byte, overflow boo
 	case <-r.overflow:
 		return nil, r.stderr.bytes(), true
 	default:
-		return r.stdout.Bytes(), r.stderr.bytes(), false
+		return r.stdout, r.stderr.bytes(), false
+	}
+}
+
+var errOverflow = errors.New("too much output")
+
+// readCapped reads r to its end, or fails with errOverflow past max bytes.
+// Its buffer grows by doubling up to max bytes, so that a huge output
+// costs at most twice the cap.
+func readCapped(r io.Reader, max int64) ([]byte, error) {
+	buf := make([]byte, 0, min(max, 32<<10))
+	for {
+		if int64(len(buf)) == max { // full: one more byte is too many
+			var probe [1]byte
+			n, err := io.ReadFull(r, probe[:])
+			if n > 0 {
+				return nil, errOverflow
+			}
+			if err == io.EOF {
+				err = nil
+			}
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(make([]byte, 0, min(2*int64(cap(buf)), max)), buf...)
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
 	}
 }
 
