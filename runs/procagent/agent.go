@@ -138,7 +138,9 @@ func baseEnv(extra []string) ([]string, error) {
 // Process runs the command once for req. See the package documentation
 // for what it returns.
 func (a *Agent) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageResponse, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+		return lunad.StageResponse{}, transient(timeoutError{msg: "timed out before it started"})
+	} else if err != nil {
 		return lunad.StageResponse{}, fmt.Errorf("process agent %s: not started: %w", req.Stage, err)
 	}
 	// The earlier of Options.Timeout and ctx's deadline; both end in a
@@ -170,7 +172,7 @@ func (a *Agent) Process(ctx context.Context, req lunad.StageRequest) (lunad.Stag
 	case overflow:
 		err = &lunad.AgentError{Permanent: true, Err: fmt.Errorf("printed more than %s on stdout", size(a.opts.MaxOutput))}
 	case why == endTimeout:
-		err = transient(withStderr(fmt.Sprintf("timed out after %v", timeout), stderr))
+		err = transient(timeoutError{msg: withStderr(fmt.Sprintf("timed out after %v", timeout), stderr).Error()})
 	case why == endCancel:
 		err = fmt.Errorf("process agent %s: cancelled: %w", req.Stage, ctx.Err())
 	case waitErr != nil:
@@ -188,6 +190,14 @@ func (a *Agent) Process(ctx context.Context, req lunad.StageRequest) (lunad.Stag
 	}
 	return resp, nil
 }
+
+// timeoutError is a timeout's message; errors.Is matches it to
+// context.DeadlineExceeded, whichever of Options.Timeout or ctx's
+// deadline ran out.
+type timeoutError struct{ msg string }
+
+func (e timeoutError) Error() string        { return e.msg }
+func (e timeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // normalize makes the request's collections empty rather than null on
 // the agent's stdin.

@@ -51,6 +51,7 @@
 //	ctx cancelled                                   ctx.Err(), wrapped (not an AgentError)
 //
 // A non-zero exit is a failure even when stdout holds a valid response.
+// A timeout's error matches context.DeadlineExceeded with errors.Is.
 // Every transient message ends with the last 2 KB of the agent's stderr
 // (only the last 64 KB of stderr are ever kept in memory).
 //
