@@ -205,12 +205,15 @@ func TestStdin(t *testing.T) {
 	echo := `import sys, json
 print(json.dumps({"status": "ok", "output": {"stdin": sys.stdin.read()}}))`
 	empty := lunad.StageRequest{RunID: "r", Stage: "s", Attempt: 1}
+	large := testRequest
+	large.Params = map[string]string{"big": strings.Repeat("ab\n", 40<<10)} // > a pipe's buffer
 	cases := []struct {
 		name string
 		req  lunad.StageRequest
 		want string
 	}{
 		{"full", testRequest, mustJSON(t, testRequest)},
+		{"large", large, mustJSON(t, large)},
 		{"empty collections", empty, `{"run_id":"r","correlation_id":"","stage":"s","attempt":1,"workflow":"","workflow_version":"","idempotency_key":"","inputs":[],"params":{},"outputs":{}}`},
 	}
 	for _, c := range cases {
@@ -462,6 +465,19 @@ func TestHugeOutput(t *testing.T) {
 				t.Errorf("Process allocated %d MiB", alloc>>20)
 			}
 		})
+	}
+}
+
+// TestStdinUnread: an agent that does not read a request larger than a
+// pipe's buffer neither blocks Process nor fails.
+func TestStdinUnread(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	req := testRequest
+	req.Params = map[string]string{"big": strings.Repeat("x", 1<<20)}
+	resp, err := newAgent(t, root, writeScript(t, root, "agent.sh", `echo '{"status":"ok"}'`), Options{}).Process(context.Background(), req)
+	if err != nil || resp.Status != "ok" {
+		t.Fatalf("Process = %+v, %v", resp, err)
 	}
 }
 

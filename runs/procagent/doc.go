@@ -34,7 +34,7 @@
 //	what happened                                   Process returns
 //	----------------------------------------------  ---------------------------------------------------
 //	exit 0, {"status": "ok", …}                     the response
-//	exit 0, {"status": "fail", …}                   the response (the engine retries it)
+//	exit 0, {"status": "fail", …}                   the response (the engine may retry it)
 //	exit 0, {"status": "fail", "permanent": true}   the response (the engine dead-letters it)
 //	non-zero exit                                   transient: "exit status 3; stderr: <last 2 KB>"
 //	killed by a signal (a crash, the OOM killer)    transient: "killed by signal 9 (SIGKILL); stderr: …"
