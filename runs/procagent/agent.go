@@ -32,7 +32,7 @@ const (
 	stderrTail = 2 << 10
 	// pipeWait is how long Process waits, once the command's group is
 	// dead, for pipes still held open by a descendant that left the group.
-	pipeWait = 500 * time.Millisecond
+	pipeWait = time.Second
 )
 
 // Options configure a process agent. The zero value is usable.
