@@ -33,15 +33,20 @@ type index struct {
 func pathKey(path []string) string { return strings.Join(path, "\x00") }
 
 func newIndex(src string) *index {
-	ix := &index{src: src, lines: []int{0}, spans: map[string]span{}}
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
-			ix.lines = append(ix.lines, i+1)
-		}
-	}
+	ix := &index{src: src, lines: lineStarts(src), spans: map[string]span{}}
 	s := &scanner{ix: ix, src: src, arrays: map[string]int{}}
 	s.document()
 	return ix
+}
+
+func lineStarts(src string) []int {
+	lines := []int{0}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	return lines
 }
 
 // position turns a byte offset into a 1-based line and byte column.

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -38,11 +39,15 @@ func parse(file string, data []byte, fileName string) (*Workflow, error) {
 	var raw map[string]any
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		ps.ix = newIndex("")
+		ps.ix = &index{src: string(data), lines: lineStarts(string(data))}
 		line, col, msg := 1, 1, err.Error()
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			line, col, msg = max(pe.Position.Line, 1), max(pe.Position.Col, 1), "toml: "+pe.Message
+			// toml's column can be off by a line; its byte offset is not.
+			if l, c := ps.ix.position(pe.Position.Start); l == line {
+				col = c
+			}
 		}
 		ps.atPos(line, col, "%s", msg)
 		return nil, ps.err()
@@ -66,10 +71,12 @@ func (p *parser) workflow(raw map[string]any, md toml.MetaData) *Workflow {
 	w := &Workflow{Stages: map[string]*Stage{}}
 	p.unknownKeys(raw, nil, "the workflow", workflowKeys)
 
-	w.Name, _ = p.str(raw, nil, "name")
+	var isStr bool
+	w.Name, isStr = p.str(raw, nil, "name")
 	switch {
 	case raw["name"] == nil:
 		p.at(nil, "missing name")
+	case !isStr:
 	case w.Name != "" && !validName.MatchString(w.Name):
 		p.at([]string{"name"}, "name %q: use letters, digits, '_' and '-'", w.Name)
 	case w.Name == "":
@@ -82,7 +89,7 @@ func (p *parser) workflow(raw map[string]any, md toml.MetaData) *Workflow {
 	} else {
 		w.Version, _ = p.str(raw, nil, "version")
 	}
-	w.Start, _ = p.str(raw, nil, "start")
+	w.Start, isStr = p.str(raw, nil, "start")
 
 	stages, ok := raw["stages"].(map[string]any)
 	if raw["stages"] != nil && !ok {
@@ -99,7 +106,7 @@ func (p *parser) workflow(raw map[string]any, md toml.MetaData) *Workflow {
 	switch {
 	case raw["start"] == nil:
 		p.at(nil, "missing start")
-	case len(names) == 0 || slices.Contains(names, w.Start):
+	case !isStr || len(names) == 0 || slices.Contains(names, w.Start):
 	default:
 		p.at([]string{"start"}, "start %q names no stage (stages: %s)", w.Start, strings.Join(names, ", "))
 	}
@@ -276,19 +283,23 @@ func (p *parser) rawTransitions(m map[string]any, path []string, st *Stage) {
 		tp := append(slices.Clone(path), "next", strconv.Itoa(i))
 		p.unknownKeys(t, tp, "a transition", transitionKeys)
 		var tr Transition
-		var okTo bool
-		tr.To, okTo = p.str(t, tp, "to")
+		var isStr bool
+		tr.To, isStr = p.str(t, tp, "to")
 		if t["to"] == nil {
 			p.at(tp, "a transition of stage %q has no `to`", st.Name)
-		} else if okTo && tr.To == "" {
+		} else if isStr && tr.To == "" {
 			p.at(append(tp, "to"), "to is empty: name a stage, or \"end\"")
 		}
-		tr.When, _ = p.str(t, tp, "when")
-		if _, has := t["when"]; has && strings.TrimSpace(tr.When) == "" {
-			if _, isStr := t["when"].(string); isStr {
-				p.at(append(tp, "when"), "when is empty: leave it out for the default branch")
-			}
-		} else if has {
+		when, has := t["when"]
+		tr.When, isStr = p.str(t, tp, "when")
+		switch {
+		case !has:
+		case !isStr:
+			tr.When = fmt.Sprint(when) // conditional all the same
+		case strings.TrimSpace(tr.When) == "":
+			p.at(append(tp, "when"), "when is empty: leave it out for the default branch")
+			tr.When = "-"
+		default:
 			tr.prog = p.compile(tr.When, append(tp, "when"))
 		}
 		st.Next = append(st.Next, tr)
