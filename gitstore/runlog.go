@@ -42,10 +42,7 @@ import (
 // RunRecord is one event to append, with files stored beside event.json in
 // its commit's tree (e.g. request.json, response.json, workflow.toml,
 // config.toml).
-type RunRecord struct {
-	Event lunad.RunEvent
-	Files map[string][]byte
-}
+type RunRecord = lunad.RunRecord
 
 const (
 	runRefPrefix = "refs/luna/runs/"

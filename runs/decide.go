@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/lunad/lunad"
@@ -105,7 +104,7 @@ func (s *state) onFailure(wf *workflow.Workflow, why string, permanent bool, now
 	st := wf.Stages[s.stage]
 	if !permanent && st != nil && s.counted+1 < st.Retry.MaxAttempts {
 		r := s.stageEvent(lunad.EventRetryScheduled, now)
-		r.RetryAt = now.Add(backoff(st.Retry.Initial, st.Retry.Max, s.counted+1, jitter))
+		r.RetryAt = now.Add(st.Retry.Delay(s.counted+1, jitter))
 		return []lunad.RunEvent{ev, r}
 	}
 	dl := s.stageEvent(lunad.EventDeadLettered, now)
@@ -119,39 +118,11 @@ func (s *state) onFailure(wf *workflow.Workflow, why string, permanent bool, now
 	return []lunad.RunEvent{ev, dl, ab}
 }
 
-// backoff is exponential backoff with full jitter: a delay drawn
-// uniformly (jitter in [0,1)) below min(max, initial·2^(n-1)).
-func backoff(initial, max time.Duration, n int, jitter float64) time.Duration {
-	ceil := float64(initial) * math.Pow(2, float64(n-1))
-	if ceil > float64(max) || math.IsInf(ceil, 0) {
-		ceil = float64(max)
-	}
-	return time.Duration(jitter * ceil)
-}
-
 // nextStage evaluates the current stage's transitions over its output,
 // earlier outputs and the run's metadata: the engine's only way to choose.
 func (s *state) nextStage(wf *workflow.Workflow, output json.RawMessage) (string, error) {
-	var out any = map[string]any{}
-	if len(output) > 0 {
-		if err := json.Unmarshal(output, &out); err != nil {
-			return "", fmt.Errorf("stage %s: its output is not JSON: %v", s.stage, err)
-		}
-	}
-	outputs := map[string]any{}
-	for k, v := range s.outputs {
-		var o any
-		if json.Unmarshal(v, &o) == nil {
-			outputs[k] = o
-		}
-	}
-	params := map[string]any{}
-	for k, v := range s.created.Params {
-		params[k] = v
-	}
-	run := map[string]any{"id": s.created.RunID, "workflow": s.created.Workflow, "params": params,
-		"stage": s.stage, "visit": int64(s.visit), "attempt": int64(s.attempt)}
-	return wf.Next(s.stage, workflow.Env{Output: out, Outputs: outputs, Run: run})
+	return wf.Next(s.stage, workflow.Env{Output: output, Outputs: s.outputs,
+		Run: workflow.RunVars{ID: s.created.RunID, Workflow: s.created.Workflow, Attempt: s.attempt, Params: s.created.Params}})
 }
 
 // afterCommit is the events that follow a stage's committed writes: the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/workflow"
 )
 
 // The names of the files stored beside events.
@@ -228,7 +229,7 @@ func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, writes []lu
 			return refs, err
 		}
 		e.opts.Logger.Warn("stage writes not committed yet", "run", r.id, "stage", st.stage, "try", try, "err", err)
-		if !sleep(ctx, backoff(100*time.Millisecond, 5*time.Second, try, e.opts.Jitter())) {
+		if !sleep(ctx, workflow.Retry{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.Delay(try, e.opts.Jitter())) {
 			return nil, ctx.Err()
 		}
 	}

@@ -18,15 +18,15 @@ const linear = `name = "linear"
 version = "1"
 start = "a"
 [stages.a]
-command = ["python3", "agents/agent.py", "--write", "out/a.txt"]
+command = ["PYTHON", "agents/agent.py", "--write", "out/a.txt"]
 [[stages.a.next]]
 to = "b"
 [stages.b]
-command = ["python3", "agents/agent.py", "--write", "out/b.txt"]
+command = ["PYTHON", "agents/agent.py", "--write", "out/b.txt"]
 [[stages.b.next]]
 to = "c"
 [stages.c]
-command = ["python3", "agents/agent.py", "--write", "out/a.txt"]
+command = ["PYTHON", "agents/agent.py", "--write", "out/a.txt"]
 [[stages.c.next]]
 to = "end"
 `
@@ -35,22 +35,22 @@ const conditional = `name = "conditional"
 version = "2"
 start = "a"
 [stages.a]
-command = ["python3", "agents/agent.py", "--score", "0.9"]
+command = ["PYTHON", "agents/agent.py", "--score", "0.9"]
 [[stages.a.next]]
 to = "b"
-when = "output.score >= 0.8 && run.params.mode != 'slow'"
+when = "output.score >= 0.8 && !('mode' in run.params && run.params.mode == 'slow')"
 [[stages.a.next]]
 to = "c"
 [stages.b]
-command = ["python3", "agents/agent.py", "--write", "b.md"]
+command = ["PYTHON", "agents/agent.py", "--write", "b.md"]
 [[stages.b.next]]
 to = "d"
 [stages.c]
-command = ["python3", "agents/agent.py", "--write", "c.md"]
+command = ["PYTHON", "agents/agent.py", "--write", "c.md"]
 [[stages.c.next]]
 to = "d"
 [stages.d]
-command = ["python3", "agents/agent.py"]
+command = ["PYTHON", "agents/agent.py"]
 [[stages.d.next]]
 to = "end"
 when = "outputs.a.score > 0.5"
@@ -89,7 +89,7 @@ func TestLinear(t *testing.T) {
 	if got := string(info.Stages[2].Output); !strings.Contains(got, `"inputs":2`) {
 		t.Fatalf("stage c output %s: want 2 inputs", got)
 	}
-	if s := w.git("status", "--porcelain"); s != "" {
+	if s := w.git("status", "--porcelain", "--", "out", ".luna/artifacts"); s != "" {
 		t.Fatalf("git status: %s", s)
 	}
 	w.fsck()
@@ -122,7 +122,7 @@ func stageWorkflow(name, args, extra string) string {
 version = "1"
 start = "s"
 [stages.s]
-command = ["python3", "agents/agent.py", ` + args + `]
+command = ["PYTHON", "agents/agent.py", ` + args + `]
 ` + extra + `
 [[stages.s.next]]
 to = "end"
@@ -149,7 +149,7 @@ func TestFailures(t *testing.T) {
 				"STAGE_ENQUEUED s", "STAGE_STARTED s", "STAGE_FAILED s", "DEAD_LETTERED s", "RUN_ABORTED s"}},
 		{"permanent", `"--permanent", "the input is not Markdown"`, `retry = { max_attempts = 5 }`, lunad.RunDeadLettered, 1,
 			[]string{"RUN_CREATED", "STAGE_ENQUEUED s", "STAGE_STARTED s", "STAGE_FAILED s", "DEAD_LETTERED s", "RUN_ABORTED s"}},
-		{"timeout then retry", `"--sleep-first", "1", "--sleep", "30"`, "timeout = \"300ms\"\nretry = { max_attempts = 2, initial = \"10ms\" }", lunad.RunCompleted, 2,
+		{"timeout then retry", `"--sleep-first", "1", "--sleep", "30"`, "timeout = \"2s\"\nretry = { max_attempts = 2, initial = \"10ms\" }", lunad.RunCompleted, 2,
 			[]string{"RUN_CREATED", "STAGE_ENQUEUED s", "STAGE_STARTED s", "STAGE_FAILED s", "RETRY_SCHEDULED s",
 				"STAGE_ENQUEUED s", "STAGE_STARTED s", "STAGE_SUCCEEDED s", "STAGE_COMMITTED s", "RUN_COMPLETED"}},
 	} {
@@ -158,6 +158,9 @@ func TestFailures(t *testing.T) {
 			start := time.Now()
 			info := w.run(lunad.RunRequest{Workflow: "w"})
 			if info.Status != c.status || info.Stages[0].Attempts != c.attempts {
+				for _, ev := range info.Events {
+					t.Logf("%s %s %d %s", ev.Type, ev.Stage, ev.Attempt, ev.Error)
+				}
 				t.Fatalf("run: %s after %d attempts (%s)", info.Status, info.Stages[0].Attempts, info.Error)
 			}
 			if got := types(info); !slices.Equal(got, c.events) {

@@ -45,6 +45,21 @@ if "--log" in opt:
 print(json.dumps({"status": "ok", "output": {"stage": req["stage"], "score": float(opt.get("--score", "0")), "inputs": len(req["inputs"])}, "writes": writes}))
 `
 
+// python is the Python interpreter itself: a version manager's shim in
+// front of it can take half a second to start.
+func python(t *testing.T) string {
+	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("the run tests need python3 for their agents")
+	}
+	return p
+}
+
 // workspace is a lunad workspace with the test agent and an engine.
 type workspace struct {
 	t     *testing.T
@@ -71,7 +86,7 @@ func newWorkspace(t *testing.T, workflows map[string]string) *workspace {
 	root := t.TempDir()
 	n := 0
 	store, _, err := gitstore.Init(root, gitstore.Options{Clock: clock(), NewID: func() string { n++; return fmt.Sprintf("a%07d", n) },
-		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}, LockTimeout: 5 * time.Second})
+		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}, LockTimeout: 5 * time.Second, IndexSyncDelay: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +94,7 @@ func newWorkspace(t *testing.T, workflows map[string]string) *workspace {
 	w := &workspace{t: t, root: root, store: store}
 	w.file("agents/agent.py", testAgent)
 	for name, text := range workflows {
-		w.file(".luna/workflows/"+name+".toml", text)
+		w.file(".luna/workflows/"+name+".toml", strings.ReplaceAll(text, "PYTHON", python(t)))
 	}
 	w.open()
 	return w
@@ -163,19 +178,6 @@ func (w *workspace) fsck() {
 	w.git("fsck", "--strict", "--no-progress")
 }
 
-// eventLog is the run's events as `git log` reads them from its ref, oldest
-// first: "TYPE stage attempt" per line (the Luna-Event, Luna-Stage and
-// Luna-Attempt trailers).
-func (w *workspace) eventLog(id string) []string {
-	w.t.Helper()
-	out := w.git("log", "--reverse", "--format=%(trailers:key=Luna-Event,valueonly,separator=)|%(trailers:key=Luna-Stage,valueonly,separator=)|%(trailers:key=Luna-Attempt,valueonly,separator=)", "refs/luna/runs/"+id)
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		lines = append(lines, strings.TrimRight(strings.Join(strings.Fields(strings.ReplaceAll(l, "|", " | ")), " "), " |"))
-	}
-	return lines
-}
-
 // types is the event types of info, in order.
 func types(info lunad.RunInfo) []string {
 	var out []string
@@ -187,4 +189,19 @@ func types(info lunad.RunInfo) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// eventTypes is the run's events as `git log` reads them from its ref,
+// oldest first: "TYPE stage" per event (the Luna-Event and Luna-Stage
+// trailers), as types gives them.
+func (w *workspace) eventTypes(id string) []string {
+	w.t.Helper()
+	out := w.git("log", "--reverse", "--format=%(trailers:key=Luna-Event,valueonly,separator=) %(trailers:key=Luna-Stage,valueonly,separator=)", "refs/luna/runs/"+id)
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }

@@ -98,7 +98,7 @@ func keyRunID(key string) string {
 // versionOf is the workflow version recorded on events: the file's
 // version field and its git blob hash.
 func versionOf(wf *workflow.Workflow, data []byte) string {
-	return wf.Version + "@" + workflow.BlobHash(data)[:12]
+	return wf.VersionID()
 }
 
 // workflowsDir holds the workspace's workflow files.
