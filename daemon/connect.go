@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/lunad/lunad"
 )
 
 // ErrNoDaemon: no usable daemon serves the workspace (none is listening, or
@@ -57,7 +59,7 @@ const helloTimeout = 5 * time.Second
 // lock decides, the loser exits and both connect to the winner). Without
 // AutoStart, or when the daemon found is not usable, the error wraps
 // ErrNoDaemon.
-func Connect(ctx context.Context, dir string, opts ConnectOptions) (Workspace, error) {
+func Connect(ctx context.Context, dir string, opts ConnectOptions) (lunad.Workspace, error) {
 	state, root, err := StateDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoDaemon, err)
@@ -72,7 +74,7 @@ func Connect(ctx context.Context, dir string, opts ConnectOptions) (Workspace, e
 	}
 	if err := reach(ctx); err != nil {
 		c.cancel()
-		return nil, err // not a nil *Client in a non-nil Workspace
+		return nil, err // not a nil *Client in a non-nil lunad.Workspace
 	}
 	if opts.Reconnect {
 		c.redial = reach

@@ -21,6 +21,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 // waitFor polls cond until it holds, failing the test after 10 seconds.
@@ -386,7 +387,7 @@ func TestLongPathSocket(t *testing.T) {
 	defer os.RemoveAll(runtime)
 	t.Setenv("XDG_RUNTIME_DIR", runtime)
 	deep := filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60))
-	svc, _, err := Init(deep, gitstore.Options{Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}})
+	svc, _, err := workspace.Init(deep, gitstore.Options{Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/watch"
+	"github.com/lunad/lunad/workspace"
 )
 
 var cmdServe = &command{
@@ -104,7 +106,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	id := daemonConfig(opts)
 	opts.IndexSyncDelay = indexSyncDelay
 	opts.Logger = log
-	svc, err := daemon.Open(m.workDir(), opts)
+	svc, err := workspace.Open(m.workDir(), opts)
 	if err != nil {
 		return err
 	}
@@ -135,7 +137,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 			MaxConns: cfg.Daemon.MaxConnections, ConnIdleTimeout: never(cfg.Daemon.ConnIdleTimeout)})
 	})
 	wg.Go(func() {
-		err := daemon.Watch(ctx, svc, daemon.WatchOptions{RecordSaves: cfg.Daemon.RecordSaves, Logger: log})
+		err := watch.Watch(ctx, svc, watch.Options{RecordSaves: cfg.Daemon.RecordSaves, Logger: log})
 		if err != nil {
 			// Serving goes on; what changes outside lunad is seen at the
 			// next operation on it instead of right away.

@@ -17,9 +17,9 @@ import (
 	"syscall"
 	"unicode"
 
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 func main() {
@@ -218,12 +218,12 @@ func (m *Main) reportError(err error) {
 
 // withService opens the workspace at the --dir directory, runs f with its
 // service and closes it.
-func (m *Main) withService(f func(svc *daemon.Service) error) (err error) {
+func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 	opts, err := m.options()
 	if err != nil {
 		return err
 	}
-	svc, err := daemon.Open(m.workDir(), opts)
+	svc, err := workspace.Open(m.workDir(), opts)
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func (m *Main) options() (gitstore.Options, error) {
 }
 
 // closeService closes svc, reporting its error if the command succeeded.
-func closeService(svc *daemon.Service, err *error) {
+func closeService(svc *workspace.Service, err *error) {
 	if cerr := svc.Close(); cerr != nil && *err == nil {
 		*err = cerr
 	}
