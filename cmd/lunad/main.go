@@ -191,16 +191,9 @@ func (m *Main) globalFlag(args []string, i int) (int, error) {
 // SEARCH text that was not found is followed by the closest lines of the
 // file as "did you mean" hints.
 func (m *Main) reportError(err error) {
-	msg := withHints(strings.TrimRight(err.Error(), "\n"), err)
+	msg := strings.TrimRight(withHints(err), "\n")
 	var nm *editor.NoMatchError
-	if errors.As(err, &nm) && len(nm.Hints) > 0 {
-		// The message lists the hints too; show them once, in our form.
-		if i := strings.Index(msg, "; the closest lines are"); i >= 0 {
-			msg = msg[:i]
-		} else {
-			msg, _, _ = strings.Cut(msg, "\n")
-		}
-	}
+	errors.As(err, &nm)
 	fmt.Fprintf(m.Stderr, "lunad: %s\n", msg)
 	if nm != nil && len(nm.Hints) > 0 {
 		first, last := nm.Hints[0].Line, nm.Hints[len(nm.Hints)-1].Line
