@@ -42,7 +42,7 @@ type ConnectOptions struct {
 	// Config, when set, must equal the daemon's ServeOptions.Config, or
 	// the daemon is not used (ErrNoDaemon): a client configured otherwise
 	// (another author, say) works in-process instead.
-	Config string
+	Config *Settings
 	// Reconnect restores a lost connection — a daemon killed or restarted
 	// — for a long-lived client (the language server, the MCP server): see
 	// Client. Without it, calls fail once the daemon is gone and
@@ -96,7 +96,7 @@ func connect(ctx context.Context, c *Client, state, root string, opts ConnectOpt
 				ErrNoDaemon, path, st.PID, st.Protocol, protocolVersion, st.PID)
 		case st.Root != root:
 			return fmt.Errorf("%w: the daemon at %s serves %s, not %s", ErrNoDaemon, path, st.Root, root)
-		case opts.Config != "" && st.Config != opts.Config:
+		case opts.Config != nil && (st.Config == nil || *st.Config != *opts.Config):
 			return fmt.Errorf("%w: the daemon at %s (pid %d) runs with another configuration (%s, here %s)",
 				ErrNoDaemon, path, st.PID, st.Config, opts.Config)
 		}

@@ -91,14 +91,32 @@ const (
 	mEvent     = "lunad/event" // notification, daemon to client
 )
 
+// Settings is the configuration a daemon's answers depend on: who the
+// person is, how long a write waits for the workspace lock, the size
+// limit. A client configured otherwise does not use the daemon; the two are
+// compared as values, field by field.
+type Settings struct {
+	Author      string        `json:"author"`
+	Email       string        `json:"email"`
+	LockTimeout time.Duration `json:"lock_timeout"`
+	MaxContent  int           `json:"max_content"`
+}
+
+func (s *Settings) String() string {
+	if s == nil {
+		return "none reported"
+	}
+	return fmt.Sprintf("author=%q <%q> lock_timeout=%v max_content=%d", s.Author, s.Email, s.LockTimeout, s.MaxContent)
+}
+
 // Status is what a daemon says about itself ("lunad/hello").
 type Status struct {
 	Protocol int    `json:"protocol"`
 	Root     string `json:"root"`
 	PID      int    `json:"pid"`
-	// Config describes the configuration the daemon runs with (see
+	// Config is the configuration the daemon runs with (see
 	// ServeOptions.Config).
-	Config string `json:"config,omitempty"`
+	Config *Settings `json:"config,omitempty"`
 	// MaxFrame is the largest message the daemon reads, in bytes.
 	MaxFrame int       `json:"max_frame"`
 	Started  time.Time `json:"started"`
@@ -575,7 +593,7 @@ type ServeOptions struct {
 	MaxFrame int
 	// Config is reported to clients in Status; a client configured
 	// otherwise can decline the daemon (ConnectOptions.Config).
-	Config string
+	Config *Settings
 	// MaxConns caps the connections served at once (default
 	// DefaultMaxConns): one more is answered with a JSON-RPC error saying
 	// so (its first call, or unasked) and closed.

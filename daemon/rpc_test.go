@@ -463,12 +463,12 @@ func TestConnectErrors(t *testing.T) {
 	if ws, err := Connect(ctx, svc.Root(), ConnectOptions{}); !errors.Is(err, ErrNoDaemon) || ws != nil {
 		t.Fatalf("no daemon: %v %v", ws, err)
 	}
-	serveTest(t, svc, ServeOptions{Config: "author=ada"})
-	if _, err := Connect(ctx, svc.Root(), ConnectOptions{Config: "author=bob"}); !errors.Is(err, ErrNoDaemon) ||
+	serveTest(t, svc, ServeOptions{Config: &Settings{Author: "ada"}})
+	if _, err := Connect(ctx, svc.Root(), ConnectOptions{Config: &Settings{Author: "bob"}}); !errors.Is(err, ErrNoDaemon) ||
 		!strings.Contains(err.Error(), "another configuration") {
 		t.Fatalf("another configuration: %v", err)
 	}
-	ws, err := Connect(ctx, filepath.Join(svc.Root(), ".luna"), ConnectOptions{Config: "author=ada"})
+	ws, err := Connect(ctx, filepath.Join(svc.Root(), ".luna"), ConnectOptions{Config: &Settings{Author: "ada"}})
 	if err != nil {
 		t.Fatal(err)
 	}

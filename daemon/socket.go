@@ -58,30 +58,11 @@ type Located interface {
 // (see Located.StateDir) and the workspace root, without opening it.
 // Returns lunad.ErrNotWorkspace if there is no git checkout there.
 func StateDir(dir string) (state, root string, err error) {
-	root, err = findRoot(dir)
+	root, err = lunad.FindRoot(dir)
 	if err != nil {
 		return "", "", err
 	}
 	return filepath.Join(root, ".git", "luna"), root, nil
-}
-
-// findRoot is gitstore's rule: the nearest directory at or above dir
-// holding a .git directory.
-func findRoot(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for root := abs; ; {
-		if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
-			return root, nil
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			return "", fmt.Errorf("%w: no git repository at or above %s; run `lunad init`", lunad.ErrNotWorkspace, abs)
-		}
-		root = parent
-	}
 }
 
 // socketPath is where the daemon of the workspace at root listens:

@@ -45,7 +45,7 @@ func runCreate(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 			return err
 		}
 	}
-	return m.withWorkspace(func(svc lunad.Workspace) error {
+	return m.withWorkspace(ctx, func(svc lunad.Workspace) error {
 		res, err := svc.Create(ctx, spec)
 		if err != nil {
 			return err

@@ -48,7 +48,7 @@ func runEdit(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	if err := m.readEdit(&req, f); err != nil {
 		return err
 	}
-	return m.withWorkspace(func(svc lunad.Workspace) error {
+	return m.withWorkspace(ctx, func(svc lunad.Workspace) error {
 		res, err := svc.Edit(ctx, req)
 		if err != nil {
 			return err

@@ -31,7 +31,13 @@ carries only LSP messages. See docs/editors.md.`,
 
 // openWorkspace opens the workspace containing dir with its configuration.
 func (m *Main) openWorkspace(ctx context.Context, dir string) (lunad.Workspace, error) {
-	cfg, err := LoadConfig(findRoot(dir), m.Getenv)
+	// The language server may be asked for another workspace than --dir's:
+	// that one's configuration is its own.
+	load := m.config
+	if root := findRoot(dir); root != findRoot(m.workDir()) {
+		load = func() (Config, error) { return LoadConfig(root, m.Getenv) }
+	}
+	cfg, err := load()
 	if err != nil {
 		return nil, err
 	}

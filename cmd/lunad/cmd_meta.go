@@ -13,10 +13,10 @@ type writeOp func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitsto
 
 // write adds the provenance flags, parses args, runs op on the workspace
 // and prints its result.
-func (fs *flagSet) write(args []string, op writeOp) error {
+func (fs *flagSet) write(ctx context.Context, args []string, op writeOp) error {
 	var ch gitstore.Change
 	fs.changeFlags(&ch, true)
-	return fs.serve(args, func(svc lunad.Workspace, pos []string) error {
+	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 		res, err := op(svc, pos, ch)
 		if err != nil {
 			return err
@@ -30,7 +30,7 @@ func (fs *flagSet) write(args []string, op writeOp) error {
 // as lunad.Workspace.Undo.
 func writeTo(op func(svc lunad.Workspace, ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error)) runFunc {
 	return func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.write(args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
 			return op(svc, ctx, pos[0], ch)
 		})
 	}
@@ -43,7 +43,7 @@ var cmdMove = &command{
 	help:    `Prints ID vVERSION COMMIT.`,
 	minArgs: 2, maxArgs: 2,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.write(args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
 			return svc.Move(ctx, pos[0], pos[1], ch)
 		})
 	},
@@ -66,7 +66,7 @@ var cmdLink = &command{
 	minArgs: 2, maxArgs: 2,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		kind := fs.String("kind", "", "link `kind` (default references)")
-		return fs.write(args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
 			return svc.Link(ctx, pos[0], pos[1], *kind, ch)
 		})
 	},

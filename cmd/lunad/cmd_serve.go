@@ -67,7 +67,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		return fs.usageError("--idle-timeout %v is negative", *idle)
 	}
 	root := findRoot(m.workDir())
-	cfg, err := LoadConfig(root, m.Getenv)
+	cfg, err := m.config()
 	if err != nil {
 		return err
 	}
@@ -151,10 +151,10 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	return serveErr
 }
 
-// daemonConfig describes the configuration that a daemon's answers depend
-// on; a command configured otherwise does not use the daemon.
-func daemonConfig(o gitstore.Options) string {
-	return fmt.Sprintf("author=%q <%q> lock_timeout=%v max_content=%d", o.Human.Name, o.Human.Email, o.LockTimeout, o.MaxContent)
+// daemonConfig is the configuration that a daemon's answers depend on; a
+// command configured otherwise does not use the daemon.
+func daemonConfig(o gitstore.Options) *daemon.Settings {
+	return &daemon.Settings{Author: o.Human.Name, Email: o.Human.Email, LockTimeout: o.LockTimeout, MaxContent: o.MaxContent}
 }
 
 // maxFrame is the largest message the daemon reads: the default (64 MiB),

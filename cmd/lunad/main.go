@@ -49,7 +49,8 @@ type Main struct {
 	dir     string
 	json    bool
 	stdinBy string            // the flag that consumed stdin, if any
-	opts    *gitstore.Options // loaded once by options
+	cfg     *Config           // loaded once by config
+	opts    *gitstore.Options // derived once by options
 	log     *slog.Logger      // the command's logger (lsp, mcp, serve): stderr or the daemon's log
 }
 
@@ -232,12 +233,25 @@ func (m *Main) workDir() string {
 	return m.dir
 }
 
-// options loads the configuration and turns it into store options.
+// config loads the configuration of the --dir workspace, once per process:
+// every command and the options below use this one.
+func (m *Main) config() (Config, error) {
+	if m.cfg == nil {
+		cfg, err := LoadConfig(findRoot(m.workDir()), m.Getenv)
+		if err != nil {
+			return Config{}, err
+		}
+		m.cfg = &cfg
+	}
+	return *m.cfg, nil
+}
+
+// options turns the configuration into store options.
 func (m *Main) options() (gitstore.Options, error) {
 	if m.opts != nil {
 		return *m.opts, nil
 	}
-	cfg, err := LoadConfig(findRoot(m.workDir()), m.Getenv)
+	cfg, err := m.config()
 	if err != nil {
 		return gitstore.Options{}, err
 	}
