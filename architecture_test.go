@@ -7,19 +7,36 @@ import (
 )
 
 // TestArchitecture checks the dependency rules docs/architecture.md states,
-// with `go list -deps`: the adapters link neither git, the file watcher nor
-// cgo; the store speaks no protocol; the pure packages import no sibling.
+// with `go list -deps`: the adapters link neither git, the file watcher,
+// cgo nor any implementation of the Workspace; the daemon links only the
+// protocol; the service, the watcher and the reference index know no
+// adapter; the store speaks no protocol; the pure packages import no
+// sibling.
 func TestArchitecture(t *testing.T) {
 	const mod = "github.com/lunad/lunad"
+	adapters := []string{mod + "/lsp", mod + "/mcp", mod + "/cmd/"}
+	// The adapters are given a lunad.Workspace: they link no implementation
+	// of it, nor git, the watcher or the cgo parser.
+	adapterForbidden := []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/",
+		mod + "/daemon", mod + "/workspace", mod + "/refindex", mod + "/watch", mod + "/events", mod + "/gitstore", mod + "/treesitter"}
 	cases := []struct {
 		pkg       string
 		forbidden []string // import path prefixes
 		noCgo     bool     // no cgo outside the standard library
 		siblings  []string // lunad packages it may import (nil: any)
 	}{
-		{pkg: "lsp", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", mod + "/daemon", mod + "/gitstore", mod + "/treesitter"}, noCgo: true},
-		{pkg: "mcp", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", mod + "/daemon", mod + "/gitstore", mod + "/treesitter"}, noCgo: true},
-		{pkg: "gitstore", forbidden: []string{"go.lsp.dev/", "github.com/modelcontextprotocol/", mod + "/daemon", mod + "/lsp", mod + "/mcp"}},
+		{pkg: "lsp", forbidden: adapterForbidden, noCgo: true},
+		{pkg: "mcp", forbidden: adapterForbidden, noCgo: true},
+		{pkg: "gitstore", forbidden: []string{"go.lsp.dev/", "github.com/modelcontextprotocol/", "github.com/fsnotify/", mod + "/daemon", mod + "/lsp", mod + "/mcp", mod + "/workspace", mod + "/refindex", mod + "/watch"}},
+		// The daemon speaks the socket protocol over any lunad.Workspace: it
+		// links neither the service, the store, the parser nor the watcher.
+		{pkg: "daemon", forbidden: append([]string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", mod + "/workspace", mod + "/refindex", mod + "/watch", mod + "/gitstore", mod + "/treesitter"}, adapters...), noCgo: true},
+		// The service speaks no protocol and knows no adapter nor the watcher.
+		{pkg: "workspace", forbidden: append([]string{"go.lsp.dev/", "github.com/modelcontextprotocol/", "github.com/fsnotify/", mod + "/daemon", mod + "/watch"}, adapters...)},
+		// The watcher works over a small interface of the service.
+		{pkg: "watch", siblings: []string{mod}, forbidden: []string{"github.com/go-git/", "go.lsp.dev/", "github.com/modelcontextprotocol/"}},
+		{pkg: "refindex", siblings: []string{mod, mod + "/treesitter", mod + "/textpos"}},
+		{pkg: "events", siblings: []string{mod}},
 		{pkg: ".", siblings: []string{}},
 		{pkg: "editor", siblings: []string{}},
 		{pkg: "textpos", siblings: []string{}},

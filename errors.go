@@ -1,6 +1,9 @@
 package lunad
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors shared by every package. Callers test them with errors.Is;
 // packages wrap them with %w and add what the user should do. Exit codes and
@@ -29,3 +32,9 @@ var (
 	// idempotency key is retried safely instead).
 	ErrInterrupted = errors.New("interrupted")
 )
+
+// ErrUnmerged: an artifact's file is in conflict in git's index (a merge,
+// rebase, cherry-pick or `git stash pop` stopped on it). lunad never
+// records such a file: its content has conflict markers the person has yet
+// to resolve. It wraps ErrDirty.
+var ErrUnmerged = fmt.Errorf("%w (in conflict)", ErrDirty)

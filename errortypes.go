@@ -1,6 +1,9 @@
 package lunad
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Typed errors carry the facts of a failure so that each adapter can say
 // what to do in its own terms — the CLI names a command, MCP a tool —
@@ -72,4 +75,13 @@ type LinkExistsError struct {
 func (e *LinkExistsError) Is(target error) bool { return target == ErrExists }
 func (e *LinkExistsError) Error() string {
 	return fmt.Sprintf("%v: %s already links to %s (%s)", ErrExists, e.Src, e.Dst, e.Kind)
+}
+
+// Reword is err's message with the text of one error of its chain, inner
+// (found with errors.As), replaced by text: an adapter words a typed error
+// its own way — with its own hint, or without the facts it shows in its
+// own form — and keeps the context the layers around it added ("edit
+// a.md: …"). It never reads the message for meaning.
+func Reword(err, inner error, text string) string {
+	return strings.Replace(err.Error(), inner.Error(), text, 1)
 }

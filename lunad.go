@@ -1,6 +1,10 @@
 // Package lunad holds the vocabulary shared by lunad's packages: artifacts,
-// their versions and links, and the sentinel errors. It imports no sibling
-// package; gitstore, editor, daemon and the adapters all speak these types.
+// their versions and links and references; the Workspace interface every
+// adapter and agent uses, composed of small interfaces (workspace.go); the
+// sentinel errors and the typed errors that carry a failure's facts, which
+// each adapter words its own way (Reword); and FindRoot, the one rule for
+// which checkout a directory is in. It imports no sibling package; the
+// store, the service, the daemon and the adapters all speak these types.
 package lunad
 
 import "time"

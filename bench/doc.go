@@ -15,7 +15,7 @@
 // ratios as benchmark metrics. The figures are recorded in
 // docs/benchmarks.md.
 //
-// BenchmarkReferences measures the reference index (daemon.Index) against
+// BenchmarkReferences measures the reference index (refindex.Index) against
 // universal-ctags, which must be installed (`make bench` installs it). It
 // generates, deterministically, a tree of its own of -bench.files files
 // (30% Go, 25% Python, 20% TypeScript, 25% Markdown; code of 40–300 lines
@@ -23,7 +23,7 @@
 // 20–150 lines with headings, code spans naming real symbols,
 // `file.py#func` and heading links, [[Title]] links and fenced code) in 100
 // directories, then, best of -bench.reps runs each: times `ctags -R
-// --fields=+n` on it; reads it into []daemon.Source and runs a cold Build
+// --fields=+n` on it; reads it into []refindex.Source and runs a cold Build
 // with GOMAXPROCS workers and with one; saves the parse cache and times a
 // warm LoadCache + Build; then, on the built index, makes two one-line
 // edits of each of -bench.edits files (the first Update opens the file's

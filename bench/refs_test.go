@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/refindex"
 	"github.com/lunad/lunad/treesitter"
 )
 
@@ -28,8 +28,8 @@ const ctagsMissing = "install universal-ctags (apt-get install universal-ctags);
 
 // readSources reads every file under root as the daemon would hand it to
 // the index: ID, path, title and type as gitstore gives them.
-func readSources(root string) ([]daemon.Source, error) {
-	var srcs []daemon.Source
+func readSources(root string) ([]refindex.Source, error) {
+	var srcs []refindex.Source
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -50,7 +50,7 @@ func readSources(root string) ([]daemon.Source, error) {
 				title, _, _ = strings.Cut(string(h), "\n")
 			}
 		}
-		srcs = append(srcs, daemon.Source{ID: fmt.Sprintf("r%05d", len(srcs)), Path: rel, Title: title, Type: typ, Content: b})
+		srcs = append(srcs, refindex.Source{ID: fmt.Sprintf("r%05d", len(srcs)), Path: rel, Title: title, Type: typ, Content: b})
 		return nil
 	})
 	return srcs, err
@@ -141,7 +141,7 @@ func pct(ds []time.Duration, p float64) time.Duration {
 
 func best(ds []time.Duration) time.Duration { return slices.Min(ds) }
 
-// BenchmarkReferences measures lunad's reference index (daemon.Index) on a
+// BenchmarkReferences measures lunad's reference index (refindex.Index) on a
 // generated tree of -bench.files source and Markdown files against
 // universal-ctags on the same tree, in the same run: full index time and
 // files/s (cold, one worker and all; warm from the persisted parse cache),
@@ -190,7 +190,7 @@ func BenchmarkReferences(b *testing.B) {
 
 	// 2. Cold full index: read the files, Build with a fresh index.
 	var readD []time.Duration
-	var srcs []daemon.Source
+	var srcs []refindex.Source
 	for range reps {
 		t0 := time.Now()
 		srcs, err = readSources(root)
@@ -207,7 +207,7 @@ func BenchmarkReferences(b *testing.B) {
 		bytesTotal += len(s.Content)
 	}
 	readBest := best(readD)
-	var ix *daemon.Index
+	var ix *refindex.Index
 	var coldD []time.Duration
 	var heapBefore, heapAfter, rss, hwm uint64
 	for range reps {
@@ -216,7 +216,7 @@ func BenchmarkReferences(b *testing.B) {
 			ix = nil
 		}
 		heapBefore = heapInuse()
-		nx := daemon.NewIndex()
+		nx := refindex.NewIndex()
 		t0 := time.Now()
 		err := nx.Build(ctx, srcs, procs)
 		coldD = append(coldD, time.Since(t0))
@@ -255,7 +255,7 @@ func BenchmarkReferences(b *testing.B) {
 	// Cold, one worker.
 	var cold1D []time.Duration
 	for range reps {
-		nx := daemon.NewIndex()
+		nx := refindex.NewIndex()
 		t0 := time.Now()
 		err := nx.Build(ctx, srcs, 1)
 		cold1D = append(cold1D, time.Since(t0))
@@ -269,7 +269,7 @@ func BenchmarkReferences(b *testing.B) {
 	// 3. Warm: a new index loads the saved cache, then builds.
 	var loadD, warmD []time.Duration
 	for range reps {
-		nx := daemon.NewIndex()
+		nx := refindex.NewIndex()
 		t0 := time.Now()
 		if err := nx.LoadCache(cachePath); err != nil {
 			b.Fatal(err)
@@ -370,7 +370,7 @@ func BenchmarkReferences(b *testing.B) {
 	// Report.
 	var o strings.Builder
 	langs := []string{rwGo, rwPy, rwTS, rwMD}
-	fmt.Fprintf(&o, "\nReferences index: lunad (daemon.Index) vs %s — %d files, %.1f MiB\n", ctagsVersion, n, mib(bytesTotal))
+	fmt.Fprintf(&o, "\nReferences index: lunad (refindex.Index) vs %s — %d files, %.1f MiB\n", ctagsVersion, n, mib(bytesTotal))
 	fmt.Fprintf(&o, "machine: %s; GOMAXPROCS %d (at the start)\n", mach, procs)
 	fmt.Fprintf(&o, "tree: generated in %v;", genTime.Round(time.Millisecond))
 	for _, l := range langs {

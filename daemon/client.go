@@ -14,6 +14,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
+	"github.com/lunad/lunad/events"
 )
 
 // Client is a Workspace served by the workspace's daemon over its socket
@@ -39,21 +40,21 @@ type Client struct {
 	ctx    context.Context // done at Close: ends reconnection
 	cancel context.CancelFunc
 
-	events     *broker // fans the daemon's events out to Subscribe's channels
+	events     *events.Hub // fans the daemon's events out to Subscribe's channels
 	subMu      sync.Mutex
 	subscribed bool           // Subscribe was called: the daemon-side subscription follows reconnections
 	watching   sync.WaitGroup // the goroutine following the connection
 	closed     chan struct{}
 }
 
-var _ Workspace = (*Client)(nil)
+var _ lunad.Workspace = (*Client)(nil)
 
 // reconnectWait bounds how long a call waits for a lost daemon to be
 // reached again.
 const reconnectWait = 20 * time.Second
 
 func newClient() *Client {
-	c := &Client{events: newBroker(), closed: make(chan struct{}), up: make(chan struct{})}
+	c := &Client{events: events.New(), closed: make(chan struct{}), up: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c
 }
@@ -103,7 +104,7 @@ func (c *Client) attach(ctx context.Context, path string, check ...func(Status) 
 // it (with redial) or ends the subscriptions.
 func (c *Client) follow() {
 	c.watching.Go(func() {
-		defer c.events.close()
+		defer c.events.Close()
 		for {
 			c.mu.Lock()
 			conn := c.conn
@@ -152,7 +153,7 @@ func (c *Client) reconnect() bool {
 			return true // lost again: follow's next round reconnects
 		}
 	}
-	c.events.publish(Event{Kind: "resync"}) // whatever happened meanwhile
+	c.events.Publish(lunad.Event{Kind: "resync"}) // whatever happened meanwhile
 	return true
 }
 
@@ -208,7 +209,7 @@ func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	}
 	var p eventParams
 	if err := json.Unmarshal(req.Params(), &p); err == nil {
-		c.events.publish(p.Event) // never blocks: a slow subscriber gets "resync"
+		c.events.Publish(p.Event) // never blocks: a slow subscriber gets "resync"
 	}
 	return nil, nil
 }
@@ -390,9 +391,9 @@ func editorFrom(ed *editorError) error {
 // Subscribe delivers the workspace's events until ctx is done or the
 // connection ends (then the channel is closed). The first call subscribes
 // the connection at the daemon; events are fanned out to every channel.
-func (c *Client) Subscribe(ctx context.Context) (<-chan Event, error) {
+func (c *Client) Subscribe(ctx context.Context) (<-chan lunad.Event, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	ch := c.events.subscribe(ctx) // before the daemon's: no event is missed
+	ch := c.events.Subscribe(ctx) // before the daemon's: no event is missed
 	c.subMu.Lock()
 	defer c.subMu.Unlock()
 	if !c.subscribed {
@@ -440,13 +441,13 @@ func (c *Client) Create(ctx context.Context, spec lunad.CreateSpec) (lunad.Resul
 		Status: text(spec.Status), Content: spec.Content, Change: fromChange(spec.Change)}, &r)
 }
 
-func (c *Client) Edit(ctx context.Context, req EditRequest) (EditResult, error) {
+func (c *Client) Edit(ctx context.Context, req lunad.EditRequest) (lunad.EditResult, error) {
 	p := editParams{ID: text(req.ID), BlocksText: text(req.BlocksText), Patch: text(req.Patch), Content: req.Content,
 		Rewrite: req.Rewrite, Change: fromChange(req.Change)}
 	for _, b := range req.Blocks {
 		p.Blocks = append(p.Blocks, blockParams{Path: text(b.Path), Search: text(b.Search), Replace: text(b.Replace)})
 	}
-	var r EditResult
+	var r lunad.EditResult
 	return r, c.call(ctx, mEdit, p, &r)
 }
 
@@ -506,8 +507,8 @@ func (c *Client) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lun
 	return r.Artifact, r.Symbols, err
 }
 
-func (c *Client) Refs(ctx context.Context, ref string) (RefReport, error) {
-	var r RefReport
+func (c *Client) Refs(ctx context.Context, ref string) (lunad.RefReport, error) {
+	var r lunad.RefReport
 	return r, c.call(ctx, mRefs, refParams{Ref: text(ref)}, &r)
 }
 
@@ -521,12 +522,12 @@ func (c *Client) Stale(ctx context.Context) ([]lunad.Reference, error) {
 	return r, c.call(ctx, mStale, noParams{}, &r)
 }
 
-func (c *Client) At(ctx context.Context, ref string, offset int) (Point, error) {
-	var r Point
+func (c *Client) At(ctx context.Context, ref string, offset int) (lunad.Point, error) {
+	var r lunad.Point
 	return r, c.call(ctx, mAt, atParams{Ref: text(ref), Offset: offset}, &r)
 }
 
-func (c *Client) SearchSymbols(ctx context.Context, query string, limit int) ([]SymbolHit, error) {
-	var r []SymbolHit
+func (c *Client) SearchSymbols(ctx context.Context, query string, limit int) ([]lunad.SymbolHit, error) {
+	var r []lunad.SymbolHit
 	return r, c.call(ctx, mSearch, searchParams{Query: text(query), Limit: limit}, &r)
 }

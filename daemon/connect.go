@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/lunad/lunad"
 )
 
 // ErrNoDaemon: no usable daemon serves the workspace (none is listening, or
@@ -40,7 +42,7 @@ type ConnectOptions struct {
 	// Config, when set, must equal the daemon's ServeOptions.Config, or
 	// the daemon is not used (ErrNoDaemon): a client configured otherwise
 	// (another author, say) works in-process instead.
-	Config string
+	Config *Settings
 	// Reconnect restores a lost connection — a daemon killed or restarted
 	// — for a long-lived client (the language server, the MCP server): see
 	// Client. Without it, calls fail once the daemon is gone and
@@ -57,7 +59,7 @@ const helloTimeout = 5 * time.Second
 // lock decides, the loser exits and both connect to the winner). Without
 // AutoStart, or when the daemon found is not usable, the error wraps
 // ErrNoDaemon.
-func Connect(ctx context.Context, dir string, opts ConnectOptions) (Workspace, error) {
+func Connect(ctx context.Context, dir string, opts ConnectOptions) (lunad.Workspace, error) {
 	state, root, err := StateDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoDaemon, err)
@@ -72,7 +74,7 @@ func Connect(ctx context.Context, dir string, opts ConnectOptions) (Workspace, e
 	}
 	if err := reach(ctx); err != nil {
 		c.cancel()
-		return nil, err // not a nil *Client in a non-nil Workspace
+		return nil, err // not a nil *Client in a non-nil lunad.Workspace
 	}
 	if opts.Reconnect {
 		c.redial = reach
@@ -94,7 +96,7 @@ func connect(ctx context.Context, c *Client, state, root string, opts ConnectOpt
 				ErrNoDaemon, path, st.PID, st.Protocol, protocolVersion, st.PID)
 		case st.Root != root:
 			return fmt.Errorf("%w: the daemon at %s serves %s, not %s", ErrNoDaemon, path, st.Root, root)
-		case opts.Config != "" && st.Config != opts.Config:
+		case opts.Config != nil && (st.Config == nil || *st.Config != *opts.Config):
 			return fmt.Errorf("%w: the daemon at %s (pid %d) runs with another configuration (%s, here %s)",
 				ErrNoDaemon, path, st.PID, st.Config, opts.Config)
 		}

@@ -91,14 +91,32 @@ const (
 	mEvent     = "lunad/event" // notification, daemon to client
 )
 
+// Settings is the configuration a daemon's answers depend on: who the
+// person is, how long a write waits for the workspace lock, the size
+// limit. A client configured otherwise does not use the daemon; the two are
+// compared as values, field by field.
+type Settings struct {
+	Author      string        `json:"author"`
+	Email       string        `json:"email"`
+	LockTimeout time.Duration `json:"lock_timeout"`
+	MaxContent  int           `json:"max_content"`
+}
+
+func (s *Settings) String() string {
+	if s == nil {
+		return "none reported"
+	}
+	return fmt.Sprintf("author=%q <%q> lock_timeout=%v max_content=%d", s.Author, s.Email, s.LockTimeout, s.MaxContent)
+}
+
 // Status is what a daemon says about itself ("lunad/hello").
 type Status struct {
 	Protocol int    `json:"protocol"`
 	Root     string `json:"root"`
 	PID      int    `json:"pid"`
-	// Config describes the configuration the daemon runs with (see
+	// Config is the configuration the daemon runs with (see
 	// ServeOptions.Config).
-	Config string `json:"config,omitempty"`
+	Config *Settings `json:"config,omitempty"`
 	// MaxFrame is the largest message the daemon reads, in bytes.
 	MaxFrame int       `json:"max_frame"`
 	Started  time.Time `json:"started"`
@@ -239,8 +257,8 @@ type (
 		Subscription int64 `json:"subscription"`
 	}
 	eventParams struct {
-		Subscription int64 `json:"subscription"`
-		Event        Event `json:"event"`
+		Subscription int64       `json:"subscription"`
+		Event        lunad.Event `json:"event"`
 	}
 )
 
@@ -278,69 +296,77 @@ func fromChange(ch lunad.Change) changeParams {
 
 // methods answers each call but lunad/hello and lunad/subscribe, which
 // need the connection.
-var methods = map[string]func(ctx context.Context, s *Service, params []byte) (any, error){
-	mList:     noArgs(func(ctx context.Context, s *Service) (any, error) { return s.List(ctx) }),
-	mBranches: noArgs(func(ctx context.Context, s *Service) (any, error) { return s.Branches(ctx) }),
-	mStale:    noArgs(func(ctx context.Context, s *Service) (any, error) { return s.Stale(ctx) }),
-	mArtifact: args(func(ctx context.Context, s *Service, p refParams) (any, error) { return s.Artifact(ctx, string(p.Ref)) }),
-	mHistory:  args(func(ctx context.Context, s *Service, p refParams) (any, error) { return s.History(ctx, string(p.Ref)) }),
-	mRefs:     args(func(ctx context.Context, s *Service, p refParams) (any, error) { return s.Refs(ctx, string(p.Ref)) }),
-	mOutgoing: args(func(ctx context.Context, s *Service, p refParams) (any, error) { return s.Outgoing(ctx, string(p.Ref)) }),
-	mRead: args(func(ctx context.Context, s *Service, p readParams) (any, error) {
+var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []byte) (any, error){
+	mList:     noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.List(ctx) }),
+	mBranches: noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.Branches(ctx) }),
+	mStale:    noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.Stale(ctx) }),
+	mArtifact: args(func(ctx context.Context, s lunad.Workspace, p refParams) (any, error) {
+		return s.Artifact(ctx, string(p.Ref))
+	}),
+	mHistory: args(func(ctx context.Context, s lunad.Workspace, p refParams) (any, error) {
+		return s.History(ctx, string(p.Ref))
+	}),
+	mRefs: args(func(ctx context.Context, s lunad.Workspace, p refParams) (any, error) {
+		return s.Refs(ctx, string(p.Ref))
+	}),
+	mOutgoing: args(func(ctx context.Context, s lunad.Workspace, p refParams) (any, error) {
+		return s.Outgoing(ctx, string(p.Ref))
+	}),
+	mRead: args(func(ctx context.Context, s lunad.Workspace, p readParams) (any, error) {
 		c, a, err := s.Read(ctx, string(p.Ref), string(p.At))
 		return readResult{c, a}, err
 	}),
-	mDiff: args(func(ctx context.Context, s *Service, p diffParams) (any, error) {
+	mDiff: args(func(ctx context.Context, s lunad.Workspace, p diffParams) (any, error) {
 		d, err := s.Diff(ctx, string(p.ID), p.From, p.To)
 		return text(d), err
 	}),
-	mCreate: args(func(ctx context.Context, s *Service, p createParams) (any, error) {
+	mCreate: args(func(ctx context.Context, s lunad.Workspace, p createParams) (any, error) {
 		return s.Create(ctx, lunad.CreateSpec{Title: string(p.Title), Type: string(p.Type), Path: string(p.Path),
 			Status: lunad.Status(p.Status), Content: p.Content, Change: toChange(p.Change)})
 	}),
-	mEdit: args(func(ctx context.Context, s *Service, p editParams) (any, error) {
-		req := EditRequest{ID: string(p.ID), BlocksText: string(p.BlocksText), Patch: string(p.Patch),
+	mEdit: args(func(ctx context.Context, s lunad.Workspace, p editParams) (any, error) {
+		req := lunad.EditRequest{ID: string(p.ID), BlocksText: string(p.BlocksText), Patch: string(p.Patch),
 			Content: p.Content, Rewrite: p.Rewrite, Change: toChange(p.Change)}
 		for _, b := range p.Blocks {
 			req.Blocks = append(req.Blocks, lunad.Block{Path: string(b.Path), Search: string(b.Search), Replace: string(b.Replace)})
 		}
 		return s.Edit(ctx, req)
 	}),
-	mUndo: args(func(ctx context.Context, s *Service, p writeParams) (any, error) {
+	mUndo: args(func(ctx context.Context, s lunad.Workspace, p writeParams) (any, error) {
 		return s.Undo(ctx, string(p.Ref), toChange(p.Change))
 	}),
-	mRedo: args(func(ctx context.Context, s *Service, p writeParams) (any, error) {
+	mRedo: args(func(ctx context.Context, s lunad.Workspace, p writeParams) (any, error) {
 		return s.Redo(ctx, string(p.Ref), toChange(p.Change))
 	}),
-	mArchive: args(func(ctx context.Context, s *Service, p writeParams) (any, error) {
+	mArchive: args(func(ctx context.Context, s lunad.Workspace, p writeParams) (any, error) {
 		return s.Archive(ctx, string(p.Ref), toChange(p.Change))
 	}),
-	mRestore: args(func(ctx context.Context, s *Service, p restoreParams) (any, error) {
+	mRestore: args(func(ctx context.Context, s lunad.Workspace, p restoreParams) (any, error) {
 		return s.Restore(ctx, string(p.Ref), p.Version, toChange(p.Change))
 	}),
-	mMove: args(func(ctx context.Context, s *Service, p moveParams) (any, error) {
+	mMove: args(func(ctx context.Context, s lunad.Workspace, p moveParams) (any, error) {
 		return s.Move(ctx, string(p.Ref), string(p.Path), toChange(p.Change))
 	}),
-	mLink: args(func(ctx context.Context, s *Service, p linkParams) (any, error) {
+	mLink: args(func(ctx context.Context, s lunad.Workspace, p linkParams) (any, error) {
 		return s.Link(ctx, string(p.Src), string(p.Dst), string(p.Kind), toChange(p.Change))
 	}),
-	mAck: args(func(ctx context.Context, s *Service, p ackParams) (any, error) {
+	mAck: args(func(ctx context.Context, s lunad.Workspace, p ackParams) (any, error) {
 		return s.Ack(ctx, string(p.Ref), string(p.Symbol), toChange(p.Change))
 	}),
-	mBranch: args(func(ctx context.Context, s *Service, p branchParams) (any, error) {
+	mBranch: args(func(ctx context.Context, s lunad.Workspace, p branchParams) (any, error) {
 		return s.Branch(ctx, string(p.Name), string(p.From))
 	}),
-	mSwitch: args(func(ctx context.Context, s *Service, p branchParams) (any, error) {
+	mSwitch: args(func(ctx context.Context, s lunad.Workspace, p branchParams) (any, error) {
 		return s.Switch(ctx, string(p.Name))
 	}),
-	mSymbols: args(func(ctx context.Context, s *Service, p refParams) (any, error) {
+	mSymbols: args(func(ctx context.Context, s lunad.Workspace, p refParams) (any, error) {
 		a, syms, err := s.Symbols(ctx, string(p.Ref))
 		return symbolsResult{a, syms}, err
 	}),
-	mAt: args(func(ctx context.Context, s *Service, p atParams) (any, error) {
+	mAt: args(func(ctx context.Context, s lunad.Workspace, p atParams) (any, error) {
 		return s.At(ctx, string(p.Ref), p.Offset)
 	}),
-	mSearch: args(func(ctx context.Context, s *Service, p searchParams) (any, error) {
+	mSearch: args(func(ctx context.Context, s lunad.Workspace, p searchParams) (any, error) {
 		return s.SearchSymbols(ctx, string(p.Query), p.Limit)
 	}),
 }
@@ -349,8 +375,8 @@ var methods = map[string]func(ctx context.Context, s *Service, params []byte) (a
 var writes = map[string]bool{mCreate: true, mEdit: true, mUndo: true, mRedo: true, mRestore: true, mMove: true,
 	mArchive: true, mLink: true, mAck: true, mBranch: true, mSwitch: true}
 
-func args[P any](f func(context.Context, *Service, P) (any, error)) func(context.Context, *Service, []byte) (any, error) {
-	return func(ctx context.Context, s *Service, raw []byte) (any, error) {
+func args[P any](f func(context.Context, lunad.Workspace, P) (any, error)) func(context.Context, lunad.Workspace, []byte) (any, error) {
+	return func(ctx context.Context, s lunad.Workspace, raw []byte) (any, error) {
 		var p P
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
@@ -359,8 +385,8 @@ func args[P any](f func(context.Context, *Service, P) (any, error)) func(context
 	}
 }
 
-func noArgs(f func(context.Context, *Service) (any, error)) func(context.Context, *Service, []byte) (any, error) {
-	return args(func(ctx context.Context, s *Service, _ noParams) (any, error) { return f(ctx, s) })
+func noArgs(f func(context.Context, lunad.Workspace) (any, error)) func(context.Context, lunad.Workspace, []byte) (any, error) {
+	return args(func(ctx context.Context, s lunad.Workspace, _ noParams) (any, error) { return f(ctx, s) })
 }
 
 // decodeParams decodes a call's params strictly: unknown fields, wrong
@@ -567,7 +593,7 @@ type ServeOptions struct {
 	MaxFrame int
 	// Config is reported to clients in Status; a client configured
 	// otherwise can decline the daemon (ConnectOptions.Config).
-	Config string
+	Config *Settings
 	// MaxConns caps the connections served at once (default
 	// DefaultMaxConns): one more is answered with a JSON-RPC error saying
 	// so (its first call, or unasked) and closed.
@@ -582,7 +608,7 @@ type ServeOptions struct {
 
 // server is one Serve call.
 type server struct {
-	svc      *Service
+	svc      lunad.Workspace
 	opts     ServeOptions
 	log      *slog.Logger
 	base     context.Context // parent of every request: never canceled, so shutdown lets requests finish
@@ -604,7 +630,7 @@ type server struct {
 // the requests in flight finish and answers them, closes every connection
 // and ln, and returns once all its goroutines are done. It returns nil
 // after ctx is done or the idle timeout, else the listener's error.
-func Serve(ctx context.Context, svc *Service, ln net.Listener, opts ServeOptions) error {
+func Serve(ctx context.Context, svc lunad.Workspace, ln net.Listener, opts ServeOptions) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -828,7 +854,7 @@ func (c *serverConn) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 	}
 	if r, ok := res.(lunad.Result); ok {
 		attrs = append(attrs, "artifact", r.Artifact.ID, "version", r.Version.Number, "commit", r.Version.Commit)
-	} else if r, ok := res.(EditResult); ok {
+	} else if r, ok := res.(lunad.EditResult); ok {
 		attrs = append(attrs, "artifact", r.Artifact.ID, "version", r.Version.Number, "commit", r.Version.Commit)
 	}
 	c.log.Log(ctx, level, "call", attrs...)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 // waitFor polls cond until it holds, failing the test after 10 seconds.
@@ -386,7 +387,7 @@ func TestLongPathSocket(t *testing.T) {
 	defer os.RemoveAll(runtime)
 	t.Setenv("XDG_RUNTIME_DIR", runtime)
 	deep := filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60))
-	svc, _, err := Init(deep, gitstore.Options{Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}})
+	svc, _, err := workspace.Init(deep, gitstore.Options{Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,12 +463,12 @@ func TestConnectErrors(t *testing.T) {
 	if ws, err := Connect(ctx, svc.Root(), ConnectOptions{}); !errors.Is(err, ErrNoDaemon) || ws != nil {
 		t.Fatalf("no daemon: %v %v", ws, err)
 	}
-	serveTest(t, svc, ServeOptions{Config: "author=ada"})
-	if _, err := Connect(ctx, svc.Root(), ConnectOptions{Config: "author=bob"}); !errors.Is(err, ErrNoDaemon) ||
+	serveTest(t, svc, ServeOptions{Config: &Settings{Author: "ada"}})
+	if _, err := Connect(ctx, svc.Root(), ConnectOptions{Config: &Settings{Author: "bob"}}); !errors.Is(err, ErrNoDaemon) ||
 		!strings.Contains(err.Error(), "another configuration") {
 		t.Fatalf("another configuration: %v", err)
 	}
-	ws, err := Connect(ctx, filepath.Join(svc.Root(), ".luna"), ConnectOptions{Config: "author=ada"})
+	ws, err := Connect(ctx, filepath.Join(svc.Root(), ".luna"), ConnectOptions{Config: &Settings{Author: "ada"}})
 	if err != nil {
 		t.Fatal(err)
 	}

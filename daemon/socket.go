@@ -45,38 +45,24 @@ const maxSockPath = 103
 // ErrDaemonRunning: another daemon already serves the workspace.
 var ErrDaemonRunning = errors.New("another lunad daemon serves this workspace")
 
-// StateDir is the directory where the store keeps its lock and caches and
-// the daemon its socket and log: <git dir>/luna.
-func (s *Service) StateDir() string { return filepath.Dir(s.store.CacheDir()) }
+// Located is what Listen needs of the served workspace: where it is
+// (workspace.Service has it).
+type Located interface {
+	Root() string
+	// StateDir is the directory where the store keeps its lock and caches
+	// and the daemon its socket and log: <git dir>/luna.
+	StateDir() string
+}
 
 // StateDir returns the state directory of the workspace at or above dir
-// (see Service.StateDir) and the workspace root, without opening it.
+// (see Located.StateDir) and the workspace root, without opening it.
 // Returns lunad.ErrNotWorkspace if there is no git checkout there.
 func StateDir(dir string) (state, root string, err error) {
-	root, err = findRoot(dir)
+	root, err = lunad.FindRoot(dir)
 	if err != nil {
 		return "", "", err
 	}
 	return filepath.Join(root, ".git", "luna"), root, nil
-}
-
-// findRoot is gitstore's rule: the nearest directory at or above dir
-// holding a .git directory.
-func findRoot(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for root := abs; ; {
-		if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
-			return root, nil
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			return "", fmt.Errorf("%w: no git repository at or above %s; run `lunad init`", lunad.ErrNotWorkspace, abs)
-		}
-		root = parent
-	}
 }
 
 // socketPath is where the daemon of the workspace at root listens:
@@ -164,7 +150,7 @@ func (l *socketListener) Close() error {
 // it, or answers on the socket, Listen returns an error wrapping
 // ErrDaemonRunning that names it. A socket file left by a daemon that died
 // (connecting is refused) is replaced.
-func Listen(svc *Service) (net.Listener, error) {
+func Listen(svc Located) (net.Listener, error) {
 	state, root := svc.StateDir(), svc.Root()
 	path, fallback, err := socketPath(state, root)
 	if err != nil {

@@ -51,7 +51,9 @@ type NoMatchError struct {
 	Detail string  `json:"detail,omitempty"` // extra explanation (e.g. why `...` elision did not apply)
 }
 
-func (e *NoMatchError) Error() string {
+// Summary is the error's message without the closest lines: for an
+// adapter that shows Hints in its own form (see lunad.Reword).
+func (e *NoMatchError) Summary() string {
 	var b strings.Builder
 	b.WriteString(label(e.Kind, e.Block))
 	if e.Kind == "hunk" {
@@ -62,6 +64,12 @@ func (e *NoMatchError) Error() string {
 	if e.Detail != "" {
 		b.WriteString("; " + e.Detail)
 	}
+	return b.String()
+}
+
+func (e *NoMatchError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Summary())
 	if len(e.Hints) == 0 {
 		b.WriteString("; re-read the file and copy the lines to change exactly")
 		return b.String()

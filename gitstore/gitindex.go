@@ -126,20 +126,7 @@ func (s *Store) keepPending(keep map[string]bool) error {
 	}
 	// Replaced whole (rename), so that a crash leaves the old list or the
 	// new one, never a torn one.
-	tmp, err := os.CreateTemp(filepath.Join(s.lunaDir, "tmp"), "pending-")
-	if err == nil {
-		_, err = tmp.Write(out)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), name)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}
-	if err != nil {
+	if err := replaceFile(name, filepath.Join(s.lunaDir, "tmp"), out, false); err != nil {
 		return fmt.Errorf("pending list: %w", err)
 	}
 	return nil

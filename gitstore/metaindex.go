@@ -117,13 +117,5 @@ func (s *Store) saveMetaCache(x *metaIndex) {
 	if err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Join(s.lunaDir, "tmp"), "metas-")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil && cerr == nil {
-		os.Rename(tmp.Name(), s.metaCachePath())
-	}
-	os.Remove(tmp.Name())
+	replaceFile(s.metaCachePath(), filepath.Join(s.lunaDir, "tmp"), b, false)
 }

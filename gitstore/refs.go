@@ -226,31 +226,7 @@ func updateRef(gitDir, name string, old, new plumbing.Hash) error {
 
 // writeHead points HEAD at a branch, durably.
 func writeHead(gitDir, branch string) error {
-	return writeFileDurable(filepath.Join(gitDir, "HEAD"), []byte("ref: "+branch+"\n"))
-}
-
-// writeFileDurable replaces name with data through a fsynced temp file.
-func writeFileDurable(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		return err
-	}
-	return syncPath(filepath.Dir(name))
+	return replaceFile(filepath.Join(gitDir, "HEAD"), "", []byte("ref: "+branch+"\n"), true)
 }
 
 // onBranch refuses a write when HEAD is detached (branch ""): lunad

@@ -135,25 +135,17 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// findRoot returns the root of the git checkout at or above dir.
+// findRoot returns the root of the git checkout at or above dir
+// (lunad.FindRoot), which must have its own .git directory.
 func findRoot(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
+	root, err := lunad.FindRoot(dir)
 	if err != nil {
 		return "", err
 	}
-	for root := abs; ; {
-		if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil {
-			if !fi.IsDir() {
-				return "", fmt.Errorf("%w: %s/.git is a file (linked worktree or submodule); lunad needs the main checkout", lunad.ErrNotWorkspace, root)
-			}
-			return root, nil
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			return "", fmt.Errorf("%w: no git repository at or above %s; run `lunad init`", lunad.ErrNotWorkspace, abs)
-		}
-		root = parent
+	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%w: %s/.git is a file (linked worktree or submodule); lunad needs the main checkout", lunad.ErrNotWorkspace, root)
 	}
+	return root, nil
 }
 
 // Logger is where the store logs (Options.Logger).

@@ -11,11 +11,9 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// ErrUnmerged: an artifact's file is in conflict in git's index (a merge,
-// rebase, cherry-pick or `git stash pop` stopped on it). lunad never
-// records such a file: its content has conflict markers the person has
-// yet to resolve. It wraps lunad.ErrDirty.
-var ErrUnmerged = fmt.Errorf("%w (in conflict)", lunad.ErrDirty)
+// ErrUnmerged is lunad.ErrUnmerged: an artifact's file is in conflict in
+// git's index, never recorded.
+var ErrUnmerged = lunad.ErrUnmerged
 
 // unmerged reports whether .git/index holds p at a stage other than 0.
 // Callers hold s.mu.

@@ -18,8 +18,8 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 const configPy = "import tomllib\n\n\ndef parse_config(path):\n    with open(path, \"rb\") as f:\n        return tomllib.load(f)\n"
@@ -88,7 +88,7 @@ func (c *client) waitFor(t *testing.T, what string, cond func() bool) {
 
 type session struct {
 	t      *testing.T
-	svc    *daemon.Service
+	svc    *workspace.Service
 	srv    protocol.Server
 	cl     *client
 	root   string
@@ -108,7 +108,7 @@ func start(t *testing.T) *session {
 	root := t.TempDir()
 	n := 0
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	svc, _, err := daemon.Init(root, gitstore.Options{
+	svc, _, err := workspace.Init(root, gitstore.Options{
 		Clock: func() time.Time { clock = clock.Add(time.Minute); return clock },
 		NewID: func() string { n++; return fmt.Sprintf("s%07d", n) },
 		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"},
@@ -128,7 +128,7 @@ func start(t *testing.T) *session {
 		cfgURI: uri.File(filepath.Join(root, "config.py")), docURI: uri.File(filepath.Join(root, "guide.md")),
 		cl: &client{diags: map[uri.URI][]protocol.Diagnostic{}, seen: make(chan struct{}, 1)}}
 	go func() {
-		s.done <- Serve(ctx, a, Options{Open: func(context.Context, string) (daemon.Workspace, error) { return svc, nil }, Debounce: 10 * time.Millisecond})
+		s.done <- Serve(ctx, a, Options{Open: func(context.Context, string) (lunad.Workspace, error) { return svc, nil }, Debounce: 10 * time.Millisecond})
 	}()
 	_, s.conn, s.srv = protocol.NewClient(ctx, s.cl, jsonrpc2.NewHeaderStream(b))
 	t.Cleanup(func() {
@@ -204,7 +204,7 @@ func TestStaleDiagnosticThenUndo(t *testing.T) {
 	diags := func() []protocol.Diagnostic { return s.cl.diags[s.docURI] }
 	s.cl.waitFor(t, "first diagnostics", func() bool { d, ok := s.cl.diags[s.docURI]; return ok && len(d) == 0 })
 
-	_, err := s.svc.Edit(ctx, daemon.EditRequest{ID: s.cfg, Change: lunad.Change{Agent: "coder"},
+	_, err := s.svc.Edit(ctx, lunad.EditRequest{ID: s.cfg, Change: lunad.Change{Agent: "coder"},
 		BlocksText: "<<<<<<< SEARCH\n        return tomllib.load(f)\n=======\n        return tomllib.load(f) or {}\n>>>>>>> REPLACE\n"})
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +246,7 @@ func TestBufferFollowsArtifact(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.cl.waitFor(t, "the buffer to be open", func() bool { _, ok := s.cl.diags[s.docURI]; return ok })
-	if _, err := s.svc.Edit(ctx, daemon.EditRequest{ID: doc.ID, BlocksText: "<<<<<<< SEARCH\n# Guide\n=======\n# The guide\n>>>>>>> REPLACE\n"}); err != nil {
+	if _, err := s.svc.Edit(ctx, lunad.EditRequest{ID: doc.ID, BlocksText: "<<<<<<< SEARCH\n# Guide\n=======\n# The guide\n>>>>>>> REPLACE\n"}); err != nil {
 		t.Fatal(err)
 	}
 	s.cl.waitFor(t, "workspace/applyEdit of the open buffer", func() bool { return len(s.cl.edits) == 1 })
@@ -323,7 +323,7 @@ func TestTransportLimits(t *testing.T) {
 			a, b := net.Pipe()
 			done := make(chan error, 1)
 			go func() {
-				done <- Serve(context.Background(), a, Options{Open: func(context.Context, string) (daemon.Workspace, error) {
+				done <- Serve(context.Background(), a, Options{Open: func(context.Context, string) (lunad.Workspace, error) {
 					t.Error("opened a workspace")
 					return nil, nil
 				}})
@@ -346,7 +346,7 @@ func TestMalformedMessages(t *testing.T) {
 	a, b := net.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), a, Options{Open: func(context.Context, string) (daemon.Workspace, error) { return s.svc, nil }})
+		done <- Serve(context.Background(), a, Options{Open: func(context.Context, string) (lunad.Workspace, error) { return s.svc, nil }})
 	}()
 	defer func() { b.Close(); <-done }()
 	frame := func(body string) {

@@ -3,7 +3,6 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
@@ -48,7 +47,7 @@ func (s *Server) explain(err error) error {
 	case errors.Is(err, lunad.ErrInvalid):
 		err = fmt.Errorf("nothing was written: %w", err)
 	}
-	return &toolError{msg: withToolHint(err.Error(), err), err: err}
+	return &toolError{msg: withToolHint(err), err: err}
 }
 
 // explainRead is explain for the read-only tools, which write nothing to
@@ -57,7 +56,7 @@ func (s *Server) explainRead(err error) error {
 	if errors.Is(err, lunad.ErrNotFound) {
 		return s.explain(err)
 	}
-	return &toolError{msg: withToolHint(err.Error(), err), err: err}
+	return &toolError{msg: withToolHint(err), err: err}
 }
 
 // plural says n things: "1 line", "12 lines".
@@ -77,12 +76,12 @@ type toolError struct {
 func (e *toolError) Error() string { return e.msg }
 func (e *toolError) Unwrap() error { return e.err }
 
-// withToolHint words a NotFoundError in msg with the tool that shows what
-// it could not find.
-func withToolHint(msg string, err error) string {
+// withToolHint is err's message with a NotFoundError in it worded with
+// the tool that shows what it could not find.
+func withToolHint(err error) string {
 	var nf *lunad.NotFoundError
 	if !errors.As(err, &nf) {
-		return msg
+		return err.Error()
 	}
 	hint := "see list_artifacts"
 	switch nf.Kind {
@@ -93,5 +92,5 @@ func withToolHint(msg string, err error) string {
 	case "branch":
 		hint = ""
 	}
-	return strings.Replace(msg, nf.Error(), nf.Message(hint), 1)
+	return lunad.Reword(err, nf, nf.Message(hint))
 }

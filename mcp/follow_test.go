@@ -11,8 +11,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 // TestSubscriptionUpdates: a client subscribed to an artifact's resource
@@ -23,7 +23,7 @@ func TestSubscriptionUpdates(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
-	svc, _, err := daemon.Init(t.TempDir(), gitstore.Options{NewID: func() string { n++; return fmt.Sprintf("f%07d", n) },
+	svc, _, err := workspace.Init(t.TempDir(), gitstore.Options{NewID: func() string { n++; return fmt.Sprintf("f%07d", n) },
 		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}})
 	if err != nil {
 		t.Fatal(err)
@@ -74,10 +74,10 @@ func TestSubscriptionUpdates(t *testing.T) {
 			t.Fatalf("%s: no notifications/resources/updated", what)
 		}
 	}
-	if _, err := svc.Edit(ctx, daemon.EditRequest{ID: b.Artifact.ID, Rewrite: true, Content: []byte("beta 2\n")}); err != nil {
+	if _, err := svc.Edit(ctx, lunad.EditRequest{ID: b.Artifact.ID, Rewrite: true, Content: []byte("beta 2\n")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Edit(ctx, daemon.EditRequest{ID: a.Artifact.ID, Rewrite: true, Content: []byte("alpha 2\n")}); err != nil {
+	if _, err := svc.Edit(ctx, lunad.EditRequest{ID: a.Artifact.ID, Rewrite: true, Content: []byte("alpha 2\n")}); err != nil {
 		t.Fatal(err)
 	}
 	expect("an edit by another client") // and none for b.md, which nobody subscribed to

@@ -11,7 +11,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 // TestResourceList: resources/list pages through every artifact that is
@@ -26,7 +25,7 @@ func TestResourceList(t *testing.T) {
 		}
 	}
 	first, _ := svc.Artifact(ctx, "doc0.md")
-	if _, err := svc.Edit(ctx, daemon.EditRequest{ID: first.ID, Rewrite: true, Content: []byte("y\n")}); err != nil {
+	if _, err := svc.Edit(ctx, lunad.EditRequest{ID: first.ID, Rewrite: true, Content: []byte("y\n")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Archive(ctx, "doc4.md", lunad.Change{}); err != nil {

@@ -12,8 +12,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 const clientName = "test-agent"
@@ -38,7 +38,7 @@ func connect(t *testing.T) (*sdk.ClientSession, string) {
 
 // newService starts a Service in a temp dir with a fixed clock, IDs and
 // human; tune, if not nil, adjusts its options.
-func newService(t *testing.T, tune func(*gitstore.Options)) (*daemon.Service, string) {
+func newService(t *testing.T, tune func(*gitstore.Options)) (*workspace.Service, string) {
 	t.Helper()
 	dir := t.TempDir()
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -51,7 +51,7 @@ func newService(t *testing.T, tune func(*gitstore.Options)) (*daemon.Service, st
 	if tune != nil {
 		tune(&opts)
 	}
-	svc, _, err := daemon.Init(dir, opts)
+	svc, _, err := workspace.Init(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

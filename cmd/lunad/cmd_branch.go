@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 var cmdBranch = &command{
@@ -19,7 +18,7 @@ var cmdBranch = &command{
 
 func runBranch(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	from := fs.String("from", "", "start at `ref`, a branch or commit (default: the current commit)")
-	return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
+	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 		b, err := svc.Branch(ctx, pos[0], *from)
 		if err != nil {
 			return err
@@ -39,7 +38,7 @@ files. Prints "switched to NAME at COMMIT".`,
 }
 
 func runSwitch(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-	return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
+	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 		b, err := svc.Switch(ctx, pos[0])
 		if err != nil {
 			return err
@@ -64,7 +63,7 @@ var cmdBranches = &command{
 }
 
 func runBranches(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-	return fs.serve(args, func(svc daemon.Workspace, _ []string) error {
+	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, _ []string) error {
 		bs, err := svc.Branches(ctx)
 		if err != nil {
 			return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -46,7 +45,7 @@ func runCreate(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 			return err
 		}
 	}
-	return m.withWorkspace(func(svc daemon.Workspace) error {
+	return m.withWorkspace(ctx, func(svc lunad.Workspace) error {
 		res, err := svc.Create(ctx, spec)
 		if err != nil {
 			return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 var cmdEdit = &command{
@@ -36,7 +35,7 @@ func runEdit(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	fs.StringVar(&f.blocks, "blocks-file", "", "`file` with fenced SEARCH/REPLACE blocks")
 	fs.StringVar(&f.patch, "patch-file", "", "`file` with a unified diff")
 	fs.StringVar(&f.content, "content-file", "", "`file` with the whole new content")
-	var req daemon.EditRequest
+	var req lunad.EditRequest
 	fs.changeFlags(&req.Change, true)
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -49,7 +48,7 @@ func runEdit(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	if err := m.readEdit(&req, f); err != nil {
 		return err
 	}
-	return m.withWorkspace(func(svc daemon.Workspace) error {
+	return m.withWorkspace(ctx, func(svc lunad.Workspace) error {
 		res, err := svc.Edit(ctx, req)
 		if err != nil {
 			return err
@@ -81,7 +80,7 @@ func (f editFiles) check(fs *flagSet) error {
 }
 
 // readEdit reads the edit the files f describe into req.
-func (m *Main) readEdit(req *daemon.EditRequest, f editFiles) error {
+func (m *Main) readEdit(req *lunad.EditRequest, f editFiles) error {
 	opts, err := m.options()
 	if err != nil {
 		return err

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 var cmdInit = &command{
@@ -30,7 +30,7 @@ func runInit(m *Main, ctx context.Context, fs *flagSet, args []string) (err erro
 	if err != nil {
 		return err
 	}
-	svc, rep, err := daemon.Init(m.workDir(), opts)
+	svc, rep, err := workspace.Init(m.workDir(), opts)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,10 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/lsp"
+	"github.com/lunad/lunad/workspace"
 )
 
 var cmdLSP = &command{
@@ -28,8 +30,14 @@ carries only LSP messages. See docs/editors.md.`,
 }
 
 // openWorkspace opens the workspace containing dir with its configuration.
-func (m *Main) openWorkspace(ctx context.Context, dir string) (daemon.Workspace, error) {
-	cfg, err := LoadConfig(findRoot(dir), m.Getenv)
+func (m *Main) openWorkspace(ctx context.Context, dir string) (lunad.Workspace, error) {
+	// The language server may be asked for another workspace than --dir's:
+	// that one's configuration is its own.
+	load := m.config
+	if root := findRoot(dir); root != findRoot(m.workDir()) {
+		load = func() (Config, error) { return LoadConfig(root, m.Getenv) }
+	}
+	cfg, err := load()
 	if err != nil {
 		return nil, err
 	}
@@ -37,12 +45,12 @@ func (m *Main) openWorkspace(ctx context.Context, dir string) (daemon.Workspace,
 }
 
 // openWorkspaceWith is openWorkspace with the configuration already loaded.
-func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (daemon.Workspace, error) {
+func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (lunad.Workspace, error) {
 	opts := cfg.Options()
 	opts.Logger = m.logger()
 	if m.Options != nil {
 		m.Options(&opts)
-		return daemon.Open(dir, opts) // injected clock and IDs work in-process only
+		return workspace.Open(dir, opts) // injected clock and IDs work in-process only
 	}
 	// The workspace's daemon (started if none runs) is the single writer
 	// and watches the repository, so changes made by other processes reach
@@ -51,7 +59,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (d
 	if err == nil {
 		return ws, nil
 	}
-	svc, oerr := daemon.Open(dir, opts)
+	svc, oerr := workspace.Open(dir, opts)
 	if oerr != nil {
 		return nil, oerr // not a workspace, say: that is the error, not the daemon
 	}

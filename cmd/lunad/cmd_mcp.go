@@ -38,7 +38,7 @@ func runMCP(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	m.log = log
-	cfg, err := LoadConfig(findRoot(m.workDir()), m.Getenv)
+	cfg, err := m.config()
 	if err != nil {
 		return err
 	}

@@ -3,20 +3,20 @@ package main
 import (
 	"context"
 
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
 )
 
 // writeOp is a write to the workspace, given the positional arguments and
 // the provenance flags.
-type writeOp func(svc daemon.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error)
+type writeOp func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error)
 
 // write adds the provenance flags, parses args, runs op on the workspace
 // and prints its result.
-func (fs *flagSet) write(args []string, op writeOp) error {
+func (fs *flagSet) write(ctx context.Context, args []string, op writeOp) error {
 	var ch gitstore.Change
 	fs.changeFlags(&ch, true)
-	return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
+	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 		res, err := op(svc, pos, ch)
 		if err != nil {
 			return err
@@ -26,11 +26,11 @@ func (fs *flagSet) write(args []string, op writeOp) error {
 }
 
 // writeTo runs a write to one artifact, the ID argument, that takes no
-// flags but the provenance flags. op is a method of daemon.Workspace, such
-// as daemon.Workspace.Undo.
-func writeTo(op func(svc daemon.Workspace, ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error)) runFunc {
+// flags but the provenance flags. op is a method of lunad.Workspace, such
+// as lunad.Workspace.Undo.
+func writeTo(op func(svc lunad.Workspace, ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error)) runFunc {
 	return func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.write(args, func(svc daemon.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
 			return op(svc, ctx, pos[0], ch)
 		})
 	}
@@ -43,7 +43,7 @@ var cmdMove = &command{
 	help:    `Prints ID vVERSION COMMIT.`,
 	minArgs: 2, maxArgs: 2,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.write(args, func(svc daemon.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
 			return svc.Move(ctx, pos[0], pos[1], ch)
 		})
 	},
@@ -55,7 +55,7 @@ var cmdArchive = &command{
 	summary: "mark an artifact archived; its file stays",
 	help:    `Prints ID vVERSION COMMIT.`,
 	minArgs: 1, maxArgs: 1,
-	run: writeTo(daemon.Workspace.Archive),
+	run: writeTo(lunad.Workspace.Archive),
 }
 
 var cmdLink = &command{
@@ -66,7 +66,7 @@ var cmdLink = &command{
 	minArgs: 2, maxArgs: 2,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		kind := fs.String("kind", "", "link `kind` (default references)")
-		return fs.write(args, func(svc daemon.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
 			return svc.Link(ctx, pos[0], pos[1], *kind, ch)
 		})
 	},
@@ -80,7 +80,7 @@ var cmdUndo = &command{
 Repeated undos walk further back; redo reverts the latest undo. The stack is
 derived from history, so it survives across sessions. Prints ID vVERSION COMMIT.`,
 	minArgs: 1, maxArgs: 1,
-	run: writeTo(daemon.Workspace.Undo),
+	run: writeTo(lunad.Workspace.Undo),
 }
 
 var cmdRedo = &command{
@@ -89,5 +89,5 @@ var cmdRedo = &command{
 	summary: "revert the latest undo of an artifact",
 	help:    `Prints ID vVERSION COMMIT.`,
 	minArgs: 1, maxArgs: 1,
-	run: writeTo(daemon.Workspace.Redo),
+	run: writeTo(lunad.Workspace.Redo),
 }

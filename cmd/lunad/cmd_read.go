@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 )
 
 var cmdList = &command{
@@ -20,7 +19,7 @@ var cmdList = &command{
 }
 
 func runList(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-	return fs.serve(args, func(svc daemon.Workspace, _ []string) error {
+	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, _ []string) error {
 		arts, err := svc.List(ctx)
 		if err != nil {
 			return err
@@ -44,7 +43,7 @@ hex digits). With --json, prints {"artifact": {...}, "content": "..."}.`,
 }
 
 func runShow(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-	return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
+	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 		ref, at := resolveAt(ctx, svc, pos[0])
 		content, a, err := svc.Read(ctx, ref, at)
 		if err != nil {
@@ -63,7 +62,7 @@ func runShow(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 
 // resolveAt splits "REF@AT", unless the whole argument names an artifact
 // (a path may contain "@") and REF does not.
-func resolveAt(ctx context.Context, svc daemon.Workspace, arg string) (ref, at string) {
+func resolveAt(ctx context.Context, svc lunad.Workspace, arg string) (ref, at string) {
 	ref, at = splitAt(arg)
 	if at == "" {
 		return ref, at
@@ -85,7 +84,7 @@ var cmdLog = &command{
 }
 
 func runLog(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-	return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
+	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 		ref := "" // every lunad commit
 		if len(pos) == 1 {
 			ref = pos[0]
@@ -133,7 +132,7 @@ func runDiff(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 			return err
 		}
 	}
-	return m.withWorkspace(func(svc daemon.Workspace) error {
+	return m.withWorkspace(ctx, func(svc lunad.Workspace) error {
 		d, err := svc.Diff(ctx, pos[0], from, to)
 		if err != nil {
 			return err

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -19,7 +18,7 @@ Lines are 1-based and inclusive. With --json, prints the symbols with byte
 offsets, 0-based lines and byte columns, and fingerprints.`,
 	minArgs: 1, maxArgs: 1,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
+		return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 			_, syms, err := svc.Symbols(ctx, pos[0])
 			if err != nil {
 				return err
@@ -55,7 +54,7 @@ artifact itself are not listed. With --json, prints {"artifact", "outgoing",
 "incoming"}.`,
 	minArgs: 1, maxArgs: 1,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
+		return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 			rep, err := svc.Refs(ctx, pos[0])
 			if err != nil {
 				return err
@@ -86,7 +85,7 @@ With --check, exits with code 6 when there is any (for scripts and CI).
 With --json, prints an array of references.`,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		check := fs.Bool("check", false, "exit 6 if any reference is stale or broken")
-		return fs.serve(args, func(svc daemon.Workspace, pos []string) error {
+		return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 			refs, err := svc.Stale(ctx)
 			if err != nil {
 				return err
@@ -131,7 +130,7 @@ stale references of ID (or only those to S) become ok. Prints ID vVERSION COMMIT
 	minArgs: 1, maxArgs: 1,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		symbol := fs.String("symbol", "", "acknowledge only the references to `symbol`")
-		return fs.write(args, func(svc daemon.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
 			return svc.Ack(ctx, pos[0], *symbol, ch)
 		})
 	},

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -28,7 +28,7 @@ func runRestore(m *Main, ctx context.Context, fs *flagSet, args []string) error 
 	if err != nil {
 		return err
 	}
-	return m.withWorkspace(func(svc daemon.Workspace) error {
+	return m.withWorkspace(ctx, func(svc lunad.Workspace) error {
 		res, err := svc.Restore(ctx, ref, n, ch)
 		if err != nil {
 			return err

@@ -14,6 +14,8 @@ import (
 
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/watch"
+	"github.com/lunad/lunad/workspace"
 )
 
 var cmdServe = &command{
@@ -65,7 +67,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		return fs.usageError("--idle-timeout %v is negative", *idle)
 	}
 	root := findRoot(m.workDir())
-	cfg, err := LoadConfig(root, m.Getenv)
+	cfg, err := m.config()
 	if err != nil {
 		return err
 	}
@@ -104,7 +106,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	id := daemonConfig(opts)
 	opts.IndexSyncDelay = indexSyncDelay
 	opts.Logger = log
-	svc, err := daemon.Open(m.workDir(), opts)
+	svc, err := workspace.Open(m.workDir(), opts)
 	if err != nil {
 		return err
 	}
@@ -135,7 +137,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 			MaxConns: cfg.Daemon.MaxConnections, ConnIdleTimeout: never(cfg.Daemon.ConnIdleTimeout)})
 	})
 	wg.Go(func() {
-		err := daemon.Watch(ctx, svc, daemon.WatchOptions{RecordSaves: cfg.Daemon.RecordSaves, Logger: log})
+		err := watch.Watch(ctx, svc, watch.Options{RecordSaves: cfg.Daemon.RecordSaves, Logger: log})
 		if err != nil {
 			// Serving goes on; what changes outside lunad is seen at the
 			// next operation on it instead of right away.
@@ -149,10 +151,10 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	return serveErr
 }
 
-// daemonConfig describes the configuration that a daemon's answers depend
-// on; a command configured otherwise does not use the daemon.
-func daemonConfig(o gitstore.Options) string {
-	return fmt.Sprintf("author=%q <%q> lock_timeout=%v max_content=%d", o.Human.Name, o.Human.Email, o.LockTimeout, o.MaxContent)
+// daemonConfig is the configuration that a daemon's answers depend on; a
+// command configured otherwise does not use the daemon.
+func daemonConfig(o gitstore.Options) *daemon.Settings {
+	return &daemon.Settings{Author: o.Human.Name, Email: o.Human.Email, LockTimeout: o.LockTimeout, MaxContent: o.MaxContent}
 }
 
 // maxFrame is the largest message the daemon reads: the default (64 MiB),

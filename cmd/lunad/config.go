@@ -303,21 +303,15 @@ func (c Config) Options() gitstore.Options {
 	return opts
 }
 
-// findRoot returns the workspace root for dir: the nearest directory at or
-// above it holding .git, else dir itself.
+// findRoot returns the workspace root for dir (lunad.FindRoot), else dir
+// itself made absolute: the configuration of a directory that is not a
+// workspace is the defaults and the environment.
 func findRoot(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
+	if root, err := lunad.FindRoot(dir); err == nil {
+		return root
 	}
-	for d := abs; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return abs
-		}
-		d = parent
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
 	}
+	return dir
 }

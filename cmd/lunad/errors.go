@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/editor"
 )
 
 // Exit codes. Scripts depend on them; see docs/cli.md.
@@ -75,11 +75,19 @@ func cliHint(nf *lunad.NotFoundError) string {
 }
 
 // withHints words err's message for a person at the command line: a typed
-// error the core returned gets the command that helps.
-func withHints(msg string, err error) string {
-	var nf *lunad.NotFoundError
-	if errors.As(err, &nf) {
-		msg = strings.Replace(msg, nf.Error(), nf.Message(cliHint(nf)), 1)
+// error the core returned gets the command that helps, and a SEARCH that
+// was not found loses its closest lines, which reportError shows in its
+// own form.
+func withHints(err error) string {
+	var (
+		nf *lunad.NotFoundError
+		nm *editor.NoMatchError
+	)
+	switch {
+	case errors.As(err, &nf):
+		return lunad.Reword(err, nf, nf.Message(cliHint(nf)))
+	case errors.As(err, &nm) && len(nm.Hints) > 0:
+		return lunad.Reword(err, nm, nm.Summary())
 	}
-	return msg
+	return err.Error()
 }

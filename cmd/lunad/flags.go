@@ -13,6 +13,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 // flagSet is a command's flags: the global ones (--dir, --json) plus its
@@ -70,14 +71,14 @@ func (fs *flagSet) split(args []string) ([]string, error) {
 	}
 }
 
-// serve parses args, then runs f with the workspace (see withWorkspace)
-// and the positional arguments.
-func (fs *flagSet) serve(args []string, f func(ws daemon.Workspace, pos []string) error) error {
+// withWorkspace parses args, then runs f with the workspace (see
+// Main.withWorkspace) and the positional arguments.
+func (fs *flagSet) withWorkspace(ctx context.Context, args []string, f func(ws lunad.Workspace, pos []string) error) error {
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
-	return fs.m.withWorkspace(func(ws daemon.Workspace) error { return f(ws, pos) })
+	return fs.m.withWorkspace(ctx, func(ws lunad.Workspace) error { return f(ws, pos) })
 }
 
 // withWorkspace runs f with the workspace at the --dir directory: through
@@ -87,13 +88,13 @@ func (fs *flagSet) serve(args []string, f func(ws daemon.Workspace, pos []string
 // codes are the same. A daemon running with another configuration
 // (another author, lock timeout or size limit) is not used, nor is one
 // when Options is set (tests inject a clock and IDs only in-process).
-func (m *Main) withWorkspace(f func(ws daemon.Workspace) error) (err error) {
+func (m *Main) withWorkspace(ctx context.Context, f func(ws lunad.Workspace) error) (err error) {
 	opts, err := m.options()
 	if err != nil {
 		return err
 	}
 	if m.Options == nil {
-		ws, err := daemon.Connect(context.Background(), m.workDir(), daemon.ConnectOptions{Config: daemonConfig(opts)})
+		ws, err := daemon.Connect(ctx, m.workDir(), daemon.ConnectOptions{Config: daemonConfig(opts)})
 		if err == nil {
 			defer func() {
 				if cerr := ws.Close(); cerr != nil && err == nil {
@@ -103,7 +104,7 @@ func (m *Main) withWorkspace(f func(ws daemon.Workspace) error) (err error) {
 			return f(ws)
 		}
 	}
-	return m.withService(func(svc *daemon.Service) error { return f(svc) })
+	return m.withService(func(svc *workspace.Service) error { return f(svc) })
 }
 
 // isValue reports whether args[i] is the value of the flag before it

@@ -17,9 +17,9 @@ import (
 	"syscall"
 	"unicode"
 
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 func main() {
@@ -49,7 +49,8 @@ type Main struct {
 	dir     string
 	json    bool
 	stdinBy string            // the flag that consumed stdin, if any
-	opts    *gitstore.Options // loaded once by options
+	cfg     *Config           // loaded once by config
+	opts    *gitstore.Options // derived once by options
 	log     *slog.Logger      // the command's logger (lsp, mcp, serve): stderr or the daemon's log
 }
 
@@ -191,16 +192,9 @@ func (m *Main) globalFlag(args []string, i int) (int, error) {
 // SEARCH text that was not found is followed by the closest lines of the
 // file as "did you mean" hints.
 func (m *Main) reportError(err error) {
-	msg := withHints(strings.TrimRight(err.Error(), "\n"), err)
+	msg := strings.TrimRight(withHints(err), "\n")
 	var nm *editor.NoMatchError
-	if errors.As(err, &nm) && len(nm.Hints) > 0 {
-		// The message lists the hints too; show them once, in our form.
-		if i := strings.Index(msg, "; the closest lines are"); i >= 0 {
-			msg = msg[:i]
-		} else {
-			msg, _, _ = strings.Cut(msg, "\n")
-		}
-	}
+	errors.As(err, &nm)
 	fmt.Fprintf(m.Stderr, "lunad: %s\n", msg)
 	if nm != nil && len(nm.Hints) > 0 {
 		first, last := nm.Hints[0].Line, nm.Hints[len(nm.Hints)-1].Line
@@ -218,12 +212,12 @@ func (m *Main) reportError(err error) {
 
 // withService opens the workspace at the --dir directory, runs f with its
 // service and closes it.
-func (m *Main) withService(f func(svc *daemon.Service) error) (err error) {
+func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 	opts, err := m.options()
 	if err != nil {
 		return err
 	}
-	svc, err := daemon.Open(m.workDir(), opts)
+	svc, err := workspace.Open(m.workDir(), opts)
 	if err != nil {
 		return err
 	}
@@ -239,12 +233,25 @@ func (m *Main) workDir() string {
 	return m.dir
 }
 
-// options loads the configuration and turns it into store options.
+// config loads the configuration of the --dir workspace, once per process:
+// every command and the options below use this one.
+func (m *Main) config() (Config, error) {
+	if m.cfg == nil {
+		cfg, err := LoadConfig(findRoot(m.workDir()), m.Getenv)
+		if err != nil {
+			return Config{}, err
+		}
+		m.cfg = &cfg
+	}
+	return *m.cfg, nil
+}
+
+// options turns the configuration into store options.
 func (m *Main) options() (gitstore.Options, error) {
 	if m.opts != nil {
 		return *m.opts, nil
 	}
-	cfg, err := LoadConfig(findRoot(m.workDir()), m.Getenv)
+	cfg, err := m.config()
 	if err != nil {
 		return gitstore.Options{}, err
 	}
@@ -257,7 +264,7 @@ func (m *Main) options() (gitstore.Options, error) {
 }
 
 // closeService closes svc, reporting its error if the command succeeded.
-func closeService(svc *daemon.Service, err *error) {
+func closeService(svc *workspace.Service, err *error) {
 	if cerr := svc.Close(); cerr != nil && *err == nil {
 		*err = cerr
 	}

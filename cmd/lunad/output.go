@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -126,7 +125,7 @@ func resultLine(r gitstore.Result, tiers string) string {
 }
 
 // printEdit prints an edit's result with the tier each block matched by.
-func (m *Main) printEdit(r daemon.EditResult) error {
+func (m *Main) printEdit(r lunad.EditResult) error {
 	m.warn(r.Result)
 	if m.json {
 		return m.printJSON(editJSON{writeJSON: toWriteJSON(r.Result), Matches: nonNil(r.Matches)})

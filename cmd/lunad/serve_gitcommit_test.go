@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
 )
 
 // follow subscribes to the events of the daemon p and returns a function
 // that waits (at most 15 s) for one that ok accepts. The subscription ends
 // with the test.
-func (w *ws) follow(p *daemonProc) func(what string, ok func(daemon.Event) bool) {
+func (w *ws) follow(p *daemonProc) func(what string, ok func(lunad.Event) bool) {
 	w.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ws, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
@@ -32,7 +33,7 @@ func (w *ws) follow(p *daemonProc) func(what string, ok func(daemon.Event) bool)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return func(what string, ok func(daemon.Event) bool) {
+	return func(what string, ok func(lunad.Event) bool) {
 		w.t.Helper()
 		deadline := time.After(15 * time.Second)
 		for {
@@ -76,13 +77,13 @@ func TestDaemonEditThenGitCommit(t *testing.T) {
 	w.git("add", "notes.txt")
 	w.git("commit", "-q", "-m", "x")
 	head := strings.TrimSpace(w.git("rev-parse", "HEAD"))
-	await("the hand commit", func(ev daemon.Event) bool { return ev.Kind == "branch" && ev.Commit == head })
+	await("the hand commit", func(ev lunad.Event) bool { return ev.Kind == "branch" && ev.Commit == head })
 	// A later burst of the watcher (a save of another artifact) shows the
 	// one that followed the hand commit, index sync included, is over.
 	if err := os.WriteFile(filepath.Join(w.dir, "b.md"), []byte("saved by hand\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	await("the save of b.md", func(ev daemon.Event) bool { return slices.Contains(ev.IDs, other) })
+	await("the save of b.md", func(ev lunad.Event) bool { return slices.Contains(ev.IDs, other) })
 	if got := w.git("show", "HEAD:a.md"); got != "edited\n" {
 		t.Fatalf("HEAD:a.md after the hand commit = %q, want the edit", got)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 )
@@ -270,7 +271,7 @@ func TestAutoStartRace(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	const n = 4
-	clients := make([]daemon.Workspace, n)
+	clients := make([]lunad.Workspace, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -328,7 +329,7 @@ func TestServeConnectionLimits(t *testing.T) {
 	const full = "the daemon serves at most 1 connection;"
 	// connect makes the one connection, once the daemon has let go of
 	// waitDaemon's (or of an idle one).
-	connect := func(what string) daemon.Workspace {
+	connect := func(what string) lunad.Workspace {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
@@ -450,7 +451,7 @@ func TestDaemonFollowsGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	hasID := func(ev daemon.Event) bool { return slices.Contains(ev.IDs, id) }
+	hasID := func(ev lunad.Event) bool { return slices.Contains(ev.IDs, id) }
 	settle := func() { // the daemon syncs the git index once idle
 		deadline := time.Now().Add(10 * time.Second)
 		for w.git("status", "--porcelain") != "" && time.Now().Before(deadline) {
@@ -474,7 +475,7 @@ func TestDaemonFollowsGit(t *testing.T) {
 	await("the save on the other branch", hasID)
 	settle()
 	w.git("checkout", "-q", "main")
-	await("the switch back to main", func(ev daemon.Event) bool { return ev.Kind == "branch" })
+	await("the switch back to main", func(ev lunad.Event) bool { return ev.Kind == "branch" })
 	content, _, err := ws.Read(ctx, id, "")
 	if err != nil || string(content) != "saved by hand\n" {
 		t.Fatalf("read through the daemon after git checkout main: %q %v", content, err)

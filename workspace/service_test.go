@@ -1,36 +1,16 @@
-package daemon
+package workspace_test
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
 )
-
-func newService(t *testing.T) *Service {
-	t.Helper()
-	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	n := 0
-	s, _, err := Init(t.TempDir(), gitstore.Options{
-		Clock: func() time.Time { clock = clock.Add(time.Second); return clock },
-		NewID: func() string { n++; return fmt.Sprintf("d%07d", n) },
-		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-const src = "def parse_config(path):\n    with open(path) as f:\n        return toml.load(f)\n\n\ndef main():\n    print(parse_config('a.toml'))\n"
 
 func TestEditKinds(t *testing.T) {
 	ctx := context.Background()

@@ -1,4 +1,4 @@
-package daemon
+package workspace_test
 
 import (
 	"context"
@@ -10,32 +10,6 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
 )
-
-// staleSet summarises Stale as "from -> to#symbol state" lines.
-func staleSet(t *testing.T, s *Service) []string {
-	t.Helper()
-	refs, err := s.Stale(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, r := range refs {
-		to := ""
-		if r.To != nil {
-			to = r.To.Path + "#" + r.To.Symbol
-		}
-		out = append(out, r.From.Path+" "+r.Kind+" -> "+to+" "+string(r.State))
-	}
-	return out
-}
-
-func mustEdit(t *testing.T, s *Service, id, search, replace string) {
-	t.Helper()
-	req := EditRequest{ID: id, BlocksText: "<<<<<<< SEARCH\n" + search + "=======\n" + replace + ">>>>>>> REPLACE\n"}
-	if _, err := s.Edit(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestStaleFollowsBranches checks that staleness is derived from the
 // current branch's history: the index follows a switch in both
@@ -98,10 +72,10 @@ func TestIndexCacheRebuilt(t *testing.T) {
 			if err != nil || len(syms) != 2 {
 				t.Fatalf("symbols: %v %v", syms, err)
 			}
-			if err := s.closeIndex(); err != nil {
+			if err := s.CloseIndex(); err != nil {
 				t.Fatal(err)
 			}
-			good, err := os.ReadFile(s.cacheFile())
+			good, err := os.ReadFile(s.CacheFile())
 			if err != nil || len(good) == 0 {
 				t.Fatalf("cache not saved: %v", err)
 			}
@@ -109,17 +83,17 @@ func TestIndexCacheRebuilt(t *testing.T) {
 			if data == nil {
 				data = good[:len(good)/2]
 			}
-			if err := os.WriteFile(s.cacheFile(), data, 0o600); err != nil {
+			if err := os.WriteFile(s.CacheFile(), data, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			_, syms, err = s.Symbols(ctx, "config.py")
 			if err != nil || len(syms) != 2 || syms[0].Name != "parse_config" {
 				t.Fatalf("after a %s cache: %v %v", tc.name, syms, err)
 			}
-			if err := s.closeIndex(); err != nil {
+			if err := s.CloseIndex(); err != nil {
 				t.Fatal(err)
 			}
-			again, err := os.ReadFile(s.cacheFile())
+			again, err := os.ReadFile(s.CacheFile())
 			if err != nil || len(again) < len(good)/2+1 {
 				t.Fatalf("cache not rewritten after a %s one: %d bytes, %v", tc.name, len(again), err)
 			}

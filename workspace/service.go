@@ -1,8 +1,4 @@
-// Package daemon is lunad's workspace service: the single writer over one
-// workspace's store and the one core that every adapter (the CLI today; the
-// language server and the MCP server later) calls. It joins the pure edit
-// engine (editor) to the git-backed store (gitstore).
-package daemon
+package workspace
 
 import (
 	"context"
@@ -15,18 +11,23 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
+	"github.com/lunad/lunad/events"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/refindex"
 )
 
 // Service serves one workspace.
 type Service struct {
 	store  *gitstore.Store
-	refs   refIndex
-	events *broker
+	refs   *refindex.Live
+	branch branchCache
+	events *events.Hub
 	log    *slog.Logger // the store's (gitstore.Options.Logger)
 }
 
-// Open serves the workspace at dir. Returns lunad.ErrNotWorkspace if there is none.
+// Open serves the workspace at dir in this process: what runs when no
+// daemon serves it, and what the daemon itself serves. Returns
+// lunad.ErrNotWorkspace if there is none.
 func Open(dir string, opts gitstore.Options) (*Service, error) {
 	st, err := gitstore.Open(dir, opts)
 	if err != nil {
@@ -36,7 +37,9 @@ func Open(dir string, opts gitstore.Options) (*Service, error) {
 }
 
 func serve(st *gitstore.Store) *Service {
-	return &Service{store: st, events: newBroker(), log: st.Logger()}
+	s := &Service{store: st, events: events.New(), log: st.Logger()}
+	s.refs = refindex.NewLive(st, s.cacheFile(), s.log)
+	return s
 }
 
 // Init makes or adopts the workspace at dir and serves it.
@@ -51,24 +54,20 @@ func Init(dir string, opts gitstore.Options) (*Service, gitstore.AdoptReport, er
 // Close waits for writes in flight and releases the workspace.
 // The parse cache of the reference index is saved for the next process.
 func (s *Service) Close() error {
-	s.events.close()
+	s.events.Close()
 	return errors.Join(s.closeIndex(), s.store.Close())
 }
 
 // Subscribe delivers the workspace's events until ctx is done or the
 // Service closes (see Workspace).
 func (s *Service) Subscribe(ctx context.Context) (<-chan Event, error) {
-	return s.events.subscribe(ctx), nil
+	return s.events.Subscribe(ctx), nil
 }
-
-// Publish announces a change found outside the Service's own writes (the
-// watcher calls it).
-func (s *Service) Publish(e Event) { s.events.publish(e) }
 
 // published announces a successful write of one artifact.
 func (s *Service) published(kind string, res lunad.Result, err error) (lunad.Result, error) {
 	if err == nil && !res.Replayed {
-		s.events.publish(Event{Kind: kind, IDs: []string{res.Artifact.ID}, Commit: res.Version.Commit})
+		s.events.Publish(Event{Kind: kind, IDs: []string{res.Artifact.ID}, Commit: res.Version.Commit})
 	}
 	return res, err
 }
@@ -328,7 +327,7 @@ func (s *Service) Branch(ctx context.Context, name, from string) (lunad.Branch, 
 func (s *Service) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 	b, err := s.store.Switch(ctx, name)
 	if err == nil {
-		s.events.publish(Event{Kind: "branch", Commit: b.Commit})
+		s.events.Publish(Event{Kind: "branch", Commit: b.Commit})
 	}
 	return b, err
 }

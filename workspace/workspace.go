@@ -1,12 +1,11 @@
-package daemon
+package workspace
 
 import "github.com/lunad/lunad"
 
 // The Workspace vocabulary lives in the root package (lunad.Workspace and
 // its types), so that adapters and agents depend on it without linking the
-// daemon; these names remain for the daemon's own code and tests.
+// service; these names remain for the service's own code and tests.
 type (
-	Workspace   = lunad.Workspace
 	Event       = lunad.Event
 	Point       = lunad.Point
 	SymbolHit   = lunad.SymbolHit
@@ -15,4 +14,4 @@ type (
 	EditResult  = lunad.EditResult
 )
 
-var _ Workspace = (*Service)(nil)
+var _ lunad.Workspace = (*Service)(nil)

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"bytes"
@@ -19,11 +19,37 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
 )
 
-// WatchOptions configure Watch.
-type WatchOptions struct {
+// Workspace is what the watcher needs of the workspace service
+// (workspace.Service has it): to follow HEAD and the working tree, record a
+// person's saves, re-index after a move made by hand, and announce what it
+// found. Watch takes it, not the service, so that it reaches into nothing
+// else.
+type Workspace interface {
+	Root() string
+	lunad.Subscriber
+	List(ctx context.Context) ([]lunad.Artifact, error)
+	// Head is the branch HEAD is on ("" when detached) and its commit.
+	Head() (branch, commit string, err error)
+	// Changed names the artifacts whose file or metadata differ between
+	// two commits.
+	Changed(ctx context.Context, from, to string) ([]string, error)
+	// Dirty names the artifacts whose working-tree file differs from HEAD.
+	Dirty(ctx context.Context) ([]string, error)
+	// SyncIndex brings .git/index up to date with what lunad committed.
+	SyncIndex(ctx context.Context) error
+	// Record commits a person's save of an artifact's file as a human
+	// version and announces it; false when the file is HEAD's.
+	Record(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, bool, error)
+	// Reindex brings the reference index up to date, re-parsing ids.
+	Reindex(ctx context.Context, ids []string) error
+	// Publish announces a change found outside the service's own writes.
+	Publish(e lunad.Event)
+}
+
+// Options configure Watch.
+type Options struct {
 	// Debounce is the quiet period that ends a burst of changes (default
 	// 100ms). A burst that keeps going is cut after 10 × Debounce, at
 	// least 1s, so that a constant stream is still handled.
@@ -37,35 +63,6 @@ type WatchOptions struct {
 	Logger *slog.Logger
 
 	ready func() // tests: called once the watches are in place
-}
-
-// Record commits the changes a person saved in an artifact's file as a
-// human version (see gitstore.Store.Record) and announces it with a
-// "changed" event. It reports false, committing nothing, when the file is
-// HEAD's.
-func (s *Service) Record(ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, bool, error) {
-	res, ok, err := s.store.Record(ctx, ref, ch)
-	if err != nil || !ok {
-		return res, ok, err
-	}
-	res, err = s.published("changed", res, nil)
-	return res, true, err
-}
-
-// reindex brings the reference index up to date after HEAD moved. The
-// artifacts in ids are re-parsed even if their latest version is the one
-// indexed: a commit made with plain git changes content without making a
-// version.
-func (s *Service) reindex(ctx context.Context, ids []string) error {
-	r := &s.refs
-	r.mu.Lock()
-	for _, id := range ids {
-		delete(r.indexed, id)
-	}
-	r.head = "" // compare everything on the next sync
-	r.mu.Unlock()
-	_, err := s.index(ctx)
-	return err
 }
 
 // Watch follows the workspace for changes made outside the Service until
@@ -103,10 +100,10 @@ func (s *Service) reindex(ctx context.Context, ids []string) error {
 // file events (the kernel's queue overflowed) every artifact file is
 // compared with HEAD (gitstore.Store.Dirty).
 //
-// Watch returns nil when ctx is done or the Service closes, after every
+// Watch returns nil when ctx is done or the service closes, after every
 // goroutine it started has stopped; an error only if it cannot start. Run
 // one Watch per Service.
-func Watch(ctx context.Context, s *Service, opts WatchOptions) error {
+func Watch(ctx context.Context, s Workspace, opts Options) error {
 	if opts.Debounce <= 0 {
 		opts.Debounce = 100 * time.Millisecond
 	}
@@ -143,11 +140,11 @@ func Watch(ctx context.Context, s *Service, opts WatchOptions) error {
 
 // watcher is the state of one Watch; only its goroutine uses it.
 type watcher struct {
-	s            *Service
-	opts         WatchOptions
+	s            Workspace
+	opts         Options
 	log          *slog.Logger
 	fs           *fsnotify.Watcher
-	sub          <-chan Event
+	sub          <-chan lunad.Event
 	root, gitDir string
 	ignored      map[string]bool // directories git ignores (slash paths)
 	keep         map[string]bool // directories holding artifacts: always watched
@@ -197,7 +194,7 @@ func (w *watcher) start(ctx context.Context) error {
 		return fmt.Errorf("watch %s: %w", w.gitDir, err)
 	}
 	var err error
-	if w.branch, w.head, err = w.s.store.Head(); err != nil {
+	if w.branch, w.head, err = w.s.Head(); err != nil {
 		return fmt.Errorf("watch %s: %w", w.root, err)
 	}
 	arts, err := w.s.List(ctx)
@@ -208,7 +205,7 @@ func (w *watcher) start(ctx context.Context) error {
 	w.setArtifacts(arts)
 	w.addRefs()
 	w.addTree(w.root, false)
-	if err := w.s.store.SyncIndex(ctx); err != nil {
+	if err := w.s.SyncIndex(ctx); err != nil {
 		w.log.Warn("git index not synced", "err", err)
 	}
 	return nil
@@ -339,7 +336,7 @@ func (w *watcher) burst(ctx context.Context) time.Duration {
 		w.addRefs()
 		w.addTree(w.root, false)
 		if w.opts.RecordSaves {
-			ids, err := w.s.store.Dirty(ctx)
+			ids, err := w.s.Dirty(ctx)
 			if err != nil {
 				w.log.Warn("comparing the working tree", "err", err)
 			}
@@ -370,7 +367,7 @@ func (w *watcher) burst(ctx context.Context) time.Duration {
 }
 
 func (w *watcher) syncIndex(ctx context.Context) {
-	if err := w.s.store.SyncIndex(ctx); err != nil && ctx.Err() == nil {
+	if err := w.s.SyncIndex(ctx); err != nil && ctx.Err() == nil {
 		w.log.Warn("git index not synced", "err", err)
 	}
 }
@@ -391,7 +388,7 @@ func (w *watcher) gitBusy() string {
 func (w *watcher) syncHead(ctx context.Context) bool {
 	own := w.own
 	w.own.reset()
-	branch, head, err := w.s.store.Head()
+	branch, head, err := w.s.Head()
 	if err != nil {
 		w.log.Warn("reading HEAD", "err", err)
 		return false
@@ -419,7 +416,7 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 	changed := map[string]bool{}
 	var content []string
 	for _, from := range froms {
-		ids, err := w.s.store.Changed(ctx, from, head)
+		ids, err := w.s.Changed(ctx, from, head)
 		if err != nil {
 			// Not comparable (a commit gone): take everything as changed.
 			w.log.Debug("comparing commits", "from", from, "to", head, "err", err)
@@ -450,7 +447,7 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 			changed[id] = true
 		}
 	}
-	if err := w.s.reindex(ctx, content); err != nil && ctx.Err() == nil {
+	if err := w.s.Reindex(ctx, content); err != nil && ctx.Err() == nil {
 		w.log.Warn("syncing the reference index", "err", err)
 	}
 	switched := branch != w.branch
@@ -466,7 +463,7 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 		return true // the Service's Switch announced it all
 	}
 	if !byService {
-		w.publish(Event{Kind: "branch", Commit: head})
+		w.publish(lunad.Event{Kind: "branch", Commit: head})
 	}
 	var ids []string
 	for id := range changed {
@@ -476,7 +473,7 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 	}
 	if len(ids) > 0 {
 		slices.Sort(ids)
-		w.publish(Event{Kind: "changed", IDs: ids, Commit: head})
+		w.publish(lunad.Event{Kind: "changed", IDs: ids, Commit: head})
 	}
 	return true
 }
@@ -523,10 +520,10 @@ func (w *watcher) record(ctx context.Context) (int, bool) {
 			return n, true
 		}
 		w.drainOwn()
-		if branch, now, err := w.s.store.Head(); err != nil || branch != w.branch || now != head && !w.own.commits[now] {
+		if branch, now, err := w.s.Head(); err != nil || branch != w.branch || now != head && !w.own.commits[now] {
 			return n, true
 		}
-		res, ok, err := w.s.Record(ctx, id, gitstore.Change{})
+		res, ok, err := w.s.Record(ctx, id, lunad.Change{})
 		switch {
 		case err == nil:
 			delete(w.saved, p)
@@ -537,7 +534,7 @@ func (w *watcher) record(ctx context.Context) (int, bool) {
 			}
 		case ctx.Err() != nil:
 			return n, false
-		case errors.Is(err, gitstore.ErrUnmerged):
+		case errors.Is(err, lunad.ErrUnmerged):
 			// Conflict markers are not a person's version: wait for the
 			// resolution (git add), which rewrites the index.
 			delete(w.saved, p)
@@ -586,15 +583,15 @@ func (w *watcher) setArtifacts(arts []lunad.Artifact) {
 
 // publish announces e, remembering it so that it is not taken for one of
 // the Service's writes when it comes back on the subscription.
-func (w *watcher) publish(e Event) {
+func (w *watcher) publish(e lunad.Event) {
 	w.self[eventKey(e)]++
 	w.s.Publish(e)
 }
 
-func eventKey(e Event) string { return e.Kind + " " + e.Commit + " " + strings.Join(e.IDs, ",") }
+func eventKey(e lunad.Event) string { return e.Kind + " " + e.Commit + " " + strings.Join(e.IDs, ",") }
 
 // ownEvent notes an event of the subscription: the Service's writes.
-func (w *watcher) ownEvent(e Event) {
+func (w *watcher) ownEvent(e lunad.Event) {
 	if k := eventKey(e); w.self[k] > 0 {
 		if w.self[k]--; w.self[k] == 0 {
 			delete(w.self, k)

@@ -1,4 +1,4 @@
-package daemon
+package refindex
 
 import (
 	"context"
@@ -31,13 +31,16 @@ type Index struct {
 	parser *treesitter.Parser // for Update and Parse, under mu
 	docs   *docCache
 	cache  *parseCache
-	log    *slog.Logger // the Service's: files not indexed, or only in part
+	log    *slog.Logger // files not indexed, or only in part
 }
 
-// NewIndex returns an empty index that logs to slog.Default() (the
-// Service's index logs to the Service's logger).
-func NewIndex() *Index {
-	return &Index{graph: treesitter.NewGraph(), parser: treesitter.NewParser(), docs: newDocCache(64), cache: newParseCache(), log: slog.Default()}
+// NewIndex returns an empty index that logs to slog.Default().
+func NewIndex() *Index { return NewIndexLogging(slog.Default()) }
+
+// NewIndexLogging returns an empty index that logs to log the artifacts it
+// cannot index, or only in part (the workspace service hands its logger).
+func NewIndexLogging(log *slog.Logger) *Index {
+	return &Index{graph: treesitter.NewGraph(), parser: treesitter.NewParser(), docs: newDocCache(64), cache: newParseCache(), log: log}
 }
 
 // LoadCache fills the parse cache from a file written by SaveCache. A

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func TestWatchConflictedStashPop(t *testing.T) {
 	if _, err := s.Edit(context.Background(), EditRequest{ID: id, Patch: "@@ -2 +2 @@\n-two\n+TWO by lunad\n"}); err != nil {
 		t.Fatal(err)
 	}
-	w := startWatch(t, s, WatchOptions{RecordSaves: true})
+	w := startWatch(t, s, Options{RecordSaves: true})
 	eventually(t, "git status clean", func() bool { out, _ := gitCmd(root, "status", "--porcelain"); return out == "" })
 	head := strings.TrimSpace(gitRun(t, root, "rev-parse", "HEAD"))
 	if out, err := gitCmd(root, "stash", "pop"); err == nil || !strings.Contains(out, "CONFLICT") {

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -25,37 +24,6 @@ import (
 // sleeps to assert: every wait polls with a deadline.
 
 const patience = 15 * time.Second
-
-// gitRun runs the git CLI in dir, as a person would, and returns its stdout.
-func gitRun(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := gitCmd(dir, args...)
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-func gitCmd(dir string, args ...string) (string, error) { return run(dir, "git", args...) }
-
-// run runs a command in dir with the environment of a person's git.
-func run(dir, name string, args ...string) (string, error) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Grace", "GIT_AUTHOR_EMAIL=grace@example.com", "GIT_COMMITTER_NAME=Grace", "GIT_COMMITTER_EMAIL=grace@example.com")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
-}
-
-func save(t *testing.T, s *Service, name, content string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(s.Root(), name), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // logBuffer collects the watcher's log lines.
 type logBuffer struct {
@@ -85,7 +53,7 @@ type watched struct {
 	stop   func() // cancels Watch and waits for it
 }
 
-func startWatch(t *testing.T, s *Service, opts WatchOptions) *watched {
+func startWatch(t *testing.T, s *Service, opts Options) *watched {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	events, err := s.Subscribe(ctx)
@@ -163,24 +131,6 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func create(t *testing.T, s *Service, path, content string) string {
-	t.Helper()
-	r, err := s.Create(context.Background(), gitstore.CreateSpec{Title: path, Path: path, Content: []byte(content)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Artifact.ID
-}
-
-func read(t *testing.T, s *Service, ref string) string {
-	t.Helper()
-	b, _, err := s.Read(context.Background(), ref, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func outgoingSymbols(t *testing.T, s *Service, ref string) []string {
 	t.Helper()
 	rep, err := s.Refs(context.Background(), ref)
@@ -201,7 +151,7 @@ func TestWatchRecordsSaves(t *testing.T) {
 	s := newService(t)
 	create(t, s, "config.py", src)
 	guide := create(t, s, "guide.md", "# Guide\n\nUse `parse_config`.\n")
-	w := startWatch(t, s, WatchOptions{RecordSaves: true})
+	w := startWatch(t, s, Options{RecordSaves: true})
 	head := strings.TrimSpace(gitRun(t, s.Root(), "rev-parse", "HEAD"))
 	if st := gitRun(t, s.Root(), "status", "--porcelain"); st != "" {
 		t.Fatalf("the git index was not synced when watching started:\n%s", st)
@@ -247,7 +197,7 @@ func TestWatchFollowsGit(t *testing.T) {
 	s := newService(t)
 	cfg := create(t, s, "config.py", src)
 	guide := create(t, s, "guide.md", "# Guide\n\nUse `parse_config`.\n")
-	w := startWatch(t, s, WatchOptions{RecordSaves: true})
+	w := startWatch(t, s, Options{RecordSaves: true})
 	onMain := staleSet(t, s)
 	mainHead := strings.TrimSpace(gitRun(t, s.Root(), "rev-parse", "HEAD"))
 	incoming := func() []string {
@@ -323,7 +273,7 @@ func TestWatchOwnWrites(t *testing.T) {
 	s := newService(t)
 	cfg := create(t, s, "config.py", src)
 	notes := create(t, s, "notes.md", "# Notes\n")
-	w := startWatch(t, s, WatchOptions{RecordSaves: true})
+	w := startWatch(t, s, Options{RecordSaves: true})
 	mustEdit(t, s, cfg, "    print(parse_config('a.toml'))\n", "    print(parse_config('b.toml'))\n")
 	if _, err := s.Branch(ctx, "feature", ""); err != nil {
 		t.Fatal(err)
@@ -355,7 +305,7 @@ func TestWatchCoalescesBursts(t *testing.T) {
 	s := newService(t)
 	guide := create(t, s, "guide.md", "# Guide\n")
 	notes := create(t, s, "notes.md", "# Notes\n")
-	w := startWatch(t, s, WatchOptions{RecordSaves: true})
+	w := startWatch(t, s, Options{RecordSaves: true})
 	head := strings.TrimSpace(gitRun(t, s.Root(), "rev-parse", "HEAD"))
 	start := time.Now()
 	last := ""
@@ -395,7 +345,7 @@ func TestWatchCoalescesBursts(t *testing.T) {
 		out, _ := gitCmd(s.Root(), "status", "--porcelain")
 		return out == ""
 	})
-	if d, err := s.store.Dirty(ctx); err != nil || len(d) != 0 {
+	if d, err := s.Dirty(ctx); err != nil || len(d) != 0 {
 		t.Fatalf("dirty %v %v", d, err)
 	}
 }
@@ -409,7 +359,7 @@ func TestWatchStops(t *testing.T) {
 	done := make(chan error, 1)
 	ready := make(chan struct{})
 	go func() {
-		done <- Watch(ctx, s, WatchOptions{RecordSaves: true, Logger: slog.New(slog.NewTextHandler(&logBuffer{}, nil)), ready: func() { close(ready) }})
+		done <- Watch(ctx, s, Options{RecordSaves: true, Logger: slog.New(slog.NewTextHandler(&logBuffer{}, nil)), ready: func() { close(ready) }})
 	}()
 	<-ready
 	if err := os.MkdirAll(filepath.Join(s.Root(), "new", "dir"), 0o755); err != nil {
@@ -439,7 +389,7 @@ func TestWatchStaleAfterHandEdit(t *testing.T) {
 	s := newService(t)
 	cfg := create(t, s, "config.py", src)
 	create(t, s, "doc.md", "# Config\n\n`parse_config` reads TOML.\n")
-	w := startWatch(t, s, WatchOptions{RecordSaves: true})
+	w := startWatch(t, s, Options{RecordSaves: true})
 	if got := staleSet(t, s); len(got) != 0 {
 		t.Fatalf("stale at first: %v", got)
 	}
@@ -456,7 +406,7 @@ func TestWatchStaleAfterHandEdit(t *testing.T) {
 func TestWatchDetached(t *testing.T) {
 	s := newService(t)
 	notes := create(t, s, "notes.md", "# Notes\n")
-	w := startWatch(t, s, WatchOptions{RecordSaves: true})
+	w := startWatch(t, s, Options{RecordSaves: true})
 	gitRun(t, s.Root(), "checkout", "-q", "--detach")
 	w.await("branch (detached)", func(e Event) bool { return e.Kind == "branch" })
 	head := strings.TrimSpace(gitRun(t, s.Root(), "rev-parse", "HEAD"))
@@ -523,7 +473,7 @@ func TestWatchSkips(t *testing.T) {
 func TestWatchCheckoutRightAfterWrite(t *testing.T) {
 	s := newService(t)
 	cfg := create(t, s, "config.py", src)
-	w := startWatch(t, s, WatchOptions{RecordSaves: true})
+	w := startWatch(t, s, Options{RecordSaves: true})
 	gitRun(t, s.Root(), "checkout", "-q", "-b", "feature")
 	mustEdit(t, s, cfg, "    print(parse_config('a.toml'))\n", "    print(parse_config('b.toml'))\n")
 	gitRun(t, s.Root(), "checkout", "-q", "main")
@@ -545,7 +495,7 @@ func TestWatchHandCommitThenWrite(t *testing.T) {
 	s := newService(t)
 	cfg := create(t, s, "config.py", src)
 	tool := create(t, s, "tool.py", "def run():\n    pass\n")
-	w := startWatch(t, s, WatchOptions{})
+	w := startWatch(t, s, Options{})
 	save(t, s, "tool.py", "def run():\n    pass\n\n\ndef stop():\n    pass\n")
 	gitRun(t, s.Root(), "commit", "-qam", "add stop by hand")
 	mustEdit(t, s, cfg, "    print(parse_config('a.toml'))\n", "    print(parse_config('b.toml'))\n")

@@ -1,11 +1,13 @@
-package daemon
+package workspace
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/refindex"
 	"github.com/lunad/lunad/treesitter"
 )
 
@@ -26,7 +28,7 @@ var contentOps = map[lunad.Op]bool{lunad.OpCreate: true, lunad.OpAdopt: true, lu
 type evaluator struct {
 	ctx    context.Context
 	s      *Service
-	ix     *Index
+	ix     *refindex.Index
 	branch []lunad.Version // every lunad commit on the current branch, oldest first
 	order  map[string]int  // commit -> position in branch
 	hist   map[string][]lunad.Version
@@ -44,7 +46,7 @@ type fileAt struct {
 
 // evaluate brings the index up to date and returns it with an evaluator
 // for one query.
-func (s *Service) evaluate(ctx context.Context) (*Index, *evaluator, error) {
+func (s *Service) evaluate(ctx context.Context) (*refindex.Index, *evaluator, error) {
 	ix, err := s.index(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -53,7 +55,7 @@ func (s *Service) evaluate(ctx context.Context) (*Index, *evaluator, error) {
 	return ix, ev, err
 }
 
-func (s *Service) newEvaluator(ctx context.Context, ix *Index) (*evaluator, error) {
+func (s *Service) newEvaluator(ctx context.Context, ix *refindex.Index) (*evaluator, error) {
 	branch, order, err := s.branchHistory(ctx)
 	if err != nil {
 		return nil, err
@@ -61,6 +63,14 @@ func (s *Service) newEvaluator(ctx context.Context, ix *Index) (*evaluator, erro
 	return &evaluator{ctx: ctx, s: s, ix: ix, branch: branch, order: order,
 		hist: map[string][]lunad.Version{}, bases: map[string]*baseline{}, files: map[[2]string]*fileAt{},
 		then: map[int]map[string][]treesitter.Entry{}}, nil
+}
+
+// branchCache is branchHistory's: the current branch's history at head.
+type branchCache struct {
+	mu    sync.Mutex
+	head  string
+	all   []lunad.Version
+	order map[string]int
 }
 
 // branchHistory is every lunad commit of the current branch, oldest first,
@@ -71,11 +81,11 @@ func (s *Service) branchHistory(ctx context.Context) ([]lunad.Version, map[strin
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &s.refs
+	r := &s.branch
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.branch.head == head && r.branch.order != nil {
-		return r.branch.all, r.branch.order, nil
+	if r.head == head && r.order != nil {
+		return r.all, r.order, nil
 	}
 	all, err := s.store.History(ctx, "")
 	if err != nil {
@@ -85,7 +95,7 @@ func (s *Service) branchHistory(ctx context.Context) ([]lunad.Version, map[strin
 	for i, v := range all {
 		order[v.Commit] = i
 	}
-	r.branch.head, r.branch.all, r.branch.order = head, all, order
+	r.head, r.all, r.order = head, all, order
 	return all, order, nil
 }
 
@@ -179,7 +189,7 @@ func (ev *evaluator) at(id, commit string) (*fileAt, error) {
 	case err != nil:
 		return nil, err
 	default:
-		file, err := ev.ix.Parse(parseType(a), content)
+		file, err := ev.ix.Parse(refindex.ParseType(a), content)
 		if err != nil {
 			return nil, err
 		}

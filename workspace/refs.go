@@ -1,144 +1,26 @@
-package daemon
+package workspace
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
-	"sync"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/refindex"
 	"github.com/lunad/lunad/treesitter"
 )
-
-// refIndex is the Service's reference index and what it was built from:
-// each artifact's latest commit and path, so that sync re-parses only the
-// artifacts that changed (an edit, an undo, a branch switch) since.
-type refIndex struct {
-	mu      sync.Mutex // serialises sync; the Index has its own lock
-	ix      *Index
-	indexed map[string]indexedAt
-	head    string // the HEAD commit the index was last synced with
-	branch  struct {
-		head  string
-		all   []lunad.Version
-		order map[string]int
-	} // branchHistory's cache
-}
-
-type indexedAt struct{ commit, path, typ, title string }
 
 // cacheFile is where the parse cache lives, in the store's cache directory.
 func (s *Service) cacheFile() string { return filepath.Join(s.store.CacheDir(), "refs.gob") }
 
 // index brings the reference index up to date with the current branch
-// and returns it. The first call loads the persisted parse cache and
-// indexes every artifact; later calls re-parse only what changed.
-func (s *Service) index(ctx context.Context) (*Index, error) {
-	r := &s.refs
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	// The index follows committed content: while HEAD has not moved there
-	// is nothing to compare (listing 10,000 artifacts costs ~15 ms).
-	_, head, err := s.store.Head()
-	if err != nil {
-		return nil, err
-	}
-	if r.ix != nil && head == r.head && len(r.indexed) > 0 {
-		return r.ix, nil
-	}
-	arts, err := s.store.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r.head = head
-	if r.ix == nil {
-		ix := NewIndex()
-		ix.log = s.log
-		if err := ix.LoadCache(s.cacheFile()); err != nil {
-			s.log.Warn("reference index cache ignored", "err", err)
-		}
-		srcs := make([]Source, 0, len(arts))
-		for _, a := range arts {
-			src, err := s.source(ctx, a)
-			if err != nil {
-				ix.Close()
-				return nil, err
-			}
-			srcs = append(srcs, src)
-		}
-		if err := ix.Build(ctx, srcs, 0); err != nil {
-			ix.Close()
-			return nil, err
-		}
-		r.ix, r.indexed = ix, map[string]indexedAt{}
-		for _, a := range arts {
-			r.indexed[a.ID] = stamp(a)
-		}
-		return r.ix, nil
-	}
-	seen := make(map[string]bool, len(arts))
-	for _, a := range arts {
-		seen[a.ID] = true
-		if r.indexed[a.ID] == stamp(a) {
-			continue
-		}
-		src, err := s.source(ctx, a)
-		if err != nil {
-			return nil, err
-		}
-		if err := r.ix.Update(src); err != nil {
-			return nil, err
-		}
-		r.indexed[a.ID] = stamp(a)
-	}
-	for id := range r.indexed {
-		if !seen[id] {
-			r.ix.Remove(id)
-			delete(r.indexed, id)
-		}
-	}
-	return r.ix, nil
-}
-
-// parseType is what the parser is told an artifact is: its type, or its
-// file name when the type names no grammar (a .pyi or .mts file is
-// text/plain to the store but Python or TypeScript to the parser).
-func parseType(a lunad.Artifact) string {
-	if treesitter.LanguageFor(a.Type) == treesitter.LangText {
-		return a.Path
-	}
-	return a.Type
-}
-
-func stamp(a lunad.Artifact) indexedAt { return indexedAt{a.Commit, a.Path, a.Type, a.Title} }
-
-func (s *Service) source(ctx context.Context, a lunad.Artifact) (Source, error) {
-	content, _, err := s.store.Read(ctx, a.ID, "")
-	if err != nil {
-		return Source{}, err
-	}
-	src := Source{ID: a.ID, Path: a.Path, Title: a.Title, Type: parseType(a), Content: content}
-	for _, l := range a.Links {
-		src.Links = append(src.Links, l.To)
-	}
-	return src, nil
-}
+// and returns it (see refindex.Live.Sync).
+func (s *Service) index(ctx context.Context) (*refindex.Index, error) { return s.refs.Sync(ctx) }
 
 // closeIndex persists the parse cache and frees the index.
-func (s *Service) closeIndex() error {
-	r := &s.refs
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ix == nil {
-		return nil
-	}
-	err := r.ix.SaveCache(s.cacheFile())
-	r.ix.Close()
-	r.ix = nil
-	return err
-}
+func (s *Service) closeIndex() error { return s.refs.Close() }
 
 // Symbols returns the definitions in an artifact's current content.
 // Returns lunad.ErrNotFound for an unknown artifact.
@@ -151,7 +33,7 @@ func (s *Service) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lu
 	if err != nil {
 		return a, nil, err
 	}
-	f, err := ix.Parse(parseType(a), content)
+	f, err := ix.Parse(refindex.ParseType(a), content)
 	if err != nil {
 		return a, nil, err
 	}

@@ -1,36 +1,39 @@
-package daemon
+package events
 
 import (
 	"context"
 	"sync"
+
+	"github.com/lunad/lunad"
 )
 
-// broker fans events out to subscribers. Publishing never blocks: each
+// Hub fans events out to subscribers. Publishing never blocks: each
 // subscriber has a bounded queue, and one that falls behind has its queue
-// replaced by a single "resync" event.
-type broker struct {
+// replaced by a single "resync" event. Hub is safe for concurrent use.
+type Hub struct {
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
-	done chan struct{} // closed by close
+	done chan struct{} // closed by Close
 	wg   sync.WaitGroup
 }
 
-func newBroker() *broker {
-	return &broker{subs: map[*subscriber]struct{}{}, done: make(chan struct{})}
+// New returns a hub without subscribers.
+func New() *Hub {
+	return &Hub{subs: map[*subscriber]struct{}{}, done: make(chan struct{})}
 }
 
 type subscriber struct {
-	queue  []Event
+	queue  []lunad.Event
 	wake   chan struct{}
 	maxLen int
 }
 
 const subscriberQueue = 256
 
-// subscribe starts a subscription that ends when ctx is done or the broker
-// closes; its goroutine is counted in b.wg.
-func (b *broker) subscribe(ctx context.Context) <-chan Event {
-	out := make(chan Event)
+// Subscribe starts a subscription that ends when ctx is done or the hub
+// closes; the channel is closed then.
+func (b *Hub) Subscribe(ctx context.Context) <-chan lunad.Event {
+	out := make(chan lunad.Event)
 	s := &subscriber{wake: make(chan struct{}, 1), maxLen: subscriberQueue}
 	b.mu.Lock()
 	select {
@@ -53,7 +56,7 @@ func (b *broker) subscribe(ctx context.Context) <-chan Event {
 		}()
 		for {
 			b.mu.Lock()
-			var next *Event
+			var next *lunad.Event
 			if len(s.queue) > 0 {
 				next = &s.queue[0]
 				s.queue = s.queue[1:]
@@ -81,13 +84,13 @@ func (b *broker) subscribe(ctx context.Context) <-chan Event {
 	return out
 }
 
-// publish queues e for every subscriber.
-func (b *broker) publish(e Event) {
+// Publish queues e for every subscriber.
+func (b *Hub) Publish(e lunad.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs {
 		if len(s.queue) >= s.maxLen {
-			s.queue = append(s.queue[:0], Event{Kind: "resync"})
+			s.queue = append(s.queue[:0], lunad.Event{Kind: "resync"})
 		} else {
 			s.queue = append(s.queue, e)
 		}
@@ -98,8 +101,8 @@ func (b *broker) publish(e Event) {
 	}
 }
 
-// close ends every subscription and waits for their goroutines.
-func (b *broker) close() {
+// Close ends every subscription and waits for their goroutines.
+func (b *Hub) Close() {
 	b.mu.Lock()
 	select {
 	case <-b.done:
