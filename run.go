@@ -194,8 +194,8 @@ func (e *AgentError) Unwrap() error { return e.Err }
 
 // RunNotFoundError: no run or workflow by that name.
 type RunNotFoundError struct {
-	Kind string // "run" or "workflow"
-	Ref  string
+	Kind string `json:"kind"` // "run" or "workflow"
+	Ref  string `json:"ref"`
 }
 
 func (e *RunNotFoundError) Is(target error) bool { return target == ErrNotFound }

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -97,8 +99,18 @@ var errCancelled = errors.New("cancelled")
 
 // Open starts an engine and resumes every unfinished run from its log.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
+	e, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return e, e.Resume(ctx)
+}
+
+// New makes an engine that drives the runs it starts or retries, and
+// answers about every run; Resume takes up the unfinished ones.
+func New(opts Options) (*Engine, error) {
 	if opts.Store == nil || opts.Effects == nil || opts.Root == "" {
-		return nil, fmt.Errorf("%w: runs.Open needs a Store, Effects and a Root", lunad.ErrInvalid)
+		return nil, fmt.Errorf("%w: runs.New needs a Store, Effects and a Root", lunad.ErrInvalid)
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
@@ -123,24 +135,43 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, slots: make(chan struct{}, opts.Slots), live: map[string]*run{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	ids, err := opts.Store.Runs(ctx)
+	return e, nil
+}
+
+// Resume drives every unfinished run that is not driven yet, from its
+// log: what a daemon does when it starts.
+func (e *Engine) Resume(ctx context.Context) error {
+	ids, err := e.opts.Store.Runs(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for id := range ids {
-		events, tip, err := opts.Store.RunLog(ctx, id)
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		e.mu.Lock()
+		_, live := e.live[id]
+		e.mu.Unlock()
+		if live {
+			continue
+		}
+		events, tip, err := e.opts.Store.RunLog(ctx, id)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		st := fold(events, tip)
 		if st.phase == phaseFinished {
 			continue
 		}
 		if err := e.resume(ctx, st); err != nil {
-			opts.Logger.Error("run cannot be resumed", "run", id, "err", err)
+			e.opts.Logger.Error("run cannot be resumed", "run", id, "err", err)
 		}
 	}
-	return e, nil
+	return nil
+}
+
+// Running reports how many runs the engine is driving.
+func (e *Engine) Running() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.live)
 }
 
 // Close stops every run's driver and waits for them. An attempt in flight
