@@ -70,8 +70,8 @@ func runWorkflow(m *Main, ctx context.Context, fs *flagSet, args []string) error
 }
 
 var cmdRun = &command{
-	name: "run",
-	args: "start WORKFLOW [--input ID]... [--param K=V]... [--key K] [--wait] | list | show RUN | log RUN | replay RUN [--live] | cancel RUN | retry RUN | prune --older-than D",
+	name:    "run",
+	args:    "start WORKFLOW [--input ID]... [--param K=V]... [--key K] [--wait] | list | show RUN | log RUN | replay RUN [--live] | cancel RUN | retry RUN | prune --older-than D",
 	summary: "start, follow, replay, cancel, retry and prune runs of workflows",
 	help: `A run drives a workflow's stages; the engine, in the workspace's daemon
 (started if none runs), chooses every next stage. start prints the run's ID
