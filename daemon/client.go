@@ -32,7 +32,7 @@ import (
 type Client struct {
 	mu      sync.Mutex
 	conn    jsonrpc2.Conn // the latest connection (maybe lost)
-	status  Status
+	status  Hello
 	up      chan struct{} // closed while conn is usable
 	lastErr error         // why the latest reconnection failed
 	redial  func(ctx context.Context) error
@@ -74,7 +74,7 @@ func dial(ctx context.Context, path string) (*Client, error) {
 // attach makes a connection to the daemon at path the Client's, once the
 // daemon has greeted it, and returns what it said. check may refuse the
 // daemon (its status); the connection is then closed.
-func (c *Client) attach(ctx context.Context, path string, check ...func(Status) error) error {
+func (c *Client) attach(ctx context.Context, path string, check ...func(Hello) error) error {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -82,7 +82,7 @@ func (c *Client) attach(ctx context.Context, path string, check ...func(Status) 
 	}
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(nc), jsonrpc2.WithCodec(codec{}))
 	conn.Go(context.Background(), c.handle)
-	var st Status
+	var st Hello
 	if err := c.callOn(ctx, conn, mHello, noParams{}, &st); err != nil {
 		conn.Close()
 		return err
@@ -198,7 +198,7 @@ func (c *Client) connection(ctx context.Context) (jsonrpc2.Conn, error) {
 		c.mu.Lock()
 		err := c.lastErr
 		c.mu.Unlock()
-		return nil, fmt.Errorf("the lunad daemon of %s is gone and could not be reached again within %v: %v", c.Status().Root, reconnectWait, err)
+		return nil, fmt.Errorf("the lunad daemon of %s is gone and could not be reached again within %v: %v", c.Hello().Root, reconnectWait, err)
 	}
 }
 
@@ -230,23 +230,23 @@ func (c *Client) Close() error {
 	return err
 }
 
-// Status is what the daemon said about itself when the Client connected
+// Hello is what the daemon said about itself when the Client connected
 // (or last reconnected).
-func (c *Client) Status() Status {
+func (c *Client) Hello() Hello {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.status
 }
 
 // Refresh asks the daemon for its status now (calls served, clients).
-func (c *Client) Refresh(ctx context.Context) (Status, error) {
-	var st Status
+func (c *Client) Refresh(ctx context.Context) (Hello, error) {
+	var st Hello
 	err := c.call(ctx, mHello, noParams{}, &st)
 	return st, err
 }
 
 // Root is the workspace's root directory.
-func (c *Client) Root() string { return c.Status().Root }
+func (c *Client) Root() string { return c.Hello().Root }
 
 // keyed is implemented by the parameters of writes: their idempotency key.
 type keyed interface{ key() string }
@@ -301,7 +301,7 @@ func (c *Client) callOn(ctx context.Context, conn jsonrpc2.Conn, method string, 
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", lunad.ErrInvalid, method, err)
 	}
-	if max := c.Status().MaxFrame; max > 0 && len(raw) > max-200 {
+	if max := c.Hello().MaxFrame; max > 0 && len(raw) > max-200 {
 		return fmt.Errorf("%w: the request is %d bytes, more than the daemon's limit of %d bytes", lunad.ErrInvalid, len(raw), max)
 	}
 	_, err = conn.Call(ctx, method, jsonrpc2.RawMessage(raw), result)
@@ -315,7 +315,7 @@ func (c *Client) callOn(ctx context.Context, conn jsonrpc2.Conn, method string, 
 	case ctx.Err() != nil:
 		return ctx.Err()
 	default:
-		return fmt.Errorf("lunad daemon of %s: %w: %w", c.Status().Root, errTransport, err)
+		return fmt.Errorf("lunad daemon of %s: %w: %w", c.Hello().Root, errTransport, err)
 	}
 }
 

@@ -89,7 +89,7 @@ func connect(ctx context.Context, c *Client, state, root string, opts ConnectOpt
 	path := clientSocket(state)
 	hctx, cancel := context.WithTimeout(ctx, helloTimeout)
 	defer cancel()
-	err := c.attach(hctx, path, func(st Status) error {
+	err := c.attach(hctx, path, func(st Hello) error {
 		switch {
 		case st.Protocol != protocolVersion:
 			return fmt.Errorf("%w: the daemon at %s (pid %d) speaks protocol %d, this lunad %d; stop it (kill %d) to use this lunad's",

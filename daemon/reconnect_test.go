@@ -56,7 +56,7 @@ func newFlakyDaemon(t *testing.T, drop ...string) *flakyDaemon {
 				}
 				switch req.Method() {
 				case mHello:
-					return Status{Protocol: protocolVersion, Root: "/ws"}, nil
+					return Hello{Protocol: protocolVersion, Root: "/ws"}, nil
 				case mList:
 					return []lunad.Artifact{}, nil
 				case mSubscribe:

@@ -109,8 +109,9 @@ func (s *Settings) String() string {
 	return fmt.Sprintf("author=%q <%q> lock_timeout=%v max_content=%d", s.Author, s.Email, s.LockTimeout, s.MaxContent)
 }
 
-// Status is what a daemon says about itself ("lunad/hello").
-type Status struct {
+// Hello is what a daemon says about itself, its answer to "lunad/hello"
+// (not an artifact's lunad.Status).
+type Hello struct {
 	Protocol int    `json:"protocol"`
 	Root     string `json:"root"`
 	PID      int    `json:"pid"`
@@ -596,7 +597,7 @@ type ServeOptions struct {
 	// MaxFrame caps the size of a message read from a client (default
 	// DefaultMaxFrame).
 	MaxFrame int
-	// Config is reported to clients in Status; a client configured
+	// Config is reported to clients in Hello; a client configured
 	// otherwise can decline the daemon (ConnectOptions.Config).
 	Config *Settings
 	// MaxConns caps the connections served at once (default
@@ -895,8 +896,8 @@ func (c *serverConn) call(ctx context.Context, method string, params []byte) (an
 	return f(ctx, c.srv.svc, params)
 }
 
-func (srv *server) status() Status {
-	return Status{Protocol: protocolVersion, Root: srv.svc.Root(), PID: os.Getpid(), Config: srv.opts.Config,
+func (srv *server) status() Hello {
+	return Hello{Protocol: protocolVersion, Root: srv.svc.Root(), PID: os.Getpid(), Config: srv.opts.Config,
 		MaxFrame: srv.opts.MaxFrame, Started: srv.started.UTC(), Served: srv.served.Load(), Active: int(srv.active.Load()) - 1, Clients: int(srv.clients.Load())}
 }
 

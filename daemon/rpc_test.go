@@ -189,7 +189,7 @@ func holdLock(t *testing.T, svc *Service) (release func()) {
 	return release
 }
 
-func status(t *testing.T, c *Client) Status {
+func status(t *testing.T, c *Client) Hello {
 	t.Helper()
 	st, err := c.Refresh(context.Background())
 	if err != nil {
@@ -473,7 +473,7 @@ func TestConnectErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	if st := ws.(*Client).Status(); st.Protocol != protocolVersion || st.PID != os.Getpid() || st.Root != svc.Root() || st.MaxFrame != DefaultMaxFrame {
+	if st := ws.(*Client).Hello(); st.Protocol != protocolVersion || st.PID != os.Getpid() || st.Root != svc.Root() || st.MaxFrame != DefaultMaxFrame {
 		t.Fatalf("status %+v", st)
 	}
 }

@@ -37,8 +37,9 @@ type Workspace interface {
 	Changed(ctx context.Context, from, to string) ([]string, error)
 	// Dirty names the artifacts whose working-tree file differs from HEAD.
 	Dirty(ctx context.Context) ([]string, error)
-	// SyncIndex brings .git/index up to date with what lunad committed.
-	SyncIndex(ctx context.Context) error
+	// SyncGitIndex brings .git/index (git's index, not the reference
+	// index) up to date with what lunad committed.
+	SyncGitIndex(ctx context.Context) error
 	// Record commits a person's save of an artifact's file as a human
 	// version and announces it; false when the file is HEAD's.
 	Record(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, bool, error)
@@ -205,7 +206,7 @@ func (w *watcher) start(ctx context.Context) error {
 	w.setArtifacts(arts)
 	w.addRefs()
 	w.addTree(w.root, false)
-	if err := w.s.SyncIndex(ctx); err != nil {
+	if err := w.s.SyncGitIndex(ctx); err != nil {
 		w.log.Warn("git index not synced", "err", err)
 	}
 	return nil
@@ -354,11 +355,11 @@ func (w *watcher) burst(ctx context.Context) time.Duration {
 	// was not synced yet, so git took it for a local change) is put back
 	// to HEAD's content, not recorded as a person's save.
 	if w.syncHead(ctx) {
-		w.syncIndex(ctx)
+		w.syncGitIndex(ctx)
 	}
 	recorded, retry := w.record(ctx)
 	if recorded > 0 {
-		w.syncIndex(ctx)
+		w.syncGitIndex(ctx)
 	}
 	if retry {
 		return w.retryDelay()
@@ -366,8 +367,8 @@ func (w *watcher) burst(ctx context.Context) time.Duration {
 	return 0
 }
 
-func (w *watcher) syncIndex(ctx context.Context) {
-	if err := w.s.SyncIndex(ctx); err != nil && ctx.Err() == nil {
+func (w *watcher) syncGitIndex(ctx context.Context) {
+	if err := w.s.SyncGitIndex(ctx); err != nil && ctx.Err() == nil {
 		w.log.Warn("git index not synced", "err", err)
 	}
 }

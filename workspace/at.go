@@ -119,7 +119,7 @@ func innermostSymbol(f *treesitter.File, offset int) (treesitter.Symbol, bool) {
 // SearchSymbols finds definitions whose name contains query, ignoring
 // case: exact matches first, then prefixes, then the rest, each by path.
 func (s *Service) SearchSymbols(ctx context.Context, query string, limit int) ([]SymbolHit, error) {
-	ix, err := s.index(ctx)
+	ix, err := s.refIndex(ctx)
 	if err != nil {
 		return nil, err
 	}

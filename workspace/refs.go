@@ -15,12 +15,12 @@ import (
 // cacheFile is where the parse cache lives, in the store's cache directory.
 func (s *Service) cacheFile() string { return filepath.Join(s.store.CacheDir(), "refs.gob") }
 
-// index brings the reference index up to date with the current branch
+// refIndex brings the reference index up to date with the current branch
 // and returns it (see refindex.Live.Sync).
-func (s *Service) index(ctx context.Context) (*refindex.Index, error) { return s.refs.Sync(ctx) }
+func (s *Service) refIndex(ctx context.Context) (*refindex.Index, error) { return s.refs.Sync(ctx) }
 
-// closeIndex persists the parse cache and frees the index.
-func (s *Service) closeIndex() error { return s.refs.Close() }
+// closeRefIndex persists the parse cache and frees the index.
+func (s *Service) closeRefIndex() error { return s.refs.Close() }
 
 // Symbols returns the definitions in an artifact's current content.
 // Returns lunad.ErrNotFound for an unknown artifact.
@@ -29,7 +29,7 @@ func (s *Service) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lu
 	if err != nil {
 		return a, nil, err
 	}
-	ix, err := s.index(ctx)
+	ix, err := s.refIndex(ctx)
 	if err != nil {
 		return a, nil, err
 	}

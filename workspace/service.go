@@ -34,10 +34,11 @@ func Open(dir string, opts gitstore.Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return serve(st), nil
+	return newService(st), nil
 }
 
-func serve(st *gitstore.Store) *Service {
+// newService serves the store st.
+func newService(st *gitstore.Store) *Service {
 	s := &Service{store: st, events: events.New(), log: st.Logger()}
 	s.refs = refindex.NewLive(st, s.cacheFile(), s.log)
 	return s
@@ -49,7 +50,7 @@ func Init(dir string, opts gitstore.Options) (*Service, gitstore.AdoptReport, er
 	if err != nil {
 		return nil, rep, err
 	}
-	return serve(st), rep, nil
+	return newService(st), rep, nil
 }
 
 // Close waits for writes in flight and releases the workspace.
@@ -57,7 +58,7 @@ func Init(dir string, opts gitstore.Options) (*Service, gitstore.AdoptReport, er
 func (s *Service) Close() error {
 	runsErr := s.closeRuns()
 	s.events.Close()
-	return errors.Join(runsErr, s.closeIndex(), s.store.Close())
+	return errors.Join(runsErr, s.closeRefIndex(), s.store.Close())
 }
 
 // Subscribe delivers the workspace's events until ctx is done or the

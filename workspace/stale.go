@@ -47,7 +47,7 @@ type fileAt struct {
 // evaluate brings the index up to date and returns it with an evaluator
 // for one query.
 func (s *Service) evaluate(ctx context.Context) (*refindex.Index, *evaluator, error) {
-	ix, err := s.index(ctx)
+	ix, err := s.refIndex(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -34,9 +34,9 @@ func (s *Service) Changed(ctx context.Context, from, to string) ([]string, error
 // from HEAD's content (see gitstore.Store.Dirty).
 func (s *Service) Dirty(ctx context.Context) ([]string, error) { return s.store.Dirty(ctx) }
 
-// SyncIndex brings .git/index up to date with HEAD for the paths lunad
+// SyncGitIndex brings .git/index up to date with HEAD for the paths lunad
 // changed (see gitstore.Store.SyncIndex).
-func (s *Service) SyncIndex(ctx context.Context) error { return s.store.SyncIndex(ctx) }
+func (s *Service) SyncGitIndex(ctx context.Context) error { return s.store.SyncIndex(ctx) }
 
 // Record commits the changes a person saved in an artifact's file as a
 // human version (see gitstore.Store.Record) and announces it with a
@@ -57,6 +57,6 @@ func (s *Service) Record(ctx context.Context, ref string, ch lunad.Change) (luna
 // version.
 func (s *Service) Reindex(ctx context.Context, ids []string) error {
 	s.refs.Forget(ids)
-	_, err := s.index(ctx)
+	_, err := s.refIndex(ctx)
 	return err
 }

@@ -111,7 +111,7 @@ func waitDaemonGone(t *testing.T, dir string) {
 		t.Errorf("the daemon: %v", err)
 		return
 	}
-	pid := c.(*daemon.Client).Status().PID
+	pid := c.(*daemon.Client).Hello().PID
 	c.Close()
 	for deadline := time.Now().Add(20 * time.Second); running(pid); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {

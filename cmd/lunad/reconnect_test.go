@@ -183,7 +183,7 @@ func killDaemon(t *testing.T, w *ws) int {
 	if err != nil {
 		t.Fatalf("no daemon to kill: %v", err)
 	}
-	pid := c.(*daemon.Client).Status().PID
+	pid := c.(*daemon.Client).Hello().PID
 	c.Close()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func daemonPID(t *testing.T, w *ws) int {
 		t.Fatalf("no daemon: %v", err)
 	}
 	defer c.Close()
-	return c.(*daemon.Client).Status().PID
+	return c.(*daemon.Client).Hello().PID
 }
 
 // `lunad lsp` outlives its daemon: after a SIGKILL of the daemon it

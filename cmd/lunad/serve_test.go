@@ -125,7 +125,7 @@ func (w *ws) served() uint64 {
 		w.t.Fatal(err)
 	}
 	defer c.Close()
-	return c.(*daemon.Client).Status().Served
+	return c.(*daemon.Client).Hello().Served
 }
 
 // TestServe runs commands through `lunad serve` and stops it with SIGTERM.
@@ -285,7 +285,7 @@ func TestAutoStartRace(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("client %d: %v", i, errs[i])
 		}
-		st := c.(*daemon.Client).Status()
+		st := c.(*daemon.Client).Hello()
 		if pid == 0 {
 			pid = st.PID
 		}
