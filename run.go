@@ -44,6 +44,11 @@ const (
 	EventRunCompleted     EventType = "RUN_COMPLETED"
 	EventRunAborted       EventType = "RUN_ABORTED"
 	EventRunCancelled     EventType = "RUN_CANCELLED"
+	// EventStageCommitted follows STAGE_SUCCEEDED once the stage's writes
+	// are commits on the branch (Writes names them).
+	EventStageCommitted EventType = "STAGE_COMMITTED"
+	// EventRunPruned is the summary a pruned run's log is replaced by.
+	EventRunPruned EventType = "RUN_PRUNED"
 )
 
 // ArtifactRef names one version of an artifact by reference: messages and
@@ -92,6 +97,17 @@ type RunEvent struct {
 	RetryAt   time.Time `json:"retry_at,omitzero"`
 	Error     string    `json:"error,omitempty"`
 	Permanent bool      `json:"permanent,omitempty"`
+	// Interrupted marks a STAGE_FAILED written on restart for an attempt
+	// the daemon stopped during: it does not count against the stage's
+	// attempt limit.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// RunRecord is one event to append to a run's log, with the files stored
+// beside it (request.json, response.json, workflow.toml, config.toml).
+type RunRecord struct {
+	Event RunEvent
+	Files map[string][]byte
 }
 
 // RunInfo is a run's state, derived from its log.
@@ -178,11 +194,54 @@ func (e *AgentError) Unwrap() error { return e.Err }
 
 // RunNotFoundError: no run or workflow by that name.
 type RunNotFoundError struct {
-	Kind string // "run" or "workflow"
-	Ref  string
+	Kind string `json:"kind"` // "run" or "workflow"
+	Ref  string `json:"ref"`
 }
 
 func (e *RunNotFoundError) Is(target error) bool { return target == ErrNotFound }
 func (e *RunNotFoundError) Error() string {
 	return fmt.Sprintf("%v: no %s %q", ErrNotFound, e.Kind, e.Ref)
+}
+
+// RunRequest starts a run of a workflow.
+type RunRequest struct {
+	Workflow string `json:"workflow"`
+	// Inputs name artifacts (IDs or paths) the run reads.
+	Inputs []string          `json:"inputs,omitempty"`
+	Params map[string]string `json:"params,omitempty"`
+	// Key makes the start idempotent: a run started with the same key is
+	// returned instead of a new one (and a different request with it is
+	// ErrConflict).
+	Key           string `json:"key,omitempty"`
+	CorrelationID string `json:"correlation_id,omitempty"`
+}
+
+// WorkflowInfo describes a workflow file of the workspace.
+type WorkflowInfo struct {
+	Name    string   `json:"name"`
+	Version string   `json:"version"` // the version recorded on events
+	File    string   `json:"file"`
+	Start   string   `json:"start"`
+	Stages  []string `json:"stages"`
+	// Error is set when the file does not check; the rest may be empty.
+	Error string `json:"error,omitempty"`
+}
+
+// ReplayReport compares a run with its replay.
+type ReplayReport struct {
+	Run  string `json:"run"`
+	Live bool   `json:"live"`
+	// Identical: the same state path, terminal status and written tree.
+	Identical    bool      `json:"identical"`
+	Path         []string  `json:"path"`
+	ReplayPath   []string  `json:"replay_path"`
+	Status       RunStatus `json:"status"`
+	ReplayStatus RunStatus `json:"replay_status"`
+	// Tree and ReplayTree hash the files the run wrote, as a git tree.
+	Tree       string `json:"tree"`
+	ReplayTree string `json:"replay_tree"`
+	// Divergence: 1 if the terminal stage differs, else the fraction of
+	// stage outputs that differ (live replay).
+	Divergence  float64  `json:"divergence"`
+	Differences []string `json:"differences,omitempty"`
 }

@@ -3,6 +3,7 @@ package lunad
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // Workspace is what every adapter (the CLI, the language server, the MCP
@@ -17,6 +18,7 @@ type Workspace interface {
 	Brancher
 	Referencer
 	Subscriber
+	Runner
 	io.Closer
 }
 
@@ -77,6 +79,32 @@ type Referencer interface {
 	// SearchSymbols finds definitions across the workspace whose name
 	// contains query (case-insensitive), at most limit of them, best first.
 	SearchSymbols(ctx context.Context, query string, limit int) ([]SymbolHit, error)
+}
+
+// Runner starts and inspects runs of the workspace's workflows (the
+// workflow engine the workspace service hosts). Errors: ErrNotFound (as a
+// *RunNotFoundError) for an unknown run or workflow; ErrInvalid for a
+// workflow that does not check, or a step the run's status forbids (retry
+// a completed run, replay a running one); ErrConflict (a *KeyReusedError)
+// for a start key used for another request.
+type Runner interface {
+	Workflows(ctx context.Context) ([]WorkflowInfo, error)
+	Workflow(ctx context.Context, name string) (WorkflowInfo, error)
+	// StartRun starts a run and returns it as created; with a key, a
+	// second start returns the first run.
+	StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
+	Runs(ctx context.Context) ([]RunInfo, error)
+	// Run returns a run with its events.
+	Run(ctx context.Context, id string) (RunInfo, error)
+	// WaitRun waits until the run finishes or ctx is done.
+	WaitRun(ctx context.Context, id string) (RunInfo, error)
+	CancelRun(ctx context.Context, id string) (RunInfo, error)
+	RetryRun(ctx context.Context, id string) (RunInfo, error)
+	ReplayRun(ctx context.Context, id string, live bool) (ReplayReport, error)
+	// PruneRuns replaces the logs of runs finished more than olderThan
+	// ago by summaries, and returns their IDs.
+	PruneRuns(ctx context.Context, olderThan time.Duration) ([]string, error)
+	DeadLetters(ctx context.Context) ([]RunInfo, error)
 }
 
 // Subscriber delivers the workspace's events.

@@ -346,6 +346,9 @@ func remote(we *jsonrpc2.Error) error {
 	if data.NotFound != nil {
 		e.wrapped = append(e.wrapped, data.NotFound)
 	}
+	if data.RunNotFound != nil {
+		e.wrapped = append(e.wrapped, data.RunNotFound)
+	}
 	if data.KeyReused != nil {
 		e.wrapped = append(e.wrapped, data.KeyReused)
 	}

@@ -500,9 +500,10 @@ type errorData struct {
 	Editor *editorError `json:"editor,omitempty"`
 	// The typed errors of the root package, with their facts, so that a
 	// client's adapter words its hint as it would in-process.
-	NotFound   *lunad.NotFoundError   `json:"not_found,omitempty"`
-	KeyReused  *lunad.KeyReusedError  `json:"key_reused,omitempty"`
-	LinkExists *lunad.LinkExistsError `json:"link_exists,omitempty"`
+	NotFound    *lunad.NotFoundError    `json:"not_found,omitempty"`
+	KeyReused   *lunad.KeyReusedError   `json:"key_reused,omitempty"`
+	LinkExists  *lunad.LinkExistsError  `json:"link_exists,omitempty"`
+	RunNotFound *lunad.RunNotFoundError `json:"run_not_found,omitempty"`
 }
 
 type editorError struct {
@@ -534,6 +535,7 @@ func wireError(err error) *jsonrpc2.Error {
 	errors.As(err, &data.NotFound)
 	errors.As(err, &data.KeyReused)
 	errors.As(err, &data.LinkExists)
+	errors.As(err, &data.RunNotFound)
 	raw, merr := json.Marshal(data)
 	if merr != nil {
 		raw = nil
@@ -587,6 +589,9 @@ type ServeOptions struct {
 	// IdleTimeout, when > 0, makes Serve return once no client has been
 	// connected for that long.
 	IdleTimeout time.Duration
+	// Busy, when set, is asked before an idle daemon stops: while it
+	// reports true (runs in flight), the daemon keeps serving.
+	Busy func() bool
 	// Logger receives the daemon's log (default slog.Default()).
 	Logger *slog.Logger
 	// MaxFrame caps the size of a message read from a client (default
@@ -743,6 +748,10 @@ func Serve(ctx context.Context, svc lunad.Workspace, ln net.Listener, opts Serve
 			mu.Lock()
 			none := open == 0
 			mu.Unlock()
+			if none && opts.Busy != nil && opts.Busy() {
+				idle.Reset(opts.IdleTimeout) // runs in flight: not idle
+				continue
+			}
 			if none {
 				shutdown(fmt.Sprintf("no client for %v", opts.IdleTimeout))
 				return nil

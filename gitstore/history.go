@@ -33,7 +33,11 @@ type entry struct {
 }
 
 func (e *entry) version(id string) lunad.Version {
-	v := lunad.Version{Artifact: id, Number: e.Rec.Version, Commit: e.Commit, Op: e.Rec.Op,
+	n, op := e.Rec.Version, e.Rec.Op
+	if a, ok := e.Rec.also(id); ok {
+		n, op = a.Version, a.Op
+	}
+	v := lunad.Version{Artifact: id, Number: n, Commit: e.Commit, Op: op,
 		Agent: e.Rec.Agent, Message: e.Rec.Subject, Time: time.Unix(e.Unix, 0).UTC(),
 		IdempotencyKey: e.Rec.Key, Extra: e.Rec.Extra}
 	if v.Agent == "" {
@@ -63,6 +67,9 @@ func (h *history) add(e *entry) {
 	if e.Rec.Artifact != "" {
 		h.byArtifact[e.Rec.Artifact] = append(h.byArtifact[e.Rec.Artifact], e)
 	}
+	for _, a := range e.Rec.Also {
+		h.byArtifact[a.ID] = append(h.byArtifact[a.ID], e)
+	}
 	if e.Rec.Op == lunad.OpAdopt {
 		h.adopts = append(h.adopts, e)
 	}
@@ -83,6 +90,9 @@ func (h *history) remove(e *entry) {
 		}
 	}
 	pop(e.Rec.Artifact)
+	for _, a := range e.Rec.Also {
+		pop(a.ID)
+	}
 	if n := len(h.adopts); n > 0 && h.adopts[n-1] == e {
 		h.adopts = h.adopts[:n-1]
 		clear(h.adoptedAt)

@@ -121,6 +121,9 @@ func (s *Store) History(ctx context.Context, ref string) ([]lunad.Version, error
 		for _, e := range s.hist.all {
 			if e.Rec.Artifact != "" {
 				out = append(out, e.version(e.Rec.Artifact))
+				for _, a := range e.Rec.Also {
+					out = append(out, e.version(a.ID))
+				}
 			} else {
 				v := e.version("")
 				v.Number = 0

@@ -94,17 +94,23 @@ func readPackedRefs(gitDir string) (map[string]plumbing.Hash, error) {
 
 // listBranches returns every branch under refs/heads, loose or packed.
 func listBranches(gitDir string) (map[string]plumbing.Hash, error) {
+	return listRefs(gitDir, "refs/heads/")
+}
+
+// listRefs returns every ref whose full name starts with prefix (ending in
+// "/"), loose or packed.
+func listRefs(gitDir, prefix string) (map[string]plumbing.Hash, error) {
 	out := map[string]plumbing.Hash{}
 	packed, err := readPackedRefs(gitDir)
 	if err != nil {
 		return nil, err
 	}
 	for name, h := range packed {
-		if strings.HasPrefix(name, "refs/heads/") {
+		if strings.HasPrefix(name, prefix) {
 			out[name] = h
 		}
 	}
-	root := filepath.Join(gitDir, "refs", "heads")
+	root := filepath.Join(gitDir, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
 	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
 			return err
@@ -117,7 +123,7 @@ func listBranches(gitDir string) (map[string]plumbing.Hash, error) {
 		return nil
 	})
 	if err != nil && !os.IsNotExist(err) {
-		return nil, fmt.Errorf("list branches: %w", err)
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
 	}
 	return out, nil
 }

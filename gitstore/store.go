@@ -67,6 +67,7 @@ type Store struct {
 	hist    *history
 	trees   map[plumbing.Hash][]treeEntry // decoded trees, see readTree
 	metas   *metaIndex                    // see metasAt
+	runs    runLogs                       // run event logs, see runlog.go
 
 	queue     writeQueue
 	session   string // tags this store's lines in the pending list
@@ -244,6 +245,7 @@ func (s *Store) release() error {
 	s.lastIndex.drop()
 	s.objs.close()
 	s.objects.close()
+	s.runs.close()
 	return s.lock.close()
 }
 

@@ -19,6 +19,7 @@ const (
 	trKey      = "Luna-Idempotency-Key"
 	trRequest  = "Luna-Request"        // with trKey: the digest of the request the key was used for (requestDigest)
 	trTarget   = "Luna-Target-Version" // undo, redo, restore: the version whose state was restored
+	trAlso     = "Luna-Also"           // the other artifacts of a commit that wrote several (see record.Also)
 )
 
 // reservedTrailers are the trailer names lunad writes itself, keyed in
@@ -36,6 +37,7 @@ var reservedTrailers = map[string]struct{ name, what string }{
 	"request":         {"Request", "the digest of an idempotency key's request"},
 	"target-version":  {"Target-Version", "the version undo, redo or restore brought back"},
 	"match":           {"Match", "how an edit's blocks matched"},
+	"also":            {"Also", "the other artifacts a commit wrote"},
 }
 
 // Limits on what a caller may put into a commit.
@@ -54,8 +56,12 @@ type record struct {
 	Key      string
 	Request  string // digest of the keyed request; "" for commits of lunad versions before it
 	Target   int
-	Extra    map[string]string
-	Subject  string
+	// Also are the other artifacts of a commit that wrote several
+	// (ApplyWrites), each with its own operation and version; Artifact,
+	// Op and Version are the first one's.
+	Also    []alsoVersion `json:",omitempty"`
+	Extra   map[string]string
+	Subject string
 }
 
 // upgrade fills in what a lunad version before Luna-Request left in Extra
@@ -68,6 +74,13 @@ func (r *record) upgrade() {
 		r.Request = v
 		delete(r.Extra, name)
 		if len(r.Extra) == 0 {
+			r.Extra = nil
+		}
+	}
+	// Likewise Luna-Also (a commit of ApplyWrites).
+	if v, ok := r.Extra["Also"]; ok && r.Also == nil {
+		r.Also = parseAlso(v)
+		if delete(r.Extra, "Also"); len(r.Extra) == 0 {
 			r.Extra = nil
 		}
 	}
@@ -133,6 +146,9 @@ func (r record) message(body string) string {
 	if r.Target > 0 {
 		fmt.Fprintf(&b, "%s: %d\n", trTarget, r.Target)
 	}
+	if len(r.Also) > 0 {
+		fmt.Fprintf(&b, "%s: %s\n", trAlso, formatAlso(r.Also))
+	}
 	keys := make([]string, 0, len(r.Extra))
 	for k := range r.Extra {
 		keys = append(keys, k)
@@ -174,6 +190,8 @@ func parseRecord(msg string) (r record, ok bool) {
 			r.Request = v
 		case trTarget:
 			r.Target, _ = strconv.Atoi(v)
+		case trAlso:
+			r.Also = parseAlso(v)
 		default:
 			if r.Extra == nil {
 				r.Extra = map[string]string{}

@@ -23,6 +23,7 @@ type Service struct {
 	branch branchCache
 	events *events.Hub
 	log    *slog.Logger // the store's (gitstore.Options.Logger)
+	runner runner       // the workflow engine (runs.go)
 }
 
 // Open serves the workspace at dir in this process: what runs when no
@@ -55,8 +56,9 @@ func Init(dir string, opts gitstore.Options) (*Service, gitstore.AdoptReport, er
 // Close waits for writes in flight and releases the workspace.
 // The parse cache of the reference index is saved for the next process.
 func (s *Service) Close() error {
+	runsErr := s.closeRuns()
 	s.events.Close()
-	return errors.Join(s.closeRefIndex(), s.store.Close())
+	return errors.Join(runsErr, s.closeRefIndex(), s.store.Close())
 }
 
 // Subscribe delivers the workspace's events until ctx is done or the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/watch"
 	"github.com/lunad/lunad/workspace"
 )
@@ -119,6 +120,14 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	if err != nil {
 		return err
 	}
+	snapshot, err := cfg.snapshot()
+	if err != nil {
+		return err
+	}
+	svc.ConfigureRuns(runs.Options{Config: snapshot, Slots: cfg.Runs.Slots, Logger: log})
+	if err := svc.DriveRuns(ctx); err != nil {
+		return fmt.Errorf("resuming runs: %w", err)
+	}
 	log.Info("daemon serving", "root", svc.Root(), "socket", socketOf(ln), "pid", os.Getpid(),
 		"idle_timeout", idle.String(), "auto", *auto)
 
@@ -133,7 +142,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	)
 	wg.Go(func() {
 		defer cancel()
-		serveErr = daemon.Serve(ctx, svc, ln, daemon.ServeOptions{IdleTimeout: *idle, Logger: log, MaxFrame: maxFrame(opts), Config: id,
+		serveErr = daemon.Serve(ctx, svc, ln, daemon.ServeOptions{IdleTimeout: *idle, Busy: func() bool { return svc.RunsInFlight() > 0 }, Logger: log, MaxFrame: maxFrame(opts), Config: id,
 			MaxConns: cfg.Daemon.MaxConnections, ConnIdleTimeout: never(cfg.Daemon.ConnIdleTimeout)})
 	})
 	wg.Go(func() {

@@ -28,7 +28,7 @@ const configFile = ".luna/config.toml"
 // LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE, LUNAD_RECORD_SAVES,
 // LUNAD_MAX_CONNECTIONS, LUNAD_CONN_IDLE_TIMEOUT, LUNAD_MCP_RATE,
 // LUNAD_MCP_BURST, LUNAD_MCP_MAX_SESSIONS, LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS,
-// LUNAD_MCP_SESSION_TIMEOUT), and checked by Validate.
+// LUNAD_MCP_SESSION_TIMEOUT, LUNAD_RUN_SLOTS), and checked by Validate.
 type Config struct {
 	// LockTimeout bounds the wait for another lunad writer.
 	LockTimeout time.Duration `toml:"lock_timeout"`
@@ -41,6 +41,14 @@ type Config struct {
 	Daemon DaemonConfig `toml:"daemon"`
 	// MCP configures `lunad mcp`.
 	MCP MCPConfig `toml:"mcp"`
+	// Runs configures the workflow engine the daemon hosts.
+	Runs RunsConfig `toml:"runs"`
+}
+
+// RunsConfig configures the workflow engine.
+type RunsConfig struct {
+	// Slots is how many stage attempts run at once.
+	Slots int `toml:"slots"`
 }
 
 // MCPConfig configures the MCP server (`lunad mcp`).
@@ -93,7 +101,8 @@ func DefaultConfig() Config {
 	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20,
 		Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: daemon.DefaultMaxConns, ConnIdleTimeout: daemon.DefaultConnIdleTimeout},
 		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100, MaxSessions: mcp.DefaultMaxSessions,
-			MaxSessionsPerAddress: mcp.DefaultMaxSessionsPerAddress, SessionTimeout: mcp.DefaultSessionTimeout}}
+			MaxSessionsPerAddress: mcp.DefaultMaxSessionsPerAddress, SessionTimeout: mcp.DefaultSessionTimeout},
+		Runs: RunsConfig{Slots: 4}}
 }
 
 // maxLimit bounds the connection and session caps.
@@ -135,7 +144,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -199,6 +208,7 @@ func (c *Config) loadLimitsEnv(getenv func(string) string) error {
 		{"LUNAD_MAX_CONNECTIONS", &c.Daemon.MaxConnections},
 		{"LUNAD_MCP_MAX_SESSIONS", &c.MCP.MaxSessions},
 		{"LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS", &c.MCP.MaxSessionsPerAddress},
+		{"LUNAD_RUN_SLOTS", &c.Runs.Slots},
 	} {
 		if v := getenv(e.name); v != "" {
 			n, err := strconv.Atoi(v)
@@ -257,6 +267,9 @@ func (c Config) Validate() error {
 	if c.MCP.Rate > 0 && (c.MCP.Burst < 1 || c.MCP.Burst > 1e6) {
 		return bad("mcp.burst %d must be between 1 and 1000000 when mcp.rate is set", c.MCP.Burst)
 	}
+	if c.Runs.Slots < 1 || c.Runs.Slots > 256 {
+		return bad("runs.slots %d must be between 1 and 256", c.Runs.Slots)
+	}
 	if c.MCP.PageSize < 1 || c.MCP.PageSize > 10000 {
 		return bad("mcp.page_size %d must be between 1 and 10000", c.MCP.PageSize)
 	}
@@ -314,4 +327,14 @@ func findRoot(dir string) string {
 		return abs
 	}
 	return dir
+}
+
+// snapshot is the effective configuration as TOML: what every run records
+// (its config_ref). It holds no secrets: the configuration has none.
+func (c Config) snapshot() ([]byte, error) {
+	var b strings.Builder
+	if err := toml.NewEncoder(&b).Encode(c); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
 }

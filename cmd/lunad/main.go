@@ -106,6 +106,7 @@ func init() {
 		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
+		cmdWorkflow, cmdRun, cmdDLQ,
 		cmdServe, cmdLSP, cmdMCP,
 	}
 }

@@ -1,0 +1,34 @@
+package runs
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/procagent"
+	"github.com/lunad/lunad/workflow"
+)
+
+// agent is the agent of a stage: a built-in one by name, or a process.
+// An unknown name is a permanent failure of the stage.
+func (e *Engine) agent(st *workflow.Stage) (lunad.Agent, error) {
+	if st == nil {
+		return nil, &lunad.AgentError{Permanent: true, Err: fmt.Errorf("the workflow has no such stage")}
+	}
+	if st.Agent != "" {
+		a, ok := e.opts.Agents[st.Agent]
+		if !ok {
+			return nil, &lunad.AgentError{Permanent: true, Err: fmt.Errorf("stage %s names agent %q, which lunad does not have", st.Name, st.Agent)}
+		}
+		return a, nil
+	}
+	a, err := e.opts.NewProcess(e.opts.Root, st.Command, st.Timeout)
+	if err != nil {
+		return nil, &lunad.AgentError{Permanent: true, Err: err}
+	}
+	return a, nil
+}
+
+func newProcessAgent(root string, argv []string, timeout time.Duration) (lunad.Agent, error) {
+	return procagent.New(root, argv, procagent.Options{Timeout: timeout})
+}

@@ -1,0 +1,32 @@
+// Package runs is lunad's workflow engine: it drives runs of versioned
+// state machines (package workflow) whose stages are processed by agents
+// (lunad.Agent), and it alone decides every transition.
+//
+// Every step of a run is a lunad.RunEvent appended to the run's log, a git
+// ref refs/luna/runs/<id> with one commit per event (the Store interface;
+// gitstore implements it). The engine keeps no state of its own that the
+// log does not hold: a run's state is a fold of its events (state.go), the
+// next step is a pure function of that state (decide.go), and on start the
+// engine resumes every unfinished run from its log. So a daemon killed at
+// any point loses no stage and applies none twice:
+//
+//   - an attempt is recorded as STAGE_STARTED before its agent runs; an
+//     attempt found started but unfinished on restart is recorded as
+//     STAGE_FAILED (interrupted, not counted against the retry limit) and
+//     run again;
+//   - a completion is accepted once per stage visit (STAGE_SUCCEEDED, with
+//     the agent's whole response stored beside it); any later completion
+//     of that visit is DUPLICATE_IGNORED, and one carrying another
+//     workflow version is OUTPUT_QUARANTINED;
+//   - the stage's writes are committed from the recorded response under an
+//     idempotency key derived from the run, the stage visit and the
+//     workflow version, so committing them again after a crash commits
+//     nothing; STAGE_COMMITTED then names the artifact versions written,
+//     together with the next step, in one atomic append.
+//
+// Transient failures are retried with exponential backoff and full jitter
+// up to the stage's attempt limit; permanent failures and exhausted
+// retries are dead-lettered and abort the run, which `lunad run retry`
+// resumes. Replay re-drives a run's decisions from its recorded responses
+// and compares the state path and the tree the run wrote.
+package runs

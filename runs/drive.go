@@ -1,0 +1,323 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/workflow"
+)
+
+// The names of the files stored beside events.
+const (
+	fileWorkflow = "workflow.toml" // RUN_CREATED: the workflow as the run runs it
+	fileConfig   = "config.toml"   // RUN_CREATED: the effective configuration (config_ref)
+	fileRequest  = "request.json"  // an attempt's outcome: what the agent got
+	fileResponse = "response.json" // STAGE_SUCCEEDED/FAILED: what the agent answered
+)
+
+// loop drives r until it finishes, is cancelled, or the engine closes.
+// Each pass takes the step the run's log calls for; an attempt runs right
+// after the events that start it are durable.
+func (e *Engine) loop(ctx context.Context, r *run) {
+	for ctx.Err() == nil {
+		r.mu.Lock()
+		st := r.st
+		r.mu.Unlock()
+		var err error
+		switch st.phase {
+		case phaseFinished:
+			return
+		case phaseCreated:
+			err = e.startAttempt(ctx, r, r.wf.Start, 1, 1, nil)
+		case phaseEnqueued:
+			ev := st.stageEvent(lunad.EventStageStarted, e.now())
+			err = e.startAttempt(ctx, r, "", 0, 0, []lunad.RunRecord{{Event: ev}})
+		case phaseStarted:
+			// Found on resume: the daemon stopped while the attempt ran.
+			ev := st.stageEvent(lunad.EventStageFailed, e.now())
+			ev.Error, ev.Interrupted = "interrupted: lunad stopped while the attempt ran; it is run again", true
+			err = e.startAttempt(ctx, r, st.stage, st.visit, st.attempt+1, []lunad.RunRecord{{Event: ev}})
+		case phaseRetry:
+			if !sleep(ctx, st.retryAt.Sub(e.now())) {
+				break
+			}
+			err = e.startAttempt(ctx, r, st.stage, st.visit, st.attempt+1, nil)
+		case phaseRetried:
+			err = e.startAttempt(ctx, r, st.stage, st.visit, st.attempt+1, nil)
+		case phaseSucceeded, phaseCommitted:
+			err = e.commitStage(ctx, r)
+		}
+		if err != nil && ctx.Err() == nil {
+			e.opts.Logger.Error("run step failed; trying again", "run", r.id, "err", err)
+			sleep(ctx, time.Second)
+		}
+	}
+	if context.Cause(ctx) == errCancelled {
+		r.mu.Lock()
+		ev := r.st.event(lunad.EventRunCancelled, e.now())
+		ev.Error = "cancelled by request"
+		r.mu.Unlock()
+		if err := e.append(r, []lunad.RunRecord{{Event: ev}}); err != nil {
+			e.opts.Logger.Error("run cancelled but not recorded", "run", r.id, "err", err)
+		}
+	}
+}
+
+// startAttempt appends pre, then (when stage is set) the events enqueuing
+// and starting attempt of visit, and runs the attempt.
+func (e *Engine) startAttempt(ctx context.Context, r *run, stage string, visit, attempt int, pre []lunad.RunRecord) error {
+	recs := pre
+	if stage != "" {
+		agent, _ := e.agent(r.wf.Stages[stage])
+		version := ""
+		if agent != nil {
+			version = agent.Version()
+		}
+		r.mu.Lock()
+		for _, ev := range r.st.enqueue(stage, visit, attempt, version, e.now()) {
+			recs = append(recs, lunad.RunRecord{Event: ev})
+		}
+		r.mu.Unlock()
+	}
+	if err := e.append(r, recs); err != nil {
+		return err
+	}
+	return e.attempt(ctx, r)
+}
+
+// attempt runs the current attempt's agent and records its outcome.
+func (e *Engine) attempt(ctx context.Context, r *run) error {
+	r.mu.Lock()
+	st := r.st
+	req := e.request(st)
+	r.mu.Unlock()
+	stage := r.wf.Stages[req.Stage]
+	var o outcome
+	agent, err := e.agent(stage)
+	if err != nil {
+		o.err = err
+	} else {
+		select {
+		case e.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		actx, cancel := context.WithTimeout(ctx, stage.Timeout)
+		o.resp, o.err = agent.Process(actx, req)
+		if o.err == nil && actx.Err() == context.DeadlineExceeded {
+			o.err = fmt.Errorf("timed out after %v", stage.Timeout)
+		}
+		cancel()
+		<-e.slots
+		if ctx.Err() != nil {
+			return nil // cancelled or closing: the loop records it, or a restart does
+		}
+	}
+	return e.complete(r, req, o)
+}
+
+// complete records an attempt's outcome: the idempotent receiver. A second
+// completion of a stage visit changes nothing but a DUPLICATE_IGNORED
+// event; one made for another workflow version is quarantined.
+func (e *Engine) complete(r *run, req lunad.StageRequest, o outcome) error {
+	r.mu.Lock()
+	st := r.st
+	now := e.now()
+	var evs []lunad.RunEvent
+	switch {
+	case req.WorkflowVersion != st.created.WorkflowVersion:
+		ev := st.stageEvent(lunad.EventQuarantined, now)
+		ev.Stage, ev.Attempt = req.Stage, req.Attempt
+		ev.Error = fmt.Sprintf("an output made for workflow version %s, not the run's %s: quarantined, not applied", req.WorkflowVersion, st.created.WorkflowVersion)
+		evs = []lunad.RunEvent{ev}
+	case st.phase != phaseStarted || req.Stage != st.stage || req.Attempt != st.attempt:
+		// The visit has an outcome already, or this is an attempt that is
+		// not the one running (a redelivery, a duplicate worker).
+		ev := st.stageEvent(lunad.EventDuplicateIgnored, now)
+		ev.Stage, ev.Attempt = req.Stage, req.Attempt
+		ev.Error = "a second completion of this stage visit: ignored"
+		evs = []lunad.RunEvent{ev}
+	default:
+		evs = st.onOutcome(r.wf, o, now, e.opts.Jitter())
+	}
+	r.mu.Unlock()
+	files := map[string][]byte{fileRequest: mustJSON(req)}
+	if o.err == nil {
+		files[fileResponse] = mustJSON(o.resp)
+	}
+	recs := make([]lunad.RunRecord, len(evs))
+	for i, ev := range evs {
+		recs[i].Event = ev
+	}
+	recs[0].Files = files
+	return e.append(r, recs)
+}
+
+// commitStage commits the succeeded stage's writes from its recorded
+// response, under the visit's idempotency key, then appends
+// STAGE_COMMITTED with the next step, and runs the next attempt.
+func (e *Engine) commitStage(ctx context.Context, r *run) error {
+	r.mu.Lock()
+	st := r.st
+	seq := st.succeeded[st.visit]
+	r.mu.Unlock()
+	if st.phase == phaseCommitted || seq == 0 {
+		return fmt.Errorf("run %s: stage %s is committed but its next step is missing from the log", r.id, st.stage)
+	}
+	data, err := e.opts.Store.RunFile(ctx, r.id, seq, fileResponse)
+	if err != nil {
+		return err
+	}
+	var resp lunad.StageResponse
+	if err := json.Unmarshal(data, &resp); err != nil {
+		return err
+	}
+	var refs []lunad.ArtifactRef
+	if len(resp.Writes) > 0 {
+		refs, err = e.applyWrites(ctx, r, st, resp.Writes)
+		if errors.Is(err, lunad.ErrInvalid) {
+			ab := st.event(lunad.EventRunAborted, e.now())
+			ab.Stage, ab.Visit, ab.Error = st.stage, st.visit, "the stage's writes were refused, nothing was written: "+err.Error()
+			return e.append(r, []lunad.RunRecord{{Event: ab}})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	version := ""
+	if st.next != end {
+		if a, _ := e.agent(r.wf.Stages[st.next]); a != nil {
+			version = a.Version()
+		}
+	}
+	r.mu.Lock()
+	evs := r.st.afterCommit(refs, version, e.now())
+	r.mu.Unlock()
+	recs := make([]lunad.RunRecord, len(evs))
+	for i, ev := range evs {
+		recs[i].Event = ev
+	}
+	if err := e.append(r, recs); err != nil {
+		return err
+	}
+	if st.next == end {
+		return nil
+	}
+	return e.attempt(ctx, r)
+}
+
+// applyWrites commits writes, trying again while the workspace is busy.
+func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, writes []lunad.StageWrite) ([]lunad.ArtifactRef, error) {
+	stage := r.wf.Stages[st.stage]
+	agent := stage.Agent
+	if agent == "" {
+		agent = st.stage
+	}
+	ch := lunad.Change{Agent: agent, Message: fmt.Sprintf("run %s, stage %s", r.id, st.stage),
+		IdempotencyKey: visitKey(r.id, st.stage, st.visit, st.created.WorkflowVersion),
+		Extra: map[string]string{"Run": r.id, "Stage": st.stage,
+			"Attempt": fmt.Sprint(st.attempt)}}
+	var err error
+	for try := 1; try <= e.opts.CommitRetries; try++ {
+		var refs []lunad.ArtifactRef
+		refs, err = e.opts.Effects.ApplyWrites(context.WithoutCancel(ctx), writes, ch)
+		if err == nil || errors.Is(err, lunad.ErrInvalid) || errors.Is(err, lunad.ErrConflict) {
+			return refs, err
+		}
+		e.opts.Logger.Warn("stage writes not committed yet", "run", r.id, "stage", st.stage, "try", try, "err", err)
+		if !sleep(ctx, workflow.Retry{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.Delay(try, e.opts.Jitter())) {
+			return nil, ctx.Err()
+		}
+	}
+	return nil, err
+}
+
+// request is the current attempt's stage request.
+func (e *Engine) request(st *state) lunad.StageRequest {
+	c := st.created
+	params := c.Params
+	if params == nil {
+		params = map[string]string{}
+	}
+	outputs := map[string]json.RawMessage{}
+	for k, v := range st.outputs {
+		outputs[k] = v
+	}
+	return lunad.StageRequest{RunID: c.RunID, CorrelationID: c.CorrelationID, Stage: st.stage, Attempt: st.attempt,
+		Workflow: c.Workflow, WorkflowVersion: c.WorkflowVersion,
+		IdempotencyKey: visitKey(c.RunID, st.stage, st.visit, c.WorkflowVersion),
+		Inputs:         st.inputs(), Params: params, Outputs: outputs}
+}
+
+// append appends recs to r's log and folds them into r's state. It is not
+// cancelled with the run: an append once begun completes.
+func (e *Engine) append(r *run, recs []lunad.RunRecord) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tip, err := e.opts.Store.AppendRun(context.Background(), r.id, r.st.tip, recs)
+	if errors.Is(err, lunad.ErrConflict) {
+		// Someone else appended: take the log as it is and decide again.
+		if events, t, lerr := e.opts.Store.RunLog(context.Background(), r.id); lerr == nil {
+			r.st = fold(events, t)
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	for i := range recs {
+		recs[i].Event.Seq = r.st.seq + 1
+		r.st.apply(recs[i].Event)
+	}
+	r.st.tip = tip
+	return nil
+}
+
+// sleep waits d or until ctx is done, and reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only lunad's own types, which always encode
+	}
+	return b
+}
+
+// Complete records the outcome of an attempt executed elsewhere (a
+// worker): the same idempotent receiver the engine's own attempts go
+// through. agentErr is the worker's failure to get a response, if any.
+// A completion for a run that is not being driven can only be a
+// duplicate or quarantined, and is recorded as such.
+func (e *Engine) Complete(ctx context.Context, req lunad.StageRequest, resp lunad.StageResponse, agentErr error) error {
+	e.mu.Lock()
+	r := e.live[req.RunID]
+	e.mu.Unlock()
+	if r == nil {
+		events, tip, err := e.opts.Store.RunLog(ctx, req.RunID)
+		if err != nil {
+			return err
+		}
+		r = &run{id: req.RunID, st: fold(events, tip)}
+		if r.st.phase == phaseStarted && req.WorkflowVersion == r.st.created.WorkflowVersion {
+			return fmt.Errorf("%w: run %s is not being driven by this engine; its attempt will be run again when it resumes", lunad.ErrConflict, req.RunID)
+		}
+	}
+	return e.complete(r, req, outcome{resp: resp, err: agentErr})
+}

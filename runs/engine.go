@@ -1,0 +1,232 @@
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/workflow"
+)
+
+// Store is a run's event log (gitstore.Store implements it).
+type Store interface {
+	// AppendRun appends recs to run runID's log in one atomic step on top
+	// of tip after ("": the run must not exist: ErrExists). It returns
+	// the new tip; ErrConflict if the log moved past after.
+	AppendRun(ctx context.Context, runID, after string, recs []lunad.RunRecord) (string, error)
+	// RunLog returns a run's events, oldest first, and its tip;
+	// *lunad.RunNotFoundError if there is no such run.
+	RunLog(ctx context.Context, runID string) ([]lunad.RunEvent, string, error)
+	// RunFile returns a file stored with event seq (ErrNotFound if none).
+	RunFile(ctx context.Context, runID string, seq int, name string) ([]byte, error)
+	// Runs maps every run's ID to its tip.
+	Runs(ctx context.Context) (map[string]string, error)
+	// ReplaceRun replaces a run's log by rec alone, on top of tip after.
+	ReplaceRun(ctx context.Context, runID, after string, rec lunad.RunRecord) (string, error)
+}
+
+// Effects commits a stage's writes and reads artifacts (the workspace
+// service implements it).
+type Effects interface {
+	// ApplyWrites commits writes as one commit; a repeat of the same
+	// writes with the same ch.IdempotencyKey commits nothing and returns
+	// the first result. ErrInvalid for a path outside the workspace.
+	ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error)
+	Artifact(ctx context.Context, ref string) (lunad.Artifact, error)
+	Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error)
+}
+
+// Options configure an Engine. Store, Effects and Root are required.
+type Options struct {
+	Root    string // the workspace: workflows are read from Root/.luna/workflows
+	Store   Store
+	Effects Effects
+	// Agents are the built-in agents a stage names with `agent = "NAME"`.
+	Agents map[string]lunad.Agent
+	// NewProcess makes the agent of a stage with a `command` (default: a
+	// process agent, package procagent).
+	NewProcess func(root string, argv []string, timeout time.Duration) (lunad.Agent, error)
+	// Config is the effective configuration, stored with every run and
+	// referenced by its events (config_ref).
+	Config []byte
+	Clock  func() time.Time // default time.Now
+	NewID  func() string    // run IDs (default: time and 6 random hex digits)
+	Jitter func() float64   // backoff jitter in [0,1) (default: crypto/rand)
+	Slots  int              // attempts running at once (default 4)
+	// CommitRetries bounds the tries to commit a stage's writes when the
+	// workspace is busy (default 5).
+	CommitRetries int
+	Logger        *slog.Logger
+}
+
+// Engine drives runs. It is safe for concurrent use; Close stops it.
+type Engine struct {
+	opts  Options
+	slots chan struct{}
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	live map[string]*run // runs being driven
+}
+
+// run is a run being driven by its own goroutine, the only appender to
+// its log while it lives.
+type run struct {
+	id     string
+	wf     *workflow.Workflow
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+
+	mu sync.Mutex
+	st *state
+}
+
+// errCancelled is the cause of a run's context when the run is cancelled,
+// as opposed to the engine closing.
+var errCancelled = errors.New("cancelled")
+
+// Open starts an engine and resumes every unfinished run from its log.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	e, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return e, e.Resume(ctx)
+}
+
+// New makes an engine that drives the runs it starts or retries, and
+// answers about every run; Resume takes up the unfinished ones.
+func New(opts Options) (*Engine, error) {
+	if opts.Store == nil || opts.Effects == nil || opts.Root == "" {
+		return nil, fmt.Errorf("%w: runs.New needs a Store, Effects and a Root", lunad.ErrInvalid)
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = func() string { return newRunID(opts.Clock()) }
+	}
+	if opts.Jitter == nil {
+		opts.Jitter = randomJitter
+	}
+	if opts.Slots <= 0 {
+		opts.Slots = 4
+	}
+	if opts.CommitRetries <= 0 {
+		opts.CommitRetries = 5
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.NewProcess == nil {
+		opts.NewProcess = newProcessAgent
+	}
+	e := &Engine{opts: opts, slots: make(chan struct{}, opts.Slots), live: map[string]*run{}}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	return e, nil
+}
+
+// Resume drives every unfinished run that is not driven yet, from its
+// log: what a daemon does when it starts.
+func (e *Engine) Resume(ctx context.Context) error {
+	ids, err := e.opts.Store.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		e.mu.Lock()
+		_, live := e.live[id]
+		e.mu.Unlock()
+		if live {
+			continue
+		}
+		events, tip, err := e.opts.Store.RunLog(ctx, id)
+		if err != nil {
+			return err
+		}
+		st := fold(events, tip)
+		if st.phase == phaseFinished {
+			continue
+		}
+		if err := e.resume(ctx, st); err != nil {
+			e.opts.Logger.Error("run cannot be resumed", "run", id, "err", err)
+		}
+	}
+	return nil
+}
+
+// Running reports how many runs the engine is driving.
+func (e *Engine) Running() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.live)
+}
+
+// Close stops every run's driver and waits for them. An attempt in flight
+// is stopped and recorded as interrupted when the engine opens again.
+func (e *Engine) Close() error {
+	e.cancel()
+	e.wg.Wait()
+	return nil
+}
+
+// resume starts driving st's run with the workflow version it was
+// created with (stored beside RUN_CREATED).
+func (e *Engine) resume(ctx context.Context, st *state) error {
+	data, err := e.opts.Store.RunFile(ctx, st.info.ID, st.created.Seq, fileWorkflow)
+	if err != nil {
+		return err
+	}
+	wf, err := workflow.Parse(st.info.Workflow+".toml", data)
+	if err != nil {
+		return err
+	}
+	e.drive(&run{id: st.info.ID, wf: wf, st: st})
+	return nil
+}
+
+// drive starts r's goroutine.
+func (e *Engine) drive(r *run) {
+	ctx, cancel := context.WithCancelCause(e.ctx)
+	r.cancel, r.done = cancel, make(chan struct{})
+	e.mu.Lock()
+	e.live[r.id] = r
+	e.mu.Unlock()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer close(r.done)
+		defer func() {
+			e.mu.Lock()
+			delete(e.live, r.id)
+			e.mu.Unlock()
+		}()
+		e.loop(ctx, r)
+	}()
+}
+
+func (e *Engine) now() time.Time { return e.opts.Clock().UTC() }
+
+func newRunID(now time.Time) string {
+	var b [3]byte
+	rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+func randomJitter() float64 {
+	var b [8]byte
+	rand.Read(b[:])
+	return float64(binary.LittleEndian.Uint64(b[:])>>11) / (1 << 53)
+}

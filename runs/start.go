@@ -1,0 +1,161 @@
+package runs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/workflow"
+)
+
+// Start starts a run of the workspace's workflow req.Workflow and returns
+// it as created; the engine drives it in the background. With req.Key,
+// starting again returns the run the key started (ErrConflict, as a
+// *lunad.KeyReusedError, if the request differs).
+func (e *Engine) Start(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo, error) {
+	wf, data, err := e.load(req.Workflow)
+	if err != nil {
+		return lunad.RunInfo{}, err
+	}
+	for _, name := range wf.Order {
+		if a := wf.Stages[name].Agent; a != "" && e.opts.Agents[a] == nil {
+			return lunad.RunInfo{}, fmt.Errorf("%w: stage %s of workflow %s names agent %q, which lunad does not have (it has %s)",
+				lunad.ErrInvalid, name, wf.Name, a, strings.Join(slices.Sorted(maps.Keys(e.opts.Agents)), ", "))
+		}
+	}
+	inputs := make([]lunad.ArtifactRef, 0, len(req.Inputs))
+	for _, ref := range req.Inputs {
+		a, err := e.opts.Effects.Artifact(ctx, ref)
+		if err != nil {
+			return lunad.RunInfo{}, fmt.Errorf("input %s: %w", ref, err)
+		}
+		inputs = append(inputs, lunad.ArtifactRef{ID: a.ID, Path: a.Path, Version: a.Version, Commit: a.Commit})
+	}
+	id := e.opts.NewID()
+	if req.Key != "" {
+		id = keyRunID(req.Key)
+	}
+	corr := req.CorrelationID
+	if corr == "" {
+		corr = id
+	}
+	ev := lunad.RunEvent{Seq: 1, Type: lunad.EventRunCreated, RunID: id, CorrelationID: corr, Workflow: wf.Name,
+		WorkflowVersion: versionOf(wf, data), ConfigRef: workflow.BlobHash(e.opts.Config),
+		Params: req.Params, Key: req.Key, Inputs: inputs, Time: e.now()}
+	rec := lunad.RunRecord{Event: ev, Files: map[string][]byte{fileWorkflow: data, fileConfig: e.opts.Config}}
+	tip, err := e.opts.Store.AppendRun(ctx, id, "", []lunad.RunRecord{rec})
+	if errors.Is(err, lunad.ErrExists) && req.Key != "" {
+		return e.sameStart(ctx, id, ev)
+	}
+	if err != nil {
+		return lunad.RunInfo{}, err
+	}
+	st := fold([]lunad.RunEvent{ev}, tip)
+	info := st.info // before the driver changes st
+	e.drive(&run{id: id, wf: wf, st: st})
+	return info, nil
+}
+
+// sameStart answers a start whose key made run id before: that run, if
+// the request is the same.
+func (e *Engine) sameStart(ctx context.Context, id string, ev lunad.RunEvent) (lunad.RunInfo, error) {
+	info, err := e.Run(ctx, id)
+	if err != nil {
+		return lunad.RunInfo{}, err
+	}
+	first := info.Events[0]
+	why := ""
+	switch {
+	case first.Workflow != ev.Workflow:
+		why = "this one runs workflow " + ev.Workflow
+	case !maps.Equal(first.Params, ev.Params):
+		why = "this one has other params"
+	case !slices.EqualFunc(first.Inputs, ev.Inputs, func(a, b lunad.ArtifactRef) bool { return a.ID == b.ID }):
+		why = "this one has other inputs"
+	}
+	if why != "" {
+		return lunad.RunInfo{}, &lunad.KeyReusedError{Key: ev.Key, Use: "run " + id + " of workflow " + first.Workflow, Why: why}
+	}
+	info.Events = nil
+	return info, nil
+}
+
+// keyRunID is the ID of the run started with an idempotency key: deriving
+// it makes a second start with the key find the first one atomically.
+func keyRunID(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return "k-" + hex.EncodeToString(h[:10])
+}
+
+// versionOf is the workflow version recorded on events: the file's
+// version field and its git blob hash.
+func versionOf(wf *workflow.Workflow, data []byte) string {
+	return wf.VersionID()
+}
+
+// workflowsDir holds the workspace's workflow files.
+const workflowsDir = ".luna/workflows"
+
+// load reads and parses the workspace's workflow name.
+func (e *Engine) load(name string) (*workflow.Workflow, []byte, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return nil, nil, fmt.Errorf("%w: %q is not a workflow name (a file name under %s, without .toml)", lunad.ErrInvalid, name, workflowsDir)
+	}
+	file := filepath.Join(workflowsDir, name+".toml")
+	data, err := os.ReadFile(filepath.Join(e.opts.Root, file))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, &lunad.RunNotFoundError{Kind: "workflow", Ref: name}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	wf, err := workflow.Parse(file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return wf, data, nil
+}
+
+// Workflows lists the workspace's workflow files; one that does not check
+// is listed with its errors.
+func (e *Engine) Workflows(ctx context.Context) ([]lunad.WorkflowInfo, error) {
+	files, err := filepath.Glob(filepath.Join(e.opts.Root, workflowsDir, "*.toml"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	out := make([]lunad.WorkflowInfo, 0, len(files))
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".toml")
+		out = append(out, e.describe(name))
+	}
+	return out, nil
+}
+
+// Workflow describes the workspace's workflow name.
+func (e *Engine) Workflow(ctx context.Context, name string) (lunad.WorkflowInfo, error) {
+	if _, _, err := e.load(name); err != nil && !errors.Is(err, lunad.ErrInvalid) {
+		return lunad.WorkflowInfo{}, err
+	}
+	return e.describe(name), nil
+}
+
+func (e *Engine) describe(name string) lunad.WorkflowInfo {
+	info := lunad.WorkflowInfo{Name: name, File: filepath.Join(workflowsDir, name+".toml")}
+	wf, data, err := e.load(name)
+	if err != nil {
+		info.Error = err.Error()
+		return info
+	}
+	info.Version, info.Start, info.Stages = versionOf(wf, data), wf.Start, wf.Order
+	return info
+}

@@ -1,0 +1,153 @@
+package workflow
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lunad/lunad"
+)
+
+// Problem is one thing wrong with a workflow file, at the line and column
+// (1-based, in bytes) of the key it is about.
+type Problem struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg)
+}
+
+// CheckError is every problem found in one or more workflow files, in file,
+// line and column order. It wraps lunad.ErrInvalid.
+type CheckError struct {
+	Problems []Problem
+}
+
+// Error prints one `file:line:col: message` line per problem, as
+// compilers do, so editors and terminals can jump to each.
+func (e *CheckError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (e *CheckError) Unwrap() error { return lunad.ErrInvalid }
+
+// Check validates a workflow file exactly as Parse does, returning nil or
+// a *CheckError with all its problems.
+func Check(file string, data []byte) error {
+	_, err := Parse(file, data)
+	return err
+}
+
+// problems collects the problems of one file.
+type problems struct {
+	file string
+	ix   *index
+	list []Problem
+}
+
+// at reports a problem at the key path (or its nearest recorded ancestor).
+func (ps *problems) at(path []string, format string, args ...any) {
+	line, col := ps.ix.at(path...)
+	ps.atPos(line, col, format, args...)
+}
+
+func (ps *problems) atPos(line, col int, format string, args ...any) {
+	ps.list = append(ps.list, Problem{File: ps.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (ps *problems) err() error {
+	if len(ps.list) == 0 {
+		return nil
+	}
+	return newCheckError(ps.list)
+}
+
+func newCheckError(list []Problem) *CheckError {
+	list = slices.Clone(list)
+	slices.SortStableFunc(list, func(a, b Problem) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Col - b.Col
+	})
+	return &CheckError{Problems: list}
+}
+
+// checkGraph reports what is wrong with the shape of the state machine:
+// stages that start cannot reach, and stages from which no path reaches
+// end (a cycle with no exit). Stages with no transitions at all and
+// transitions to unknown stages are reported by the caller; here they
+// count as reaching end, so that one mistake is reported once.
+func checkGraph(w *Workflow, ps *problems) {
+	_, startOK := w.Stages[w.Start]
+	seen := map[string]bool{}
+	if startOK {
+		walk(w, w.Start, seen)
+		for _, name := range w.Order {
+			if !seen[name] && w.Stages[name] != nil {
+				ps.at(stagePath(name), "stage %q is unreachable from start %q", name, w.Start)
+			}
+		}
+	}
+
+	// Stages that reach end, growing backwards from end.
+	ends := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, name := range w.Order {
+			st := w.Stages[name]
+			if ends[name] || st == nil {
+				continue
+			}
+			ok := len(st.Next) == 0
+			for _, t := range st.Next {
+				_, known := w.Stages[t.To]
+				ok = ok || t.To == End || !known || ends[t.To]
+			}
+			if ok {
+				ends[name] = true
+				changed = true
+			}
+		}
+	}
+	for _, name := range w.Order {
+		if ends[name] || w.Stages[name] == nil || startOK && !seen[name] { // unreachable: said above
+			continue
+		}
+		loop := map[string]bool{}
+		walk(w, name, loop)
+		var among []string
+		for _, n := range w.Order {
+			if loop[n] {
+				among = append(among, n)
+			}
+		}
+		ps.at(stagePath(name), "stage %q can never reach end: its transitions loop among %s with no exit", name, strings.Join(among, ", "))
+	}
+}
+
+// walk marks every stage reachable from name.
+func walk(w *Workflow, name string, seen map[string]bool) {
+	st, ok := w.Stages[name]
+	if !ok || seen[name] {
+		return
+	}
+	seen[name] = true
+	for _, t := range st.Next {
+		walk(w, t.To, seen)
+	}
+}
+
+func stagePath(name string, rest ...string) []string {
+	return append([]string{"stages", name}, rest...)
+}

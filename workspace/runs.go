@@ -1,0 +1,163 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs"
+)
+
+// The Service hosts the workflow engine (package runs): it gives the
+// engine the store's run logs and commits stage writes for it as one
+// commit each, published like any other write. The engine is made on
+// first use; the daemon calls DriveRuns, which also takes up the runs an
+// earlier daemon left unfinished.
+
+// runner is the Service's engine, made once.
+type runner struct {
+	mu   sync.Mutex
+	opts runs.Options
+	eng  *runs.Engine
+}
+
+// ConfigureRuns sets the engine's options (its configuration snapshot,
+// built-in agents, queue, slots); Root, Store and Effects are the
+// Service's. It must be called before the first run method.
+func (s *Service) ConfigureRuns(opts runs.Options) {
+	s.runner.mu.Lock()
+	defer s.runner.mu.Unlock()
+	s.runner.opts = opts
+}
+
+// engine is the Service's workflow engine.
+func (s *Service) engine() (*runs.Engine, error) {
+	r := &s.runner
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.eng == nil {
+		o := r.opts
+		o.Root, o.Store, o.Effects = s.store.Root(), s.store, effects{s}
+		if o.Logger == nil {
+			o.Logger = s.log
+		}
+		e, err := runs.New(o)
+		if err != nil {
+			return nil, err
+		}
+		r.eng = e
+	}
+	return r.eng, nil
+}
+
+// started is the engine if it was made.
+func (s *Service) started() *runs.Engine {
+	s.runner.mu.Lock()
+	defer s.runner.mu.Unlock()
+	return s.runner.eng
+}
+
+// DriveRuns takes up every unfinished run (what the daemon does when it
+// starts).
+func (s *Service) DriveRuns(ctx context.Context) error {
+	e, err := s.engine()
+	if err != nil {
+		return err
+	}
+	return e.Resume(ctx)
+}
+
+// RunsInFlight is how many runs this process drives: a daemon does not
+// exit for being idle while it has any.
+func (s *Service) RunsInFlight() int {
+	if e := s.started(); e != nil {
+		return e.Running()
+	}
+	return 0
+}
+
+func (s *Service) closeRuns() error {
+	if e := s.started(); e != nil {
+		return e.Close()
+	}
+	return nil
+}
+
+// effects is what the engine needs of the Service.
+type effects struct{ s *Service }
+
+func (e effects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	refs, commit, replayed, err := e.s.store.ApplyWrites(ctx, writes, ch)
+	if err == nil && !replayed && len(refs) > 0 {
+		ids := make([]string, len(refs))
+		for i, r := range refs {
+			ids[i] = r.ID
+		}
+		e.s.events.Publish(Event{Kind: "changed", IDs: ids, Commit: commit})
+	}
+	return refs, err
+}
+
+func (e effects) Artifact(ctx context.Context, ref string) (lunad.Artifact, error) {
+	return e.s.Artifact(ctx, ref)
+}
+
+func (e effects) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error) {
+	return e.s.Read(ctx, ref, at)
+}
+
+// withEngine runs f with the engine.
+func withEngine[R any](s *Service, f func(*runs.Engine) (R, error)) (R, error) {
+	e, err := s.engine()
+	if err != nil {
+		var zero R
+		return zero, fmt.Errorf("the workflow engine: %w", err)
+	}
+	return f(e)
+}
+
+func (s *Service) Workflows(ctx context.Context) ([]lunad.WorkflowInfo, error) {
+	return withEngine(s, func(e *runs.Engine) ([]lunad.WorkflowInfo, error) { return e.Workflows(ctx) })
+}
+
+func (s *Service) Workflow(ctx context.Context, name string) (lunad.WorkflowInfo, error) {
+	return withEngine(s, func(e *runs.Engine) (lunad.WorkflowInfo, error) { return e.Workflow(ctx, name) })
+}
+
+func (s *Service) StartRun(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo, error) {
+	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Start(ctx, req) })
+}
+
+func (s *Service) Runs(ctx context.Context) ([]lunad.RunInfo, error) {
+	return withEngine(s, func(e *runs.Engine) ([]lunad.RunInfo, error) { return e.Runs(ctx) })
+}
+
+func (s *Service) Run(ctx context.Context, id string) (lunad.RunInfo, error) {
+	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Run(ctx, id) })
+}
+
+func (s *Service) WaitRun(ctx context.Context, id string) (lunad.RunInfo, error) {
+	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Wait(ctx, id) })
+}
+
+func (s *Service) CancelRun(ctx context.Context, id string) (lunad.RunInfo, error) {
+	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Cancel(ctx, id) })
+}
+
+func (s *Service) RetryRun(ctx context.Context, id string) (lunad.RunInfo, error) {
+	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Retry(ctx, id) })
+}
+
+func (s *Service) ReplayRun(ctx context.Context, id string, live bool) (lunad.ReplayReport, error) {
+	return withEngine(s, func(e *runs.Engine) (lunad.ReplayReport, error) { return e.Replay(ctx, id, live) })
+}
+
+func (s *Service) PruneRuns(ctx context.Context, olderThan time.Duration) ([]string, error) {
+	return withEngine(s, func(e *runs.Engine) ([]string, error) { return e.Prune(ctx, olderThan) })
+}
+
+func (s *Service) DeadLetters(ctx context.Context) ([]lunad.RunInfo, error) {
+	return withEngine(s, func(e *runs.Engine) ([]lunad.RunInfo, error) { return e.DeadLetters(ctx) })
+}
