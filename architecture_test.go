@@ -41,6 +41,10 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "editor", siblings: []string{}},
 		{pkg: "textpos", siblings: []string{}},
 		{pkg: "treesitter", siblings: []string{mod + "/textpos"}},
+		// The workflow engine speaks to git only through its Store
+		// interface, and to the workspace through Effects.
+		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/workflow", mod + "/runs/procagent"}},
+		{pkg: "workflow", siblings: []string{mod}, noCgo: true},
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
 	}
 	for _, c := range cases {
