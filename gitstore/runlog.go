@@ -581,10 +581,3 @@ func (s *Store) Runs(ctx context.Context) (map[string]string, error) {
 	}
 	return out, nil
 }
-
-// BlobHash returns the git blob hash of b (what `git hash-object` prints):
-// the reference of a configuration snapshot stored with a run
-// (lunad.RunEvent.ConfigRef).
-func BlobHash(b []byte) string {
-	return plumbing.ComputeHash(plumbing.BlobObject, b).String()
-}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
@@ -26,7 +28,7 @@ var runT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // runEvents is a small run: created, a stage enqueued and started (one
 // append), then succeeded.
 func runEvents(id string) [][]RunRecord {
-	base := lunad.RunEvent{RunID: id, CorrelationID: "corr-" + id, Workflow: "review", WorkflowVersion: "1@abc", ConfigRef: BlobHash([]byte("cfg"))}
+	base := lunad.RunEvent{RunID: id, CorrelationID: "corr-" + id, Workflow: "review", WorkflowVersion: "1@abc", ConfigRef: blobHash([]byte("cfg"))}
 	ev := func(typ lunad.EventType, stage string, attempt int, f func(*lunad.RunEvent)) lunad.RunEvent {
 		e := base
 		e.Type, e.Stage, e.Attempt = typ, stage, attempt
@@ -152,7 +154,7 @@ func TestRunLogRoundTrip(t *testing.T) {
 	if b, err := s.RunFile(ctx, "r1", 1, "config.toml"); err != nil || string(b) != "cfg" {
 		t.Errorf("RunFile 1 config.toml: %q %v", b, err)
 	}
-	if BlobHash([]byte("cfg")) != strings.TrimSpace(git(t, s.root, "rev-parse", "refs/luna/runs/r1~3:config.toml")) {
+	if blobHash([]byte("cfg")) != strings.TrimSpace(git(t, s.root, "rev-parse", "refs/luna/runs/r1~3:config.toml")) {
 		t.Errorf("BlobHash differs from git's")
 	}
 	for _, c := range []struct {
@@ -574,4 +576,10 @@ func TestCrashRunLog(t *testing.T) {
 	}
 	gitFsck(t, dir)
 	t.Logf("%d kills (%d left a run ref lock behind), %d acknowledged appends, runs at %v", kills, staleLocks, total, acked)
+}
+
+// blobHash is git's blob hash of b, as workflow.BlobHash computes a run's
+// config_ref.
+func blobHash(b []byte) string {
+	return plumbing.ComputeHash(plumbing.BlobObject, b).String()
 }

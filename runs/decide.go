@@ -80,8 +80,8 @@ func (o outcome) failed() (bool, bool, string) {
 
 // onOutcome is the events recording an attempt's outcome: success with the
 // next stage chosen (or the run aborted, if no transition can be chosen),
-// a retry, or a dead letter. delay is the retry backoff, from the jitter
-// the caller draws.
+// a retry, or a dead letter. jitter, in [0,1), draws the retry's backoff;
+// the time it sets is recorded, so a replay needs no jitter.
 func (s *state) onOutcome(wf *workflow.Workflow, o outcome, now time.Time, jitter float64) []lunad.RunEvent {
 	if failed, permanent, why := o.failed(); failed {
 		return s.onFailure(wf, why, permanent, now, jitter)

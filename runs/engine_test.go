@@ -355,3 +355,39 @@ func TestReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestPrune: a finished run's log is replaced by its summary; a running
+// one is kept; the summary still answers Run and Runs.
+func TestPrune(t *testing.T) {
+	w := newWorkspace(t, map[string]string{
+		"linear": linear,
+		"slow":   stageWorkflow("slow", `"--sleep-first", "9", "--sleep", "60"`, ""),
+	})
+	ctx := context.Background()
+	done := w.run(lunad.RunRequest{Workflow: "linear"})
+	slow, err := w.eng.Start(ctx, lunad.RunRequest{Workflow: "slow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := w.eng.Prune(ctx, 24*time.Hour); err != nil || len(ids) != 0 {
+		t.Fatalf("prune of runs younger than a day: %v %v", ids, err)
+	}
+	ids, err := w.eng.Prune(ctx, -time.Hour) // everything finished
+	if err != nil || !slices.Equal(ids, []string{done.ID}) {
+		t.Fatalf("pruned %v %v, want only %s", ids, err, done.ID)
+	}
+	got, err := w.eng.Run(ctx, done.ID)
+	if err != nil || got.Status != lunad.RunCompleted || !slices.Equal(got.Path, done.Path) || len(got.Events) != 1 || got.Events[0].Type != lunad.EventRunPruned {
+		t.Fatalf("pruned run: %+v %v", got, err)
+	}
+	if n := len(w.eventTypes(done.ID)); n != 1 {
+		t.Fatalf("the pruned run's ref has %d commits, want 1", n)
+	}
+	if _, err := w.eng.Replay(ctx, done.ID, false); !errors.Is(err, lunad.ErrInvalid) {
+		t.Fatalf("replay of a pruned run: %v", err)
+	}
+	if _, err := w.eng.Cancel(ctx, slow.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.fsck()
+}

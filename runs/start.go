@@ -49,7 +49,7 @@ func (e *Engine) Start(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo
 		corr = id
 	}
 	ev := lunad.RunEvent{Seq: 1, Type: lunad.EventRunCreated, RunID: id, CorrelationID: corr, Workflow: wf.Name,
-		WorkflowVersion: versionOf(wf, data), ConfigRef: workflow.BlobHash(e.opts.Config),
+		WorkflowVersion: wf.VersionID(), ConfigRef: workflow.BlobHash(e.opts.Config),
 		Params: req.Params, Key: req.Key, Inputs: inputs, Time: e.now()}
 	rec := lunad.RunRecord{Event: ev, Files: map[string][]byte{fileWorkflow: data, fileConfig: e.opts.Config}}
 	tip, err := e.opts.Store.AppendRun(ctx, id, "", []lunad.RunRecord{rec})
@@ -94,12 +94,6 @@ func (e *Engine) sameStart(ctx context.Context, id string, ev lunad.RunEvent) (l
 func keyRunID(key string) string {
 	h := sha256.Sum256([]byte(key))
 	return "k-" + hex.EncodeToString(h[:10])
-}
-
-// versionOf is the workflow version recorded on events: the file's
-// version field and its git blob hash.
-func versionOf(wf *workflow.Workflow, data []byte) string {
-	return wf.VersionID()
 }
 
 // workflowsDir holds the workspace's workflow files.
@@ -151,11 +145,11 @@ func (e *Engine) Workflow(ctx context.Context, name string) (lunad.WorkflowInfo,
 
 func (e *Engine) describe(name string) lunad.WorkflowInfo {
 	info := lunad.WorkflowInfo{Name: name, File: filepath.Join(workflowsDir, name+".toml")}
-	wf, data, err := e.load(name)
+	wf, _, err := e.load(name)
 	if err != nil {
 		info.Error = err.Error()
 		return info
 	}
-	info.Version, info.Start, info.Stages = versionOf(wf, data), wf.Start, wf.Order
+	info.Version, info.Start, info.Stages = wf.VersionID(), wf.Start, wf.Order
 	return info
 }
