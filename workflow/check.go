@@ -58,8 +58,13 @@ func (ps *problems) at(path []string, format string, args ...any) {
 	ps.atPos(line, col, format, args...)
 }
 
+// lineBreaks keeps a message on its line (CEL and toml quote the text
+// they stumble on, newlines included).
+var lineBreaks = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`)
+
 func (ps *problems) atPos(line, col int, format string, args ...any) {
-	ps.list = append(ps.list, Problem{File: ps.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+	msg := lineBreaks.Replace(fmt.Sprintf(format, args...))
+	ps.list = append(ps.list, Problem{File: ps.file, Line: line, Col: col, Msg: msg})
 }
 
 func (ps *problems) err() error {
