@@ -36,7 +36,7 @@ func TestLoad(t *testing.T) {
 			want: []string{"linear", "loop"}},
 		{name: "name not the file's", files: map[string]string{
 			"linear.toml": validWorkflows["linear"], "other.toml": validWorkflows["loop"]},
-			want: []string{"linear"},
+			want:     []string{"linear"},
 			problems: []string{`other.toml:1:1: name "loop" is not the file's name: rename the workflow to "other" or the file to loop.toml`}},
 		{name: "invalid files do not hide the valid", files: map[string]string{
 			"linear.toml": validWorkflows["linear"], "bad.toml": "name = \"bad\"\nstart = \"a\"\n[stages.a]\n", "worse.toml": "x ="},
