@@ -58,8 +58,13 @@ func (ps *problems) at(path []string, format string, args ...any) {
 	ps.atPos(line, col, format, args...)
 }
 
+// lineBreaks keeps a message on its line (CEL and toml quote the text
+// they stumble on, newlines included).
+var lineBreaks = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`)
+
 func (ps *problems) atPos(line, col int, format string, args ...any) {
-	ps.list = append(ps.list, Problem{File: ps.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+	msg := lineBreaks.Replace(fmt.Sprintf(format, args...))
+	ps.list = append(ps.list, Problem{File: ps.file, Line: line, Col: col, Msg: msg})
 }
 
 func (ps *problems) err() error {
@@ -100,24 +105,37 @@ func checkGraph(w *Workflow, ps *problems) {
 		}
 	}
 
-	// Stages that reach end, growing backwards from end.
+	// Stages that reach end, found backwards from end.
 	ends := map[string]bool{}
-	for changed := true; changed; {
-		changed = false
-		for _, name := range w.Order {
-			st := w.Stages[name]
-			if ends[name] || st == nil {
-				continue
+	var queue []string
+	reach := func(name string) {
+		if !ends[name] {
+			ends[name] = true
+			queue = append(queue, name)
+		}
+	}
+	from := map[string][]string{} // stage → the stages with a transition to it
+	for _, name := range w.Order {
+		st := w.Stages[name]
+		if st == nil {
+			continue
+		}
+		if len(st.Next) == 0 {
+			reach(name)
+		}
+		for _, t := range st.Next {
+			if _, known := w.Stages[t.To]; t.To == End || !known {
+				reach(name)
+			} else {
+				from[t.To] = append(from[t.To], name)
 			}
-			ok := len(st.Next) == 0
-			for _, t := range st.Next {
-				_, known := w.Stages[t.To]
-				ok = ok || t.To == End || !known || ends[t.To]
-			}
-			if ok {
-				ends[name] = true
-				changed = true
-			}
+		}
+	}
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		for _, n := range from[name] {
+			reach(n)
 		}
 	}
 	for _, name := range w.Order {
