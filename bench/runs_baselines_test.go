@@ -56,6 +56,7 @@ type rbRecord struct {
 	Type    string          `json:"type"`
 	Run     string          `json:"run"`
 	Stage   string          `json:"stage,omitempty"`
+	Visit   int             `json:"visit,omitempty"` // agent-decides: the stage visit (its runs can loop)
 	Attempt int             `json:"attempt,omitempty"`
 	Output  json.RawMessage `json:"output,omitempty"`
 	Next    string          `json:"next,omitempty"`
@@ -69,18 +70,20 @@ type rbLog struct {
 	f      *os.File
 	events map[string]int
 	bytes  map[string]int
+	d      *rbDurations
 }
 
-func openLog(path string) (*rbLog, error) {
+func openLog(path string, d *rbDurations) (*rbLog, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &rbLog{path: path, f: f, events: map[string]int{}, bytes: map[string]int{}}, nil
+	return &rbLog{path: path, f: f, events: map[string]int{}, bytes: map[string]int{}, d: d}, nil
 }
 
 func (l *rbLog) append(rec rbRecord) error {
 	rec.T = time.Now()
+	defer func() { l.d.add(time.Since(rec.T)) }()
 	b, _ := json.Marshal(rec)
 	b = append(b, '\n')
 	l.mu.Lock()
@@ -120,7 +123,9 @@ func readLogs(paths []string) (map[string][]rbRecord, error) {
 }
 
 // writeFile is a stage write in a baseline: the file, fsynced.
-func writeFile(root string, w lunad.StageWrite) error {
+func writeFile(root string, w lunad.StageWrite, d *rbDurations) error {
+	t0 := time.Now()
+	defer func() { d.add(time.Since(t0)) }()
 	p := filepath.Join(root, w.Path)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
@@ -166,12 +171,13 @@ func rbOriginal(recs []rbRecord) (path []string, status string) {
 // the first outcome recorded for it; route chooses the next stage from
 // the recorded outcome. It returns the replay's path and status.
 func rbReplayLog(w *rbWorkload, recs []rbRecord, route func(rbRecord) string) ([]string, string) {
+	visited := slices.ContainsFunc(recs, func(r rbRecord) bool { return r.Visit > 0 })
 	first := map[string]rbRecord{}
 	for _, r := range recs {
 		if r.Type != "STAGE_SUCCEEDED" && r.Type != "STAGE_FAILED" {
 			continue
 		}
-		k := fmt.Sprintf("%s/%d", r.Stage, r.Attempt)
+		k := fmt.Sprintf("%d/%s/%d", r.Visit, r.Stage, r.Attempt)
 		if _, ok := first[k]; !ok {
 			first[k] = r
 		}
@@ -179,7 +185,11 @@ func rbReplayLog(w *rbWorkload, recs []rbRecord, route func(rbRecord) string) ([
 	var path []string
 	stage, attempt := w.stages[0], 1
 	for visits := 1; visits <= rbMaxVisits; {
-		o, ok := first[fmt.Sprintf("%s/%d", stage, attempt)]
+		visit := 0 // choreography's agents know no visits: its workflows do not loop
+		if visited {
+			visit = visits
+		}
+		o, ok := first[fmt.Sprintf("%d/%s/%d", visit, stage, attempt)]
 		if !ok {
 			return path, "incomplete"
 		}
@@ -255,11 +265,12 @@ type chRun struct {
 }
 
 type chSystem struct {
-	w     *rbWorkload
-	root  string
-	agent *rbAgent
-	jit   *rbJitter
-	logs  map[string]*rbLog // per stage agent, "runs" (the starter) and "dlq"
+	w      *rbWorkload
+	writes *rbDurations
+	root   string
+	agent  *rbAgent
+	jit    *rbJitter
+	logs   map[string]*rbLog // per stage agent, "runs" (the starter) and "dlq"
 
 	mu    sync.Mutex
 	cond  *sync.Cond
@@ -269,12 +280,12 @@ type chSystem struct {
 
 // rbChoreography runs w's runs under B1 with ids (the run IDs) and
 // returns them, their logs' directory and the system.
-func rbChoreography(b *testing.B, w *rbWorkload, root string, ids []string, rec *rbRecorder) ([]*chRun, *chSystem, time.Duration) {
-	s := &chSystem{w: w, root: root, agent: &rbAgent{faults: w.faults, work: rbWork, slow: rbSlowFor(w), rec: rec},
+func rbChoreography(b *testing.B, w *rbWorkload, root string, ids []string, rec *rbRecorder, m *rbResult) ([]*chRun, *chSystem, time.Duration) {
+	s := &chSystem{w: w, root: root, writes: &m.writes, agent: &rbAgent{faults: w.faults, work: rbWork, slow: rbSlowFor(w), rec: rec},
 		jit: newJitter(rbSeed + 1), logs: map[string]*rbLog{}}
 	s.cond = sync.NewCond(&s.mu)
 	for _, name := range append(slices.Clone(w.stages), "runs", "dlq") {
-		l, err := openLog(filepath.Join(root, name+".jsonl"))
+		l, err := openLog(filepath.Join(root, name+".jsonl"), &m.appends)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -443,7 +454,7 @@ func (s *chSystem) deliver(b *testing.B, m *chMsg) {
 		return
 	}
 	for _, wr := range resp.Writes {
-		if err := writeFile(s.root, wr); err != nil {
+		if err := writeFile(s.root, wr, s.writes); err != nil {
 			b.Error(err)
 		}
 	}
@@ -501,7 +512,7 @@ func rbB1(b *testing.B, w *rbWorkload) *rbResult {
 	}
 	root := b.TempDir()
 	rec := &rbRecorder{on: true}
-	all, s, wall := rbChoreography(b, w, root, ids, rec)
+	all, s, wall := rbChoreography(b, w, root, ids, rec, res)
 	res.wall = wall
 	for _, r := range all {
 		run := r.rbRun
@@ -526,7 +537,7 @@ func rbB1(b *testing.B, w *rbWorkload) *rbResult {
 	}
 	// Live: the same runs (same seeds) executed again.
 	liveRoot := b.TempDir()
-	_, ls, _ := rbChoreography(b, w, liveRoot, liveIDs, &rbRecorder{})
+	_, ls, _ := rbChoreography(b, w, liveRoot, liveIDs, &rbRecorder{}, &rbResult{})
 	live, err := readLogs(ls.logPaths())
 	if err != nil {
 		b.Fatal(err)
@@ -539,6 +550,7 @@ func rbB1(b *testing.B, w *rbWorkload) *rbResult {
 
 type adSystem struct {
 	w      *rbWorkload
+	writes *rbDurations
 	root   string
 	agent  *rbAgent
 	jit    *rbJitter
@@ -582,7 +594,7 @@ func (s *adSystem) run(b *testing.B, r *adRun) {
 	stage, attempt, visits := w.stages[0], 1, 1
 	defer func() { r.end = time.Now() }()
 	for {
-		logf(rbRecord{Type: "STAGE_STARTED", Stage: stage, Attempt: attempt})
+		logf(rbRecord{Type: "STAGE_STARTED", Stage: stage, Visit: visits, Attempt: attempt})
 		s.slots <- struct{}{}
 		ctx, cancel := context.WithTimeout(context.Background(), w.timeout)
 		req := lunad.StageRequest{RunID: r.id, Stage: stage, Attempt: attempt, Params: map[string]string{"seed": strconv.FormatUint(r.seed, 10)}}
@@ -600,7 +612,7 @@ func (s *adSystem) run(b *testing.B, r *adRun) {
 			if err != nil {
 				why = err.Error()
 			}
-			logf(rbRecord{Type: "STAGE_FAILED", Stage: stage, Attempt: attempt, Error: why})
+			logf(rbRecord{Type: "STAGE_FAILED", Stage: stage, Visit: visits, Attempt: attempt, Error: why})
 			if attempt < w.maxAttempts {
 				d := w.retryPolicy().Delay(attempt, s.jit.next())
 				now := time.Now()
@@ -610,8 +622,8 @@ func (s *adSystem) run(b *testing.B, r *adRun) {
 				continue
 			}
 			r.deadLetters++
-			logf(rbRecord{Type: "DEAD_LETTERED", Stage: stage, Attempt: attempt, Error: why})
-			logf(rbRecord{Type: "RUN_ABORTED", Stage: stage})
+			logf(rbRecord{Type: "DEAD_LETTERED", Stage: stage, Visit: visits, Attempt: attempt, Error: why})
+			logf(rbRecord{Type: "RUN_ABORTED", Stage: stage, Visit: visits})
 			r.status = "dead_lettered"
 			return
 		}
@@ -625,11 +637,11 @@ func (s *adSystem) run(b *testing.B, r *adRun) {
 		o["next"] = next
 		output, _ := json.Marshal(o)
 		for _, wr := range resp.Writes {
-			if err := writeFile(s.root, wr); err != nil {
+			if err := writeFile(s.root, wr, s.writes); err != nil {
 				b.Error(err)
 			}
 		}
-		logf(rbRecord{Type: "STAGE_SUCCEEDED", Stage: stage, Attempt: attempt, Output: output, Next: next})
+		logf(rbRecord{Type: "STAGE_SUCCEEDED", Stage: stage, Visit: visits, Attempt: attempt, Output: output, Next: next})
 		r.path = append(r.path, stage)
 		if next == "end" {
 			logf(rbRecord{Type: "RUN_COMPLETED"})
@@ -646,13 +658,13 @@ func (s *adSystem) run(b *testing.B, r *adRun) {
 }
 
 // rbAgentDecides runs w's runs under B2; pass seeds the agents' sampling.
-func rbAgentDecides(b *testing.B, w *rbWorkload, root string, ids []string, rec *rbRecorder, pass uint64) ([]*adRun, *adSystem, time.Duration) {
-	l, err := openLog(filepath.Join(root, "runs.jsonl"))
+func rbAgentDecides(b *testing.B, w *rbWorkload, root string, ids []string, rec *rbRecorder, pass uint64, m *rbResult) ([]*adRun, *adSystem, time.Duration) {
+	l, err := openLog(filepath.Join(root, "runs.jsonl"), &m.appends)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.f.Close()
-	s := &adSystem{w: w, root: root, agent: &rbAgent{faults: w.faults, work: rbWork, slow: rbSlowFor(w), rec: rec},
+	s := &adSystem{w: w, root: root, writes: &m.writes, agent: &rbAgent{faults: w.faults, work: rbWork, slow: rbSlowFor(w), rec: rec},
 		jit: newJitter(rbSeed + 2), choice: newJitter(rbSeed + 100 + pass), log: l, slots: make(chan struct{}, w.slots)}
 	var all []*adRun
 	var wg sync.WaitGroup
@@ -683,7 +695,7 @@ func rbB2(b *testing.B, w *rbWorkload) *rbResult {
 	}
 	root := b.TempDir()
 	rec := &rbRecorder{on: true}
-	all, s, wall := rbAgentDecides(b, w, root, ids, rec, 0)
+	all, s, wall := rbAgentDecides(b, w, root, ids, rec, 0, res)
 	res.wall = wall
 	orig, err := readLogs([]string{s.log.path})
 	if err != nil {
@@ -713,7 +725,7 @@ func rbB2(b *testing.B, w *rbWorkload) *rbResult {
 		}
 	}
 	liveRoot := b.TempDir()
-	_, ls, _ := rbAgentDecides(b, w, liveRoot, liveIDs, &rbRecorder{}, 1)
+	_, ls, _ := rbAgentDecides(b, w, liveRoot, liveIDs, &rbRecorder{}, 1, &rbResult{})
 	live, err := readLogs([]string{ls.log.path})
 	if err != nil {
 		b.Fatal(err)

@@ -28,10 +28,13 @@ type rbEffects struct {
 	s       *gitstore.Store
 	mu      sync.Mutex
 	commits map[string]int
+	d       *rbDurations
 }
 
 func (e *rbEffects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	t0 := time.Now()
 	refs, _, replayed, err := e.s.ApplyWrites(ctx, writes, ch)
+	e.d.add(time.Since(t0))
 	if err == nil && !replayed {
 		e.mu.Lock()
 		e.commits[ch.IdempotencyKey]++
@@ -44,6 +47,19 @@ func (e *rbEffects) Artifact(ctx context.Context, ref string) (lunad.Artifact, e
 }
 func (e *rbEffects) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error) {
 	return e.s.Read(ctx, ref, at)
+}
+
+// rbStore times the engine's appends to the run log.
+type rbStore struct {
+	runs.Store
+	d *rbDurations
+}
+
+func (s rbStore) AppendRun(ctx context.Context, runID, after string, recs []lunad.RunRecord) (string, error) {
+	t0 := time.Now()
+	tip, err := s.Store.AppendRun(ctx, runID, after, recs)
+	s.d.add(time.Since(t0))
+	return tip, err
 }
 
 // rbLunad runs workload w under lunad's engine in a fresh gitstore
@@ -66,8 +82,9 @@ func rbLunad(b *testing.B, w *rbWorkload) *rbResult {
 	}
 	rec := &rbRecorder{on: true}
 	agent := &rbAgent{faults: w.faults, work: rbWork, slow: rbSlowFor(w), rec: rec}
-	eff := &rbEffects{s: store, commits: map[string]int{}}
-	eng, err := runs.Open(ctx, runs.Options{Root: root, Store: store, Effects: eff,
+	res := &rbResult{system: "lunad engine", runs: w.runs}
+	eff := &rbEffects{s: store, commits: map[string]int{}, d: &res.writes}
+	eng, err := runs.Open(ctx, runs.Options{Root: root, Store: rbStore{store, &res.appends}, Effects: eff,
 		Agents: map[string]lunad.Agent{"bench": agent}, Config: []byte("[runs]\nslots = " + strconv.Itoa(w.slots) + "\n"),
 		Jitter: newJitter(rbSeed).next, Slots: w.slots, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -75,7 +92,6 @@ func rbLunad(b *testing.B, w *rbWorkload) *rbResult {
 	}
 	defer eng.Close()
 
-	res := &rbResult{system: "lunad engine", runs: w.runs}
 	type started struct {
 		id    string
 		start time.Time

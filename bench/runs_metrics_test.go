@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -109,7 +110,30 @@ type rbResult struct {
 	deviations   int // agent-decides: next stages the agent chose against the workflow
 	events       int
 	bytes        int
-	eventsNA     bool
+	// The durations of the durable steps: appending to the log (one
+	// append may hold several events), committing a stage's writes.
+	appends, writes rbDurations
+}
+
+// rbDurations collects durations from many goroutines.
+type rbDurations struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (d *rbDurations) add(x time.Duration) {
+	d.mu.Lock()
+	d.d = append(d.d, x)
+	d.mu.Unlock()
+}
+
+func (d *rbDurations) String() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.d) == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f / %.2f", ms(pct(d.d, 0.5)), ms(pct(d.d, 0.95)))
 }
 
 func (r *rbResult) add(run rbRun) {
@@ -169,6 +193,9 @@ var rbRows = []rbRow{
 	{"per-transition overhead p50 / p95 (ms)", func(r *rbResult) string {
 		return fmt.Sprintf("%.2f / %.2f", ms(pct(r.overhead, 0.5)), ms(pct(r.overhead, 0.95)))
 	}},
+	{"durable log append p50 / p95 (ms)", func(r *rbResult) string { return r.appends.String() }},
+	{"stage write commit p50 / p95 (ms)", func(r *rbResult) string { return r.writes.String() }},
+	{"log appends / run", func(r *rbResult) string { return fmtF(r.per(len(r.appends.d)), 1) }},
 	{"events / run", func(r *rbResult) string { return fmtF(r.per(r.events), 1) }},
 	{"bytes / run", func(r *rbResult) string { return fmt.Sprintf("%.0f", r.per(r.bytes)) }},
 	{"runs / minute", func(r *rbResult) string { return fmt.Sprintf("%.0f", float64(r.runs)/r.wall.Minutes()) }},

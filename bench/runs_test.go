@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +43,9 @@ func BenchmarkRuns(b *testing.B) {
 	fmt.Printf("\nBenchmarkRuns: %s\n", machine())
 	t0 := time.Now()
 	for _, w := range rbWorkloads() {
+		if *flagRunsOnly != "" && !slices.Contains(strings.Split(*flagRunsOnly, ","), w.name) {
+			continue
+		}
 		tw := time.Now()
 		rs := []*rbResult{rbLunad(b, w), rbB1(b, w), rbB2(b, w)}
 		fmt.Print(rbTable(w, rs))
@@ -57,6 +62,8 @@ func BenchmarkRuns(b *testing.B) {
 	}
 	fmt.Printf("\nBenchmarkRuns took %.1f s\n", time.Since(t0).Seconds())
 }
+
+var flagRunsOnly = flag.String("bench.runs", "", "BenchmarkRuns: comma-separated workloads to run (W1,W2,W3,W4); default all")
 
 // rbSeed seeds every RNG of BenchmarkRuns.
 const rbSeed = 20260312
