@@ -36,4 +36,19 @@
 // child processes from real protocol clients in an adopted references tree
 // (see their doc comments); BenchmarkMCP times reads and edits against the
 // same operations made with the command line, through the same daemon.
+//
+// BenchmarkRuns (issue 12) runs the DSMO paper's workloads — W1 linear
+// A→B→C, W2 conditional A→(B|C)→D, W3 random timeouts and transient
+// failures in B and C, W4 50 runs at once through 4 slots with retries —
+// under lunad's workflow engine (a gitstore workspace, built-in Go agents
+// registered through runs.Options.Agents, faults drawn from a seeded RNG
+// per run, stage and attempt) and under two baselines built in the same
+// run with the same agent and faults: choreography (an at-least-once queue
+// with a visibility timeout; each agent enqueues the next stage itself)
+// and agent-decides (a central driver that follows the stage the agent's
+// output names). It replays every run from its log and live, and prints
+// the paper's table per workload (success rate, SPS, RSR, divergence,
+// orphans, duplicates, dead letters, latency, per-transition overhead,
+// events and bytes per run, runs per minute). `-bench.runs W1,W3` picks
+// workloads.
 package bench
