@@ -29,6 +29,19 @@ func (e *Engine) agent(st *workflow.Stage) (lunad.Agent, error) {
 	return a, nil
 }
 
+// agentVersion is the version of stage's agent, recorded when the stage is
+// enqueued ("" for end, or an agent that cannot be made: its attempt
+// fails and says why).
+func (e *Engine) agentVersion(wf *workflow.Workflow, stage string) string {
+	if stage == end {
+		return ""
+	}
+	if a, err := e.agent(wf.Stages[stage]); err == nil {
+		return a.Version()
+	}
+	return ""
+}
+
 func newProcessAgent(root string, argv []string, timeout time.Duration) (lunad.Agent, error) {
 	return procagent.New(root, argv, procagent.Options{Timeout: timeout})
 }

@@ -72,11 +72,7 @@ func (e *Engine) loop(ctx context.Context, r *run) {
 func (e *Engine) startAttempt(ctx context.Context, r *run, stage string, visit, attempt int, pre []lunad.RunRecord) error {
 	recs := pre
 	if stage != "" {
-		agent, _ := e.agent(r.wf.Stages[stage])
-		version := ""
-		if agent != nil {
-			version = agent.Version()
-		}
+		version := e.agentVersion(r.wf, stage)
 		r.mu.Lock()
 		for _, ev := range r.st.enqueue(stage, visit, attempt, version, e.now()) {
 			recs = append(recs, lunad.RunRecord{Event: ev})
@@ -89,35 +85,46 @@ func (e *Engine) startAttempt(ctx context.Context, r *run, stage string, visit, 
 	return e.attempt(ctx, r)
 }
 
-// attempt runs the current attempt's agent and records its outcome.
+// attempt runs the current attempt's agent and records its outcome; when
+// that outcome also started the next stage's attempt (a stage with no
+// writes goes on in the same append), it runs that one too.
 func (e *Engine) attempt(ctx context.Context, r *run) error {
-	r.mu.Lock()
-	st := r.st
-	req := e.request(st)
-	r.mu.Unlock()
-	stage := r.wf.Stages[req.Stage]
-	var o outcome
-	agent, err := e.agent(stage)
-	if err != nil {
-		o.err = err
-	} else {
-		select {
-		case e.slots <- struct{}{}:
-		case <-ctx.Done():
+	for {
+		r.mu.Lock()
+		req, visit := e.request(r.st), r.st.visit
+		r.mu.Unlock()
+		stage := r.wf.Stages[req.Stage]
+		var o outcome
+		agent, err := e.agent(stage)
+		if err != nil {
+			o.err = err
+		} else {
+			select {
+			case e.slots <- struct{}{}:
+			case <-ctx.Done():
+				return nil
+			}
+			actx, cancel := context.WithTimeout(ctx, stage.Timeout)
+			o.resp, o.err = agent.Process(actx, req)
+			if o.err == nil && actx.Err() == context.DeadlineExceeded {
+				o.err = fmt.Errorf("timed out after %v", stage.Timeout)
+			}
+			cancel()
+			<-e.slots
+			if ctx.Err() != nil {
+				return nil // cancelled or closing: the loop records it, or a restart does
+			}
+		}
+		if err := e.complete(r, req, o); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		another := r.st.phase == phaseStarted && (r.st.visit != visit || r.st.attempt != req.Attempt)
+		r.mu.Unlock()
+		if !another {
 			return nil
 		}
-		actx, cancel := context.WithTimeout(ctx, stage.Timeout)
-		o.resp, o.err = agent.Process(actx, req)
-		if o.err == nil && actx.Err() == context.DeadlineExceeded {
-			o.err = fmt.Errorf("timed out after %v", stage.Timeout)
-		}
-		cancel()
-		<-e.slots
-		if ctx.Err() != nil {
-			return nil // cancelled or closing: the loop records it, or a restart does
-		}
 	}
-	return e.complete(r, req, o)
 }
 
 // complete records an attempt's outcome: the idempotent receiver. A second
@@ -143,6 +150,12 @@ func (e *Engine) complete(r *run, req lunad.StageRequest, o outcome) error {
 		evs = []lunad.RunEvent{ev}
 	default:
 		evs = st.onOutcome(r.wf, o, now, e.opts.Jitter())
+		if last := evs[len(evs)-1]; last.Type == lunad.EventStageSucceeded && len(o.resp.Writes) == 0 {
+			// Nothing to commit: the next step goes in the same append.
+			next := st.clone()
+			next.apply(last)
+			evs = append(evs, next.afterCommit(nil, e.agentVersion(r.wf, last.Next), now)...)
+		}
 	}
 	r.mu.Unlock()
 	files := map[string][]byte{fileRequest: mustJSON(req)}
@@ -188,14 +201,8 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 			return err
 		}
 	}
-	version := ""
-	if st.next != end {
-		if a, _ := e.agent(r.wf.Stages[st.next]); a != nil {
-			version = a.Version()
-		}
-	}
 	r.mu.Lock()
-	evs := r.st.afterCommit(refs, version, e.now())
+	evs := r.st.afterCommit(refs, e.agentVersion(r.wf, st.next), e.now())
 	r.mu.Unlock()
 	recs := make([]lunad.RunRecord, len(evs))
 	for i, ev := range evs {

@@ -2,6 +2,8 @@ package runs
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/lunad/lunad"
@@ -50,6 +52,17 @@ func fold(events []lunad.RunEvent, tip string) *state {
 		s.apply(ev)
 	}
 	return s
+}
+
+// clone is a copy of s that apply can change without changing s.
+func (s *state) clone() *state {
+	c := *s
+	c.info.Path = slices.Clone(s.info.Path)
+	c.info.Stages = slices.Clone(s.info.Stages)
+	c.writes = slices.Clone(s.writes)
+	c.outputs = maps.Clone(s.outputs)
+	c.succeeded = maps.Clone(s.succeeded)
+	return &c
 }
 
 func (s *state) apply(ev lunad.RunEvent) {
