@@ -139,10 +139,11 @@ func (e *Engine) Retry(ctx context.Context, id string) (lunad.RunInfo, error) {
 	ev.Seq = st.seq + 1
 	st.apply(ev)
 	st.tip = tip
+	info := st.info // before the driver changes st
 	if err := e.resume(ctx, st); err != nil {
 		return lunad.RunInfo{}, err
 	}
-	return st.info, nil
+	return info, nil
 }
 
 // Prune replaces the log of every run finished more than olderThan ago by

@@ -60,8 +60,9 @@ func (e *Engine) Start(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo
 		return lunad.RunInfo{}, err
 	}
 	st := fold([]lunad.RunEvent{ev}, tip)
+	info := st.info // before the driver changes st
 	e.drive(&run{id: id, wf: wf, st: st})
-	return st.info, nil
+	return info, nil
 }
 
 // sameStart answers a start whose key made run id before: that run, if
