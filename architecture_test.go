@@ -25,6 +25,7 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "textpos", siblings: []string{}},
 		{pkg: "treesitter", siblings: []string{mod + "/textpos"}},
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
+		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent"}},
 	}
 	for _, c := range cases {
 		t.Run(c.pkg, func(t *testing.T) {

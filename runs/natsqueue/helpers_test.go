@@ -135,7 +135,7 @@ func (l *logs) String() string {
 func newLogs(t *testing.T) (*logs, *slog.Logger) {
 	l := &logs{}
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("NATSQUEUE_TEST_LOGS") != "" {
 			t.Logf("logs:\n%s", l.String())
 		}
 	})
@@ -177,8 +177,10 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-// startWorker runs a worker on q in root until the test ends.
+// startWorker runs a worker on q in root until the test ends, and waits
+// until it is ready (its consumer exists).
 func startWorker(t *testing.T, q *Queue, root string, opts WorkerOptions) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	w := NewWorker(q, root, opts)
@@ -188,6 +190,14 @@ func startWorker(t *testing.T, q *Queue, root string, opts WorkerOptions) {
 		if err := <-done; err != nil {
 			t.Errorf("worker: %v", err)
 		}
+	})
+	name, _, err := w.filter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the worker's consumer exists", func() bool {
+		_, err := q.js.Consumer(ctx, q.stageStream, name)
+		return err == nil
 	})
 }
 
