@@ -392,3 +392,19 @@ func TestWorkerAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerOverlap: a worker whose stages overlap another consumer's is
+// refused by the server, and Run says so at once.
+func TestWorkerOverlap(t *testing.T) {
+	srv := startServer(t)
+	_, log := newLogs(t)
+	q := openQueue(t, srv.url, Options{Logger: log})
+	startWorker(t, q, clone(t, "all"), WorkerOptions{Logger: log})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := NewWorker(q, clone(t, "some"), WorkerOptions{Agents: []string{"review"}, Logger: log}).Run(ctx)
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "workqueue") {
+		t.Fatalf("Run: %v (ctx: %v); want the server's refusal", err, ctx.Err())
+	}
+	t.Log(err)
+}

@@ -92,8 +92,11 @@ func (w *Worker) Run(ctx context.Context) error {
 		if err == nil {
 			break
 		}
+		// A request the server refuses (400: an overlapping filter, a
+		// bad configuration) is final; anything else (the server away or
+		// recovering) is waited out.
 		var apiErr *jetstream.APIError
-		if errors.As(err, &apiErr) {
+		if errors.As(err, &apiErr) && apiErr.Code == 400 {
 			return fmt.Errorf("worker %s: consumer %s: %w", w.opts.Name, name, err)
 		}
 		if ctx.Err() != nil {
