@@ -408,3 +408,44 @@ func TestWorkerOverlap(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestWorkerStops: a worker whose context ends mid-stage stops its agent,
+// naks the message and returns; another worker runs the stage at once
+// (not after the ack wait).
+func TestWorkerStops(t *testing.T) {
+	srv := startServer(t)
+	_, log := newLogs(t)
+	agentLog := filepath.Join(t.TempDir(), "agent.log")
+	q := openQueue(t, srv.url, Options{AckWait: time.Minute, Logger: log})
+	w := newWorkspace(t, q, log, map[string]string{"two": twoStages("two", `"--log", "`+agentLog+`", "--slow-if", "SLOW"`, `"--log", "`+agentLog+`"`, "")})
+
+	rootA := clone(t, "worker-a", "SLOW")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- NewWorker(q, rootA, WorkerOptions{Name: "a", Logger: log}).Run(ctx) }()
+	id := w.start("two")
+	eventually(t, 30*time.Second, "the first worker's agent starts", func() bool {
+		_, err := os.Stat(filepath.Join(rootA, "agent.pid"))
+		return err == nil
+	})
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
+	started := time.Now()
+	startWorker(t, q, clone(t, "worker-b"), WorkerOptions{Name: "b", Logger: log})
+	info := w.wait(id)
+	checkCompleted(t, w, info)
+	if took := time.Since(started); took > 20*time.Second {
+		t.Fatalf("the stage waited %v: the message was not nak'ed", took)
+	}
+	if got := executions(t, agentLog, "a", "done"); !slices.Equal(got, []string{id + " a 1 done worker-b"}) {
+		t.Fatalf("stage a done: %v", got)
+	}
+}
