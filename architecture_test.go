@@ -46,6 +46,7 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/workflow", mod + "/runs/procagent"}},
 		{pkg: "workflow", siblings: []string{mod}, noCgo: true},
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
+		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent"}},
 	}
 	for _, c := range cases {
 		t.Run(c.pkg, func(t *testing.T) {
