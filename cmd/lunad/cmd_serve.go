@@ -15,6 +15,7 @@ import (
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
+	"github.com/lunad/lunad/runs/natsqueue"
 	"github.com/lunad/lunad/watch"
 	"github.com/lunad/lunad/workspace"
 )
@@ -107,6 +108,14 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	id := daemonConfig(opts)
 	opts.IndexSyncDelay = indexSyncDelay
 	opts.Logger = log
+	// The queue closes after the service (and its engine) has.
+	var queue *natsqueue.Queue
+	if cfg.Queue.URL != "" {
+		if queue, err = openQueue(ctx, cfg.Queue, log); err != nil {
+			return err
+		}
+		defer queue.Close()
+	}
 	svc, err := workspace.Open(m.workDir(), opts)
 	if err != nil {
 		return err
@@ -124,7 +133,11 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	if err != nil {
 		return err
 	}
-	svc.ConfigureRuns(runs.Options{Config: snapshot, Slots: cfg.Runs.Slots, Logger: log})
+	ro := runs.Options{Config: snapshot, Slots: cfg.Runs.Slots, Logger: log}
+	if queue != nil {
+		ro.NewProcess = queue.NewAgent // stages run on `lunad worker` processes
+	}
+	svc.ConfigureRuns(ro)
 	if err := svc.DriveRuns(ctx); err != nil {
 		return fmt.Errorf("resuming runs: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/mcp"
+	"github.com/lunad/lunad/runs/natsqueue"
 )
 
 // configFile is the workspace's configuration, relative to its root.
@@ -28,7 +30,7 @@ const configFile = ".luna/config.toml"
 // LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE, LUNAD_RECORD_SAVES,
 // LUNAD_MAX_CONNECTIONS, LUNAD_CONN_IDLE_TIMEOUT, LUNAD_MCP_RATE,
 // LUNAD_MCP_BURST, LUNAD_MCP_MAX_SESSIONS, LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS,
-// LUNAD_MCP_SESSION_TIMEOUT, LUNAD_RUN_SLOTS), and checked by Validate.
+// LUNAD_MCP_SESSION_TIMEOUT, LUNAD_RUN_SLOTS, LUNAD_QUEUE_URL), and checked by Validate.
 type Config struct {
 	// LockTimeout bounds the wait for another lunad writer.
 	LockTimeout time.Duration `toml:"lock_timeout"`
@@ -43,6 +45,22 @@ type Config struct {
 	MCP MCPConfig `toml:"mcp"`
 	// Runs configures the workflow engine the daemon hosts.
 	Runs RunsConfig `toml:"runs"`
+	// Queue sends stage messages through NATS JetStream to `lunad worker`
+	// processes when URL is set.
+	Queue QueueConfig `toml:"queue"`
+}
+
+// QueueConfig configures the queue of stage messages (docs/runs.md).
+type QueueConfig struct {
+	// URL of the NATS server, e.g. nats://127.0.0.1:4222; empty: the
+	// daemon runs stages itself.
+	URL string `toml:"url"`
+	// Name prefixes the queue's streams and subjects.
+	Name string `toml:"name"`
+	// AckWait is how long a worker may go without a heartbeat before its
+	// stage is delivered to another worker; MaxDeliver bounds deliveries.
+	AckWait    time.Duration `toml:"ack_wait"`
+	MaxDeliver int           `toml:"max_deliver"`
 }
 
 // RunsConfig configures the workflow engine.
@@ -102,7 +120,8 @@ func DefaultConfig() Config {
 		Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: daemon.DefaultMaxConns, ConnIdleTimeout: daemon.DefaultConnIdleTimeout},
 		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100, MaxSessions: mcp.DefaultMaxSessions,
 			MaxSessionsPerAddress: mcp.DefaultMaxSessionsPerAddress, SessionTimeout: mcp.DefaultSessionTimeout},
-		Runs: RunsConfig{Slots: 4}}
+		Runs:  RunsConfig{Slots: 4},
+		Queue: QueueConfig{Name: natsqueue.DefaultName, AckWait: natsqueue.DefaultAckWait, MaxDeliver: natsqueue.DefaultMaxDeliver}}
 }
 
 // maxLimit bounds the connection and session caps.
@@ -144,7 +163,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -180,6 +199,9 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 			return fmt.Errorf("%w: LUNAD_RECORD_SAVES=%q is not a boolean (true or false)", lunad.ErrInvalid, v)
 		}
 		c.Daemon.RecordSaves = b
+	}
+	if v := getenv("LUNAD_QUEUE_URL"); v != "" {
+		c.Queue.URL = v
 	}
 	if v := getenv("LUNAD_MCP_RATE"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
@@ -270,6 +292,9 @@ func (c Config) Validate() error {
 	if c.Runs.Slots < 1 || c.Runs.Slots > 256 {
 		return bad("runs.slots %d must be between 1 and 256", c.Runs.Slots)
 	}
+	if err := c.Queue.validate(); err != nil {
+		return bad("%v", err)
+	}
 	if c.MCP.PageSize < 1 || c.MCP.PageSize > 10000 {
 		return bad("mcp.page_size %d must be between 1 and 10000", c.MCP.PageSize)
 	}
@@ -329,9 +354,33 @@ func findRoot(dir string) string {
 	return dir
 }
 
+// validate checks the queue's settings.
+func (q QueueConfig) validate() error {
+	if q.URL != "" {
+		u, err := url.Parse(q.URL)
+		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+			return fmt.Errorf("queue.url %q must be a NATS server URL such as nats://127.0.0.1:4222", q.URL)
+		}
+	}
+	if q.Name == "" || strings.IndexFunc(q.Name, func(r rune) bool {
+		return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) >= 0 {
+		return fmt.Errorf("queue.name %q must be letters, digits, _ and - only", q.Name)
+	}
+	if q.AckWait < time.Second || q.AckWait > 24*time.Hour {
+		return fmt.Errorf("queue.ack_wait %v must be between 1s and 24h", q.AckWait)
+	}
+	if q.MaxDeliver < 1 || q.MaxDeliver > 1000 {
+		return fmt.Errorf("queue.max_deliver %d must be between 1 and 1000", q.MaxDeliver)
+	}
+	return nil
+}
+
 // snapshot is the effective configuration as TOML: what every run records
-// (its config_ref). It holds no secrets: the configuration has none.
+// (its config_ref). It holds no secrets: a password in queue.url is left
+// out.
 func (c Config) snapshot() ([]byte, error) {
+	c.Queue.URL = redact(c.Queue.URL)
 	var b strings.Builder
 	if err := toml.NewEncoder(&b).Encode(c); err != nil {
 		return nil, err

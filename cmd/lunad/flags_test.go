@@ -289,6 +289,12 @@ func TestConfig(t *testing.T) {
 		{"bad env timeout", "", []string{"LUNAD_LOCK_TIMEOUT", "10"}, "LUNAD_LOCK_TIMEOUT"},
 		{"author with newline", "[author]\nname = \"a\\nb\"\n", nil, "author.name"},
 		{"email without name", "[author]\nemail = \"a@b\"\n", nil, "author.name"},
+		{"zero slots", "[runs]\nslots = 0\n", nil, "runs.slots"},
+		{"bad slots env", "", []string{"LUNAD_RUN_SLOTS", "many"}, "LUNAD_RUN_SLOTS"},
+		{"queue not NATS", "[queue]\nurl = \"http://127.0.0.1:4222\"\n", nil, "queue.url"},
+		{"queue env not a URL", "", []string{"LUNAD_QUEUE_URL", "127.0.0.1"}, "queue.url"},
+		{"queue name", "[queue]\nname = \"a.b\"\n", nil, "queue.name"},
+		{"queue ack_wait", "[queue]\nack_wait = \"10ms\"\n", nil, "queue.ack_wait"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadConfig(root(tc.toml), env(tc.env...))
@@ -297,6 +303,20 @@ func TestConfig(t *testing.T) {
 			}
 		})
 	}
+	t.Run("queue and runs", func(t *testing.T) {
+		c, err := LoadConfig(root("[runs]\nslots = 8\n[queue]\nurl = \"nats://user:secret@127.0.0.1:4222\"\nack_wait = \"5s\"\n"), env())
+		if err != nil || c.Runs.Slots != 8 || c.Queue.AckWait != 5*time.Second || c.Queue.Name != "LUNAD" {
+			t.Fatalf("%+v %v", c, err)
+		}
+		snap, err := c.snapshot()
+		if err != nil || strings.Contains(string(snap), "secret") || !strings.Contains(string(snap), "slots = 8") {
+			t.Fatalf("the snapshot every run records:\n%s\n%v", snap, err)
+		}
+		c, err = LoadConfig(root(""), env("LUNAD_QUEUE_URL", "nats://127.0.0.1:4222", "LUNAD_RUN_SLOTS", "2"))
+		if err != nil || c.Queue.URL != "nats://127.0.0.1:4222" || c.Runs.Slots != 2 {
+			t.Fatalf("%+v %v", c, err)
+		}
+	})
 	t.Run("from the command line", func(t *testing.T) {
 		w := newWS(t)
 		os.WriteFile(filepath.Join(w.dir, ".luna", "config.toml"), []byte("[author]\nname = \"Config Author\"\nemail = \"c@example.com\"\n"), 0o644)

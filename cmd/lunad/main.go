@@ -106,7 +106,7 @@ func init() {
 		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
-		cmdWorkflow, cmdRun, cmdDLQ,
+		cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
 		cmdServe, cmdLSP, cmdMCP,
 	}
 }
