@@ -131,15 +131,18 @@ func (s *state) afterCommit(refs []lunad.ArtifactRef, agentVersion string, now t
 	c := s.stageEvent(lunad.EventStageCommitted, now)
 	c.Writes = refs
 	c.Next = s.next
-	ns := *s
-	ns.writes = append([]lunad.ArtifactRef(nil), s.writes...)
-	for _, w := range refs {
-		ns.addWrite(w)
-	}
+	ns := s.clone()
+	ns.apply(c)
+	return append([]lunad.RunEvent{c}, ns.nextStep(agentVersion, now)...)
+}
+
+// nextStep is the events that follow a committed stage: the next stage's
+// first attempt, or the run's end with everything it wrote.
+func (s *state) nextStep(agentVersion string, now time.Time) []lunad.RunEvent {
 	if s.next == end {
 		done := s.event(lunad.EventRunCompleted, now)
-		done.Writes = ns.writes
-		return []lunad.RunEvent{c, done}
+		done.Writes = s.writes
+		return []lunad.RunEvent{done}
 	}
-	return append([]lunad.RunEvent{c}, ns.enqueue(s.next, s.visit+1, 1, agentVersion, now)...)
+	return s.enqueue(s.next, s.visit+1, 1, agentVersion, now)
 }

@@ -177,9 +177,18 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 	r.mu.Lock()
 	st := r.st
 	seq := st.succeeded[st.visit]
+	var next []lunad.RunEvent
+	if st.phase == phaseCommitted {
+		// Not written by this engine, which appends a stage's commit and
+		// its next step together: take the next step.
+		next = st.nextStep(e.agentVersion(r.wf, st.next), e.now())
+	}
 	r.mu.Unlock()
-	if st.phase == phaseCommitted || seq == 0 {
-		return fmt.Errorf("run %s: stage %s is committed but its next step is missing from the log", r.id, st.stage)
+	if next != nil {
+		return e.appendAndGo(ctx, r, next)
+	}
+	if seq == 0 {
+		return fmt.Errorf("run %s: stage %s succeeded but its STAGE_SUCCEEDED event is missing from the log", r.id, st.stage)
 	}
 	data, err := e.opts.Store.RunFile(ctx, r.id, seq, fileResponse)
 	if err != nil {
@@ -204,6 +213,11 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 	r.mu.Lock()
 	evs := r.st.afterCommit(refs, e.agentVersion(r.wf, st.next), e.now())
 	r.mu.Unlock()
+	return e.appendAndGo(ctx, r, evs)
+}
+
+// appendAndGo appends evs and runs the attempt they started, if any.
+func (e *Engine) appendAndGo(ctx context.Context, r *run, evs []lunad.RunEvent) error {
 	recs := make([]lunad.RunRecord, len(evs))
 	for i, ev := range evs {
 		recs[i].Event = ev
@@ -211,7 +225,7 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 	if err := e.append(r, recs); err != nil {
 		return err
 	}
-	if st.next == end {
+	if evs[len(evs)-1].Type != lunad.EventStageStarted {
 		return nil
 	}
 	return e.attempt(ctx, r)
