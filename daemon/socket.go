@@ -21,7 +21,8 @@ import (
 
 // Where a workspace's daemon lives, all in the store's state directory
 // <git dir>/luna (beside the store's own lock and caches, outside the
-// working tree):
+// working tree; in a linked worktree the git dir is its own,
+// <main>/.git/worktrees/NAME, so each worktree has its own daemon):
 //
 //	daemon.sock  the unix socket (mode 0600) clients connect to
 //	daemon.addr  the socket's path when daemon.sock would be longer than
@@ -55,14 +56,16 @@ type Located interface {
 }
 
 // StateDir returns the state directory of the workspace at or above dir
-// (see Located.StateDir) and the workspace root, without opening it.
-// Returns lunad.ErrNotWorkspace if there is no git checkout there.
+// (see Located.StateDir) and the workspace root, without opening it: the
+// checkout's own git dir (lunad.FindCheckout), so that each linked
+// worktree has its own daemon. Returns lunad.ErrNotWorkspace if there is
+// no git checkout there.
 func StateDir(dir string) (state, root string, err error) {
-	root, err = lunad.FindRoot(dir)
+	co, err := lunad.FindCheckout(dir)
 	if err != nil {
 		return "", "", err
 	}
-	return filepath.Join(root, ".git", "luna"), root, nil
+	return filepath.Join(co.GitDir, "luna"), co.Root, nil
 }
 
 // socketPath is where the daemon of the workspace at root listens:

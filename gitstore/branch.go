@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 
 	"github.com/lunad/lunad"
 )
@@ -35,7 +38,7 @@ func (s *Store) Branch(ctx context.Context, name, from string) (lunad.Branch, er
 	if at.IsZero() {
 		return lunad.Branch{}, fmt.Errorf("%w: nothing to branch from: the repository has no commits", lunad.ErrInvalid)
 	}
-	refs, err := listBranches(s.gitDir)
+	refs, err := listBranches(s.commonDir)
 	if err != nil {
 		return lunad.Branch{}, err
 	}
@@ -49,7 +52,7 @@ func (s *Store) Branch(ctx context.Context, name, from string) (lunad.Branch, er
 	if err := checkBranchFree(name, existing); err != nil {
 		return lunad.Branch{}, err
 	}
-	err = updateRef(s.gitDir, "refs/heads/"+name, plumbing.ZeroHash, at)
+	err = updateRef(s.commonDir, "refs/heads/"+name, plumbing.ZeroHash, at)
 	if errors.Is(err, lunad.ErrConflict) {
 		return lunad.Branch{}, fmt.Errorf("%w: branch %s", lunad.ErrExists, name)
 	}
@@ -58,7 +61,7 @@ func (s *Store) Branch(ctx context.Context, name, from string) (lunad.Branch, er
 
 // resolveRev accepts a branch name or a commit.
 func (s *Store) resolveRev(rev string) (plumbing.Hash, error) {
-	if h, err := readRef(s.gitDir, "refs/heads/"+rev); err == nil {
+	if h, err := readRef(s.commonDir, "refs/heads/"+rev); err == nil {
 		return h, nil
 	}
 	h, err := s.resolveCommit(rev)
@@ -75,11 +78,11 @@ func (s *Store) resolveRev(rev string) (plumbing.Hash, error) {
 func (s *Store) Branches(ctx context.Context) ([]lunad.Branch, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	head, _, err := readHead(s.gitDir)
+	head, _, err := s.readHead()
 	if err != nil {
 		return nil, err
 	}
-	refs, err := listBranches(s.gitDir)
+	refs, err := listBranches(s.commonDir)
 	if err != nil {
 		return nil, err
 	}
@@ -108,14 +111,19 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 	if err := s.syncIndexHeld(); err != nil {
 		return lunad.Branch{}, err
 	}
-	head, tip, err := readHead(s.gitDir)
+	head, tip, err := s.readHead()
 	if err != nil {
 		return lunad.Branch{}, err
 	}
 	ref := "refs/heads/" + name
-	target, err := readRef(s.gitDir, ref)
+	target, err := readRef(s.commonDir, ref)
 	if err != nil {
 		return lunad.Branch{}, &lunad.NotFoundError{Kind: "branch", Ref: name}
+	}
+	if head != ref {
+		if where := s.worktreeOn(ref); where != "" {
+			return lunad.Branch{}, fmt.Errorf("%w: branch %s is checked out in the worktree %s; switch to another branch there first, or work on it there (git refuses this too)", lunad.ErrConflict, name, where)
+		}
 	}
 	from, err := s.treeOf(tip)
 	if err != nil {
@@ -220,4 +228,62 @@ func (s *Store) diffTrees(a, b plumbing.Hash, prefix string, out map[string][2]n
 		}
 	}
 	return nil
+}
+
+// worktreeOn returns the path of another worktree of the repository whose
+// HEAD is on ref, or "": the main checkout (unless the repository is bare)
+// and every linked one (<common dir>/worktrees/NAME, whose gitdir file
+// names its .git file). As git does, a branch is checked out in one
+// worktree at a time, so that a write there (which moves the branch) never
+// leaves another worktree's index and files behind its HEAD.
+func (s *Store) worktreeOn(ref string) string {
+	type worktree struct{ gitDir, root string }
+	var all []worktree
+	if !repoIsBare(s.commonDir) {
+		all = append(all, worktree{s.commonDir, filepath.Dir(s.commonDir)})
+	}
+	linked, _ := os.ReadDir(filepath.Join(s.commonDir, "worktrees"))
+	for _, e := range linked {
+		gd := filepath.Join(s.commonDir, "worktrees", e.Name())
+		root := gd
+		if b, err := os.ReadFile(filepath.Join(gd, "gitdir")); err == nil {
+			if p := strings.TrimSpace(string(b)); p != "" {
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(gd, p)
+				}
+				root = filepath.Dir(filepath.Clean(p))
+			}
+		}
+		all = append(all, worktree{gd, root})
+	}
+	self, err := os.Stat(s.gitDir)
+	if err != nil {
+		return ""
+	}
+	for _, wt := range all {
+		if fi, err := os.Stat(wt.gitDir); err != nil || os.SameFile(fi, self) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(wt.gitDir, "HEAD"))
+		if err != nil {
+			continue
+		}
+		if head, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok && head == ref {
+			return wt.root
+		}
+	}
+	return ""
+}
+
+// repoIsBare reports whether the repository's config says core.bare.
+func repoIsBare(commonDir string) bool {
+	b, err := os.ReadFile(filepath.Join(commonDir, "config"))
+	if err != nil {
+		return false
+	}
+	cfg := gitconfig.New()
+	if gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg) != nil {
+		return false
+	}
+	return strings.EqualFold(cfg.Section("core").Option("bare"), "true")
 }

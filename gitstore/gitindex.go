@@ -54,7 +54,7 @@ func (s *Store) syncPending(quick bool) error {
 	if err != nil || len(pend) == 0 {
 		return err
 	}
-	_, tip, err := readHead(s.gitDir)
+	_, tip, err := s.readHead()
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ type Skipped struct {
 // files, symlinks and submodules are skipped with a reason.
 func Init(dir string, opts Options) (*Store, AdoptReport, error) {
 	var rep AdoptReport
-	if _, err := findRoot(dir); err != nil {
+	if _, err := lunad.FindRoot(dir); err != nil {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, rep, fmt.Errorf("init: %w", err)
 		}

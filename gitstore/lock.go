@@ -17,7 +17,11 @@ import (
 // wsLock is the workspace's writer lock: an flock on .git/luna/lock. Every
 // lunad process takes it around each batch of commits, so there is one
 // writer at a time across processes. The kernel drops it when a process
-// dies, so a SIGKILLed writer never leaves the workspace locked.
+// dies, so a SIGKILLed writer never leaves the workspace locked. It is the
+// checkout's (in a linked worktree, in that worktree's git dir): writers
+// of two worktrees, each on its own branch, need not wait for each other
+// (docs/architecture.md, "Linked worktrees"). The same type is the runs
+// lock, which is the repository's (runlog.go).
 type wsLock struct {
 	f *os.File
 	// inherited is set when the lock was taken over from a holder that

@@ -247,7 +247,7 @@ func (x indexStats) unchanged(e indexStat, full string) bool {
 // commit it is at ("" on an unborn branch). It reads the refs as they are
 // on disk, moved by lunad or by git.
 func (s *Store) Head() (branch, commit string, err error) {
-	name, tip, err := readHead(s.gitDir)
+	name, tip, err := s.readHead()
 	if err != nil {
 		return "", "", err
 	}

@@ -14,14 +14,16 @@ import (
 )
 
 // refs reads and updates git refs as git itself lays them out: loose files
-// under the git dir, overridden entries in packed-refs, and HEAD as a
-// symbolic ref.
+// under the repository's common dir, overridden entries in its
+// packed-refs, and HEAD as a symbolic ref in the worktree's git dir (the
+// same directory but in a linked worktree: see lunad.Checkout).
 
 // head returns the ref HEAD points to (e.g. "refs/heads/main") and the
 // commit it names; the hash is zero on an unborn branch. A detached HEAD
 // returns "" and the commit: it can be read (time travel with git
-// checkout), but lunad commits only on branches (onBranch).
-func readHead(gitDir string) (string, plumbing.Hash, error) {
+// checkout), but lunad commits only on branches (onBranch). HEAD is read
+// in gitDir, the ref it names in commonDir.
+func readHead(gitDir, commonDir string) (string, plumbing.Hash, error) {
 	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
@@ -34,31 +36,36 @@ func readHead(gitDir string) (string, plumbing.Hash, error) {
 		}
 		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: not a ref nor a commit: %.60q", s)
 	}
-	h, err := readRef(gitDir, name)
+	h, err := readRef(commonDir, name)
 	if errors.Is(err, lunad.ErrNotFound) {
 		return name, plumbing.ZeroHash, nil
 	}
 	return name, h, err
 }
 
-// readRef resolves a full ref name to a commit hash, returning ErrNotFound
-// when it does not exist.
-func readRef(gitDir, name string) (plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(name)))
+// readHead reads the store's HEAD (see readHead).
+func (s *Store) readHead() (string, plumbing.Hash, error) {
+	return readHead(s.gitDir, s.commonDir)
+}
+
+// readRef resolves a full ref name, under the repository's common dir, to
+// a commit hash, returning ErrNotFound when it does not exist.
+func readRef(commonDir, name string) (plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(name)))
 	if err == nil {
 		s := strings.TrimSpace(string(b))
 		if plumbing.IsHash(s) {
 			return plumbing.NewHash(s), nil
 		}
 		if target, ok := strings.CutPrefix(s, "ref: "); ok {
-			return readRef(gitDir, target)
+			return readRef(commonDir, target)
 		}
 		// An empty ref file is what an interrupted go-git update leaves
 		// behind; packed-refs may still hold the value.
 	} else if !os.IsNotExist(err) {
 		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
-	packed, err := readPackedRefs(gitDir)
+	packed, err := readPackedRefs(commonDir)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -68,8 +75,8 @@ func readRef(gitDir, name string) (plumbing.Hash, error) {
 	return plumbing.ZeroHash, fmt.Errorf("%w: ref %s", lunad.ErrNotFound, name)
 }
 
-func readPackedRefs(gitDir string) (map[string]plumbing.Hash, error) {
-	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
+func readPackedRefs(commonDir string) (map[string]plumbing.Hash, error) {
+	f, err := os.Open(filepath.Join(commonDir, "packed-refs"))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -93,15 +100,15 @@ func readPackedRefs(gitDir string) (map[string]plumbing.Hash, error) {
 }
 
 // listBranches returns every branch under refs/heads, loose or packed.
-func listBranches(gitDir string) (map[string]plumbing.Hash, error) {
-	return listRefs(gitDir, "refs/heads/")
+func listBranches(commonDir string) (map[string]plumbing.Hash, error) {
+	return listRefs(commonDir, "refs/heads/")
 }
 
 // listRefs returns every ref whose full name starts with prefix (ending in
 // "/"), loose or packed.
-func listRefs(gitDir, prefix string) (map[string]plumbing.Hash, error) {
+func listRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
 	out := map[string]plumbing.Hash{}
-	packed, err := readPackedRefs(gitDir)
+	packed, err := readPackedRefs(commonDir)
 	if err != nil {
 		return nil, err
 	}
@@ -110,14 +117,14 @@ func listRefs(gitDir, prefix string) (map[string]plumbing.Hash, error) {
 			out[name] = h
 		}
 	}
-	root := filepath.Join(gitDir, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
+	root := filepath.Join(commonDir, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
 	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
 			return err
 		}
-		rel, _ := filepath.Rel(gitDir, p)
+		rel, _ := filepath.Rel(commonDir, p)
 		name := filepath.ToSlash(rel)
-		if h, err := readRef(gitDir, name); err == nil {
+		if h, err := readRef(commonDir, name); err == nil {
 			out[name] = h
 		}
 		return nil
@@ -154,8 +161,8 @@ type refBusyError struct{ err error }
 func (e *refBusyError) Error() string { return e.err.Error() }
 func (e *refBusyError) Unwrap() error { return e.err }
 
-func prepareRef(gitDir, name string, old, new plumbing.Hash) (*refUpdate, error) {
-	path := filepath.Join(gitDir, filepath.FromSlash(name))
+func prepareRef(commonDir, name string, old, new plumbing.Hash) (*refUpdate, error) {
+	path := filepath.Join(commonDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
@@ -167,7 +174,7 @@ func prepareRef(gitDir, name string, old, new plumbing.Hash) (*refUpdate, error)
 		return nil, fmt.Errorf("update ref %s: %w", name, err)
 	}
 	u := &refUpdate{name: name, path: path, lock: lock}
-	cur, err := readRef(gitDir, name)
+	cur, err := readRef(commonDir, name)
 	if errors.Is(err, lunad.ErrNotFound) {
 		cur, err = plumbing.ZeroHash, nil
 	}
@@ -212,8 +219,8 @@ func (u *refUpdate) abort() {
 }
 
 // updateRef moves ref name from old to new: prepare, sync, commit.
-func updateRef(gitDir, name string, old, new plumbing.Hash) error {
-	u, err := prepareRef(gitDir, name, old, new)
+func updateRef(commonDir, name string, old, new plumbing.Hash) error {
+	u, err := prepareRef(commonDir, name, old, new)
 	if err != nil {
 		return err
 	}
@@ -224,7 +231,7 @@ func updateRef(gitDir, name string, old, new plumbing.Hash) error {
 	return u.commit()
 }
 
-// writeHead points HEAD at a branch, durably.
+// writeHead points the HEAD in gitDir at a branch, durably.
 func writeHead(gitDir, branch string) error {
 	return replaceFile(filepath.Join(gitDir, "HEAD"), "", []byte("ref: "+branch+"\n"), true)
 }

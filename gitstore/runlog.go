@@ -35,7 +35,8 @@ import (
 // for artifact batches of other processes nor make them wait.
 //
 // Appends across processes exclude each other with an flock of their own
-// (.git/luna/runs.lock): a run ref's lock file can then only be left
+// (.git/luna/runs.lock, in the repository's common dir: the run refs, and
+// so their lock, are shared by every linked worktree): a run ref's lock file can then only be left
 // behind by a lunad writer that died holding it, and the next writer to
 // take the flock after such a death removes those files (wsLock.inherited).
 
@@ -60,7 +61,7 @@ var (
 
 // runLogs is a store's state for run logs, guarded by Store.mu.
 type runLogs struct {
-	lock    *wsLock // .git/luna/runs.lock, opened by the first append
+	lock    *wsLock // <common dir>/luna/runs.lock, opened by the first append
 	dirDone bool    // refs/luna/runs exists, its entry made durable
 	commits map[plumbing.Hash]runCommit
 }
@@ -213,7 +214,7 @@ func (s *Store) writeRun(ctx context.Context, runID, after string, recs []RunRec
 	}
 	defer s.runs.lock.unlock()
 	name := runRefPrefix + runID
-	cur, err := readRef(s.gitDir, name)
+	cur, err := readRef(s.commonDir, name)
 	if errors.Is(err, lunad.ErrNotFound) {
 		cur, err = plumbing.ZeroHash, nil
 	}
@@ -242,7 +243,7 @@ func (s *Store) writeRun(ctx context.Context, runID, after string, recs []RunRec
 			return "", diskHint(err)
 		}
 	}
-	u, err := prepareRef(s.gitDir, name, old, parent)
+	u, err := prepareRef(s.commonDir, name, old, parent)
 	if err != nil {
 		s.objs.reset()
 		var busy *refBusyError
@@ -260,7 +261,7 @@ func (s *Store) writeRun(ctx context.Context, runID, after string, recs []RunRec
 		return "", diskHint(err)
 	}
 	if err := u.commit(); err != nil {
-		if h, rerr := readRef(s.gitDir, name); rerr != nil || h != parent {
+		if h, rerr := readRef(s.commonDir, name); rerr != nil || h != parent {
 			return "", diskHint(err)
 		}
 		return parent.String(), err
@@ -288,7 +289,13 @@ func runCAS(runID string, want, cur plumbing.Hash) error {
 func (s *Store) lockRuns(ctx context.Context) error {
 	r := &s.runs
 	if r.lock == nil {
-		l, err := openLock(filepath.Join(s.lunaDir, "runs.lock"))
+		// The run refs are shared by every worktree of the repository,
+		// so is their lock: it lives in the common dir's luna/.
+		dir := filepath.Join(s.commonDir, "luna")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("runs lock: %w", err)
+		}
+		l, err := openLock(filepath.Join(dir, "runs.lock"))
 		if err != nil {
 			return err
 		}
@@ -297,7 +304,7 @@ func (s *Store) lockRuns(ctx context.Context) error {
 	if err := r.lock.lock(ctx, s.opts.LockTimeout); err != nil {
 		return err
 	}
-	dir := filepath.Join(s.gitDir, filepath.FromSlash(strings.TrimSuffix(runRefPrefix, "/")))
+	dir := filepath.Join(s.commonDir, filepath.FromSlash(strings.TrimSuffix(runRefPrefix, "/")))
 	if r.lock.inherited {
 		r.lock.inherited = false
 		stale, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
@@ -313,7 +320,7 @@ func (s *Store) lockRuns(ctx context.Context) error {
 		// the ref in them (syncfs covers this too; the per-file fallback
 		// does not).
 		err := os.MkdirAll(dir, 0o755)
-		for d := dir; err == nil && d != s.gitDir; d = filepath.Dir(d) {
+		for d := dir; err == nil && d != s.commonDir; d = filepath.Dir(d) {
 			err = syncPath(filepath.Dir(d))
 		}
 		if err != nil {
@@ -480,7 +487,7 @@ func (s *Store) runTip(runID string) (plumbing.Hash, error) {
 	if err := checkRunID(runID); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	h, err := readRef(s.gitDir, runRefPrefix+runID)
+	h, err := readRef(s.commonDir, runRefPrefix+runID)
 	if errors.Is(err, lunad.ErrNotFound) {
 		return h, &lunad.RunNotFoundError{Kind: "run", Ref: runID}
 	}
@@ -569,7 +576,7 @@ func (s *Store) RunFile(ctx context.Context, runID string, seq int, name string)
 // stable order). Refs under refs/luna/runs whose names are not run IDs are
 // left out.
 func (s *Store) Runs(ctx context.Context) (map[string]string, error) {
-	refs, err := listRefs(s.gitDir, runRefPrefix)
+	refs, err := listRefs(s.commonDir, runRefPrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -56,8 +56,13 @@ const defaultMaxContent = 8 << 20
 // artifacts. It is safe for concurrent use; all access to the repository
 // goes through it.
 type Store struct {
-	root, gitDir, lunaDir string
-	opts                  Options
+	// root is the working tree; gitDir holds its HEAD and index and,
+	// in lunaDir (<gitDir>/luna), the store's state for it; commonDir
+	// holds what every worktree of the repository shares: objects, refs,
+	// config, and the runs lock. gitDir == commonDir but in a linked
+	// worktree (lunad.Checkout).
+	root, gitDir, commonDir, lunaDir string
+	opts                             Options
 
 	mu      sync.Mutex   // guards everything below, and the repository
 	objects *objectStore // reading; objs writes
@@ -91,7 +96,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, tip, err := readHead(s.gitDir)
+	_, tip, err := s.readHead()
 	if err == nil && tip.IsZero() {
 		err = fmt.Errorf("%w: %s has no commits; run `lunad init`", lunad.ErrNotWorkspace, s.root)
 	}
@@ -116,11 +121,11 @@ func Open(dir string, opts Options) (*Store, error) {
 // openRepo finds the repository and sets the store up, without checking it
 // is a workspace.
 func openRepo(dir string, opts Options) (*Store, error) {
-	root, err := findRoot(dir)
+	co, err := lunad.FindCheckout(dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{root: root, gitDir: filepath.Join(root, ".git"), opts: opts, session: randomID(), unwritten: map[string]plumbing.Hash{}}
+	s := &Store{root: co.Root, gitDir: co.GitDir, commonDir: co.CommonDir, opts: opts, session: randomID(), unwritten: map[string]plumbing.Hash{}}
 	s.lunaDir = filepath.Join(s.gitDir, "luna")
 	if err := os.MkdirAll(filepath.Join(s.lunaDir, "tmp"), 0o755); err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
@@ -129,23 +134,10 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	if s.lock, err = openLock(filepath.Join(s.lunaDir, "lock")); err != nil {
 		return nil, err
 	}
-	s.objects = newObjectStore(s.gitDir)
-	s.objs = newObjectWriter(s.gitDir)
+	s.objects = newObjectStore(s.commonDir)
+	s.objs = newObjectWriter(s.commonDir)
 	s.cache = loadCommitCache(filepath.Join(s.lunaDir, "commits"))
 	return s, nil
-}
-
-// findRoot returns the root of the git checkout at or above dir
-// (lunad.FindRoot), which must have its own .git directory.
-func findRoot(dir string) (string, error) {
-	root, err := lunad.FindRoot(dir)
-	if err != nil {
-		return "", err
-	}
-	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("%w: %s/.git is a file (linked worktree or submodule); lunad needs the main checkout", lunad.ErrNotWorkspace, root)
-	}
-	return root, nil
 }
 
 // Logger is where the store logs (Options.Logger).
@@ -169,20 +161,21 @@ func (s *Store) fillDefaults() {
 		o.Logger = slog.Default()
 	}
 	if o.Human.Name == "" {
-		o.Human = gitUser(s.gitDir)
+		o.Human = gitUser(s.gitDir, s.commonDir)
 	}
 }
 
-// gitUser reads user.name and user.email from the repository's config,
+// gitUser reads user.name and user.email from the worktree's config
+// (config.worktree, git's extensions.worktreeConfig), the repository's,
 // then the global one (~/.gitconfig, then $XDG_CONFIG_HOME/git/config).
-func gitUser(gitDir string) Signature {
+func gitUser(gitDir, commonDir string) Signature {
 	home, _ := os.UserHomeDir()
 	xdg := os.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" && home != "" {
 		xdg = filepath.Join(home, ".config")
 	}
 	sig := Signature{}
-	for _, name := range []string{filepath.Join(gitDir, "config"), filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")} {
+	for _, name := range []string{filepath.Join(gitDir, "config.worktree"), filepath.Join(commonDir, "config"), filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			continue
@@ -277,7 +270,7 @@ func (s *Store) readCommit(h plumbing.Hash) (*commitObject, error) {
 // current returns HEAD's branch, commit and tree, and brings the history
 // index up to date with it. Callers hold s.mu.
 func (s *Store) current() (branch string, tip, root plumbing.Hash, err error) {
-	branch, tip, err = readHead(s.gitDir)
+	branch, tip, err = s.readHead()
 	if err != nil {
 		return "", tip, root, err
 	}

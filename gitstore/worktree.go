@@ -75,7 +75,7 @@ func (t *txn) finish() error {
 	if testHookBeforeRef != nil {
 		testHookBeforeRef()
 	}
-	ref, err := prepareRef(s.gitDir, t.branch, t.start, t.tip)
+	ref, err := prepareRef(s.commonDir, t.branch, t.start, t.tip)
 	if err != nil {
 		return unpend(err)
 	}
@@ -86,7 +86,7 @@ func (t *txn) finish() error {
 		return unpend(err)
 	}
 	if err := ref.commit(); err != nil {
-		if h, rerr := readRef(s.gitDir, t.branch); rerr != nil || h != t.tip {
+		if h, rerr := readRef(s.commonDir, t.branch); rerr != nil || h != t.tip {
 			return unpend(err)
 		}
 		return err
@@ -250,12 +250,12 @@ func (s *Store) removeDeadLocks() error {
 		return nil
 	}
 	s.lock.inherited = false
-	names := []string{"index.lock"}
-	if branch, _, err := readHead(s.gitDir); err == nil && branch != "" {
-		names = append(names, filepath.FromSlash(branch)+".lock")
+	names := []string{filepath.Join(s.gitDir, "index.lock")}
+	if branch, _, err := s.readHead(); err == nil && branch != "" {
+		names = append(names, filepath.Join(s.commonDir, filepath.FromSlash(branch)+".lock"))
 	}
 	for _, name := range names {
-		if err := os.Remove(filepath.Join(s.gitDir, name)); err != nil && !os.IsNotExist(err) {
+		if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("remove %s left by a dead writer: %w", name, err)
 		}
 	}

@@ -71,7 +71,9 @@ type Options struct {
 // `git reset` or a branch switch run by hand. It watches (with fsnotify)
 // every directory of the working tree except .git, .luna, node_modules,
 // nested repositories and the directories git ignores (as found when it
-// starts), and in the git dir HEAD, packed-refs and refs/heads.
+// starts), and in the git dir HEAD, packed-refs and refs/heads. In a
+// linked worktree (lunad.Checkout) HEAD and the index are the worktree's
+// own git dir's, packed-refs and refs/heads the repository's common dir's.
 //
 // Changes are coalesced: after the first one, Watch waits until
 // Debounce passes without another (at most 10 × Debounce, at least 1s),
@@ -111,6 +113,10 @@ func Watch(ctx context.Context, s Workspace, opts Options) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	co, err := lunad.FindCheckout(s.Root())
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", s.Root(), err)
+	}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", s.Root(), err)
@@ -125,7 +131,7 @@ func Watch(ctx context.Context, s Workspace, opts Options) error {
 	}()
 	w := &watcher{
 		s: s, opts: opts, log: opts.Logger, fs: fsw, sub: sub,
-		root: s.Root(), gitDir: filepath.Join(s.Root(), ".git"),
+		root: s.Root(), gitDir: co.GitDir, commonDir: co.CommonDir,
 		saved: map[string]int{}, self: map[string]int{}, conflicted: map[string]bool{},
 	}
 	w.own.reset()
@@ -141,15 +147,18 @@ func Watch(ctx context.Context, s Workspace, opts Options) error {
 
 // watcher is the state of one Watch; only its goroutine uses it.
 type watcher struct {
-	s            Workspace
-	opts         Options
-	log          *slog.Logger
-	fs           *fsnotify.Watcher
-	sub          <-chan lunad.Event
-	root, gitDir string
-	ignored      map[string]bool // directories git ignores (slash paths)
-	keep         map[string]bool // directories holding artifacts: always watched
-	warnedLimit  bool
+	s    Workspace
+	opts Options
+	log  *slog.Logger
+	fs   *fsnotify.Watcher
+	sub  <-chan lunad.Event
+	// root is the working tree; gitDir holds its HEAD and index,
+	// commonDir the branches (the same directory but in a linked
+	// worktree).
+	root, gitDir, commonDir string
+	ignored                 map[string]bool // directories git ignores (slash paths)
+	keep                    map[string]bool // directories holding artifacts: always watched
+	warnedLimit             bool
 
 	// What the last handled burst left.
 	branch, head string
@@ -191,8 +200,10 @@ func (w *watcher) maxWait() time.Duration { return max(time.Second, 10*w.opts.De
 func (w *watcher) retryDelay() time.Duration { return max(50*time.Millisecond, w.opts.Debounce) }
 
 func (w *watcher) start(ctx context.Context) error {
-	if err := w.fs.Add(w.gitDir); err != nil {
-		return fmt.Errorf("watch %s: %w", w.gitDir, err)
+	for _, dir := range slices.Compact([]string{w.gitDir, w.commonDir}) {
+		if err := w.fs.Add(dir); err != nil {
+			return fmt.Errorf("watch %s: %w", dir, err)
+		}
 	}
 	var err error
 	if w.branch, w.head, err = w.s.Head(); err != nil {
@@ -271,6 +282,9 @@ func (w *watcher) handle(ev fsnotify.Event) bool {
 	if rel, ok := within(w.gitDir, ev.Name); ok {
 		return w.gitEvent(filepath.ToSlash(rel), ev)
 	}
+	if rel, ok := within(w.commonDir, ev.Name); ok {
+		return w.commonEvent(filepath.ToSlash(rel), ev)
+	}
 	rel, ok := within(w.root, ev.Name)
 	if !ok || ev.Op == fsnotify.Chmod {
 		return false
@@ -296,7 +310,7 @@ func (w *watcher) handle(ev fsnotify.Event) bool {
 // the index only while waiting for a git command to finish.
 func (w *watcher) gitEvent(rel string, ev fsnotify.Event) bool {
 	switch {
-	case rel == "HEAD" || rel == "HEAD.lock" || rel == "packed-refs" || rel == "packed-refs.lock":
+	case rel == "HEAD" || rel == "HEAD.lock":
 		return true
 	case rel == "index" && len(w.conflicted) > 0:
 		// Maybe a conflict was resolved (git add): look at those files again.
@@ -307,6 +321,18 @@ func (w *watcher) gitEvent(rel string, ev fsnotify.Event) bool {
 		}
 		clear(w.conflicted)
 		return true
+	case w.waiting && !strings.Contains(rel, "/"):
+		return true // index.lock gone, MERGE_HEAD removed, …
+	}
+	return w.gitDir == w.commonDir && w.commonEvent(rel, ev)
+}
+
+// commonEvent notes an event in the repository's common dir: the branches
+// (packed-refs, refs/heads) matter.
+func (w *watcher) commonEvent(rel string, ev fsnotify.Event) bool {
+	switch {
+	case rel == "packed-refs" || rel == "packed-refs.lock":
+		return true
 	case strings.HasPrefix(rel, "refs/"):
 		if ev.Has(fsnotify.Create) {
 			if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
@@ -314,8 +340,6 @@ func (w *watcher) gitEvent(rel string, ev fsnotify.Event) bool {
 			}
 		}
 		return true
-	case w.waiting && !strings.Contains(rel, "/"):
-		return true // index.lock gone, MERGE_HEAD removed, …
 	}
 	return false
 }
@@ -683,7 +707,7 @@ func (w *watcher) addDirs(dir string, filter func(p string, d fs.DirEntry) error
 	})
 }
 
-func (w *watcher) addRefs() { w.addDirs(filepath.Join(w.gitDir, "refs", "heads"), nil) }
+func (w *watcher) addRefs() { w.addDirs(filepath.Join(w.commonDir, "refs", "heads"), nil) }
 
 // skipDir says whether a directory of the working tree is left unwatched:
 // git's and lunad's own, dependencies, nested repositories, and what git

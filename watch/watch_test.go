@@ -447,7 +447,7 @@ func TestWatchSkips(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fsw.Close()
-	w := &watcher{s: s, fs: fsw, root: root, gitDir: filepath.Join(root, ".git"), log: slog.New(slog.NewTextHandler(&logBuffer{}, nil)),
+	w := &watcher{s: s, fs: fsw, root: root, gitDir: filepath.Join(root, ".git"), commonDir: filepath.Join(root, ".git"), log: slog.New(slog.NewTextHandler(&logBuffer{}, nil)),
 		ignored: gitIgnoredDirs(context.Background(), root), saved: map[string]int{}}
 	arts, err := s.List(context.Background())
 	if err != nil {
