@@ -135,6 +135,10 @@ func (s *Server) run(ctx context.Context, ws lunad.Workspace, cmd string, args [
 		}
 		rep.Incoming = in
 		return rep, nil
+	case "luna.runs":
+		return runsCommand(ctx, ws, &a)
+	case "luna.runWorkflow":
+		return s.runWorkflowCommand(ctx, ws, &a)
 	}
 	return nil, fmt.Errorf("%w: unknown command %q (known: %s)", lunad.ErrInvalid, cmd, strings.Join(commands, ", "))
 }

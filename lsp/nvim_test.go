@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"go.lsp.dev/uri"
+
+	"github.com/lunad/lunad/internal/wstest"
 )
 
 // The lunad binary the end-to-end tests run, built once per test binary.
@@ -116,7 +119,8 @@ func (r *nvimRun) get(name string, v any) {
 // plugin in editors/nvim (lsp/testdata/nvim/e2e.lua): go to definition
 // across artifacts (UTF-16 columns), hover, lenses, a stale diagnostic
 // after `lunad edit` in another process, luna.undo clearing it and
-// updating the open buffer.
+// updating the open buffer, and luna.runWorkflow reporting a run as $/progress
+// until it completes.
 func TestNvim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the Neovim end-to-end test starts nvim and lunad processes")
@@ -185,6 +189,8 @@ func TestNvim(t *testing.T) {
 			t.Fatalf("lunad %q: %v\n%s", args, err, out)
 		}
 	}
+
+	wstest.AddWorkflows(t, ws)
 
 	results := filepath.Join(tmp, "results.jsonl")
 	var stdout, stderr bytes.Buffer
@@ -405,6 +411,33 @@ wait:
 	}
 	if after.Modified {
 		t.Errorf("config.py's buffer is 'modified' after the undo although it equals the file lunad wrote")
+	}
+
+	var started struct{ ID, Status string }
+	r.get("run_started", &started)
+	if started.ID == "" || started.Status != "running" {
+		t.Errorf("luna.runWorkflow answered %+v, want the run's ID, running", started)
+	}
+	var prog struct {
+		Progress []struct{ Kind, Title, Message string }
+	}
+	r.get("run_progress", &prog)
+	var got []string
+	for _, p := range prog.Progress {
+		got = append(got, strings.Join(slices.DeleteFunc([]string{p.Kind, p.Title, p.Message}, func(f string) bool { return f == "" }), " "))
+	}
+	want := []string{"begin lunad: run review " + started.ID + ": started", "report " + started.ID + ": stage 1, draft",
+		"report " + started.ID + ": stage 2, publish", "end " + started.ID + ": completed: draft → publish"}
+	if !slices.Equal(got, want) {
+		t.Errorf("$/progress of the run in Neovim:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var shown struct {
+		Status string
+		Path   []string
+	}
+	r.get("run_shown", &shown)
+	if shown.Status != "completed" || !slices.Equal(shown.Path, []string{"draft", "publish"}) {
+		t.Errorf("luna.runs {id} = %+v, want completed through draft and publish", shown)
 	}
 
 	var end struct {

@@ -50,7 +50,13 @@ type Server struct {
 
 	ctx    context.Context // the session's; cancelled when it ends
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // the event loop
+	// wg counts the goroutines the server owns (goOwned): the event loop
+	// and the followers of runs started from the editor. Serve waits for
+	// them; closing (under mu) stops new ones, stopping is closed at
+	// shutdown.
+	wg       sync.WaitGroup
+	closing  bool
+	stopping chan struct{}
 }
 
 // Serve runs a session over rwc (stdin/stdout for `lunad lsp`) until the
@@ -63,7 +69,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	if opts.Debounce <= 0 {
 		opts.Debounce = 50 * time.Millisecond
 	}
-	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}}
+	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}, stopping: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
 	_, conn, client := protocol.NewServer(s.ctx, s, tolerant{jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame))})
@@ -74,6 +80,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	s.cancel()
 	conn.Close()
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.wg.Wait()
 	s.mu.Lock()
 	ws := s.ws
@@ -87,7 +96,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 
 // commands are the workspace/executeCommand commands the server runs.
 var commands = []string{"luna.undo", "luna.redo", "luna.restore", "luna.history", "luna.diff", "luna.ack",
-	"luna.link", "luna.createArtifact", "luna.edit", "luna.branch", "luna.switch", "luna.references"}
+	"luna.link", "luna.createArtifact", "luna.edit", "luna.branch", "luna.switch", "luna.references",
+	"luna.runs", "luna.runWorkflow"}
 
 // Initialize opens the workspace of the client's root folder and
 // announces the server's features.
@@ -150,18 +160,20 @@ func (s *Server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	if err != nil {
 		return err
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.goOwned(func(<-chan struct{}) {
 		s.warmUp()
 		s.follow(events)
-	}()
+	})
 	return nil
 }
 
-// Shutdown stops answering requests; Exit ends the session.
+// Shutdown stops answering requests and following runs; Exit ends the
+// session.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
+	if !s.shutdown {
+		close(s.stopping)
+	}
 	s.shutdown = true
 	s.mu.Unlock()
 	return nil

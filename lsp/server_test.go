@@ -3,6 +3,7 @@ package lsp
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -34,7 +35,11 @@ type client struct {
 	mu    sync.Mutex
 	diags map[uri.URI][]protocol.Diagnostic
 	edits []protocol.WorkspaceEdit
-	seen  chan struct{}
+	// progress logs window/workDoneProgress/create and $/progress by
+	// token: "create", "begin: TITLE: MESSAGE", "report: MESSAGE",
+	// "end: MESSAGE".
+	progress map[string][]string
+	seen     chan struct{}
 }
 
 func (c *client) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
@@ -53,10 +58,32 @@ func (c *client) ApplyEdit(_ context.Context, p *protocol.ApplyWorkspaceEditPara
 	return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
 }
 
-func (c *client) WorkDoneProgressCreate(context.Context, *protocol.WorkDoneProgressCreateParams) error {
+func (c *client) WorkDoneProgressCreate(_ context.Context, p *protocol.WorkDoneProgressCreateParams) error {
+	c.logProgress(p.Token, "create")
 	return nil
 }
-func (c *client) Progress(context.Context, *protocol.ProgressParams) error       { return nil }
+
+func (c *client) Progress(_ context.Context, p *protocol.ProgressParams) error {
+	var v struct{ Kind, Title, Message string }
+	if err := json.Unmarshal([]byte(p.Value), &v); err != nil {
+		return err
+	}
+	line := v.Kind + ": " + v.Message
+	if v.Kind == "begin" {
+		line = v.Kind + ": " + v.Title + ": " + v.Message
+	}
+	c.logProgress(p.Token, line)
+	return nil
+}
+
+func (c *client) logProgress(token protocol.ProgressToken, line string) {
+	c.mu.Lock()
+	t := fmt.Sprint(token)
+	c.progress[t] = append(c.progress[t], line)
+	c.mu.Unlock()
+	c.poke()
+}
+
 func (c *client) ShowMessage(context.Context, *protocol.ShowMessageParams) error { return nil }
 
 func (c *client) poke() {
@@ -126,7 +153,7 @@ func start(t *testing.T) *session {
 	a, b := net.Pipe()
 	s := &session{t: t, svc: svc, root: root, cfg: cfg.Artifact.ID, done: make(chan error, 1), cancel: cancel,
 		cfgURI: uri.File(filepath.Join(root, "config.py")), docURI: uri.File(filepath.Join(root, "guide.md")),
-		cl: &client{diags: map[uri.URI][]protocol.Diagnostic{}, seen: make(chan struct{}, 1)}}
+		cl: &client{diags: map[uri.URI][]protocol.Diagnostic{}, progress: map[string][]string{}, seen: make(chan struct{}, 1)}}
 	go func() {
 		s.done <- Serve(ctx, a, Options{Open: func(context.Context, string) (lunad.Workspace, error) { return svc, nil }, Debounce: 10 * time.Millisecond})
 	}()

@@ -66,7 +66,8 @@ func (o Options) Validate() error {
 const instructions = `lunad keeps a workspace of text artifacts (code, Markdown, configs) in git; every write is a versioned commit that can be undone.
 Read an artifact (read_artifact) before editing it, and edit with edit_artifact's SEARCH/REPLACE changes copied exactly from what you read; pass base_version to refuse an edit if someone changed the artifact since.
 When an edit fails, the error says what to fix (the closest lines, or the current version): correct the call and retry.
-Subscribe to luna://artifacts/{id} to be told when an artifact changes, whoever changed it; list_stale says which artifacts refer to code or text that changed since they were written.`
+Subscribe to luna://artifacts/{id} to be told when an artifact changes, whoever changed it; list_stale says which artifacts refer to code or text that changed since they were written.
+Workflows (list_workflows) are run by lunad's engine: run_workflow starts a run (pass a key to make retries safe, wait to get it finished), run_status follows it.`
 
 // Server is lunad's MCP server over one Workspace. Run serves one client on
 // a transport (stdio), Serve any number over streamable HTTP; both keep the

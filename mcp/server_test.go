@@ -156,6 +156,9 @@ func TestListTools(t *testing.T) {
 		{"find_references", true, []string{"id"}},
 		{"list_stale", true, nil},
 		{"acknowledge", false, []string{"id"}},
+		{"run_workflow", false, []string{"workflow"}},
+		{"run_status", true, nil},
+		{"list_workflows", true, nil},
 	}
 	if len(tools) != len(want) {
 		t.Errorf("got %d tools, want %d", len(tools), len(want))

@@ -101,6 +101,7 @@ func (s *Server) addTools() {
 		Description: "Record that an artifact is still right about what it refers to (all its references, or those to one symbol), so they are no longer stale.",
 		Annotations: write(false),
 	}, s.ack)
+	s.addRunTools()
 }
 
 // addTool adds a typed tool (the SDK derives and enforces its schemas) and

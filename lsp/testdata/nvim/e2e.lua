@@ -63,8 +63,19 @@ end
 local raw_diags = {} -- uri -> the last published diagnostics
 local applied = {} -- workspace/applyEdit labels, in order
 local messages = {} -- window/showMessage texts
+local progress = {} -- $/progress values by token, in order
 do
   local h = vim.lsp.handlers
+  local prog = h["$/progress"]
+  h["$/progress"] = function(err, result, ctx, config)
+    if result and type(result.token) == "string" then
+      progress[result.token] = progress[result.token] or {}
+      table.insert(progress[result.token], result.value)
+    end
+    if prog then
+      return prog(err, result, ctx, config)
+    end
+  end
   local publish = h["textDocument/publishDiagnostics"]
   h["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
     if result then
@@ -353,6 +364,24 @@ local function main()
       { buffer = lines(config), want = original_config, applied = applied, messages = messages })
   end
   emit("buffer_after_undo", { buffer = lines(config), applied = #applied, modified = vim.bo[config].modified })
+
+  -- luna.runWorkflow answers with the run at once; $/progress follows it.
+  res, rerr = vim.lsp.buf_request_sync(config, "workspace/executeCommand",
+    { command = "luna.runWorkflow", arguments = { { workflow = "review", params = { score = "0.9" } } } }, 10000)
+  local started = one("run_started", res, client.id, rerr)
+  emit("run_started", { id = started.id, status = started.status })
+  local token = "lunad-run-" .. started.id
+  if not vim.wait(20000, function()
+    local p = progress[token]
+    return p ~= nil and p[#p].kind == "end"
+  end, 20) then
+    fail("run_progress", "the run's progress did not end within 20s", { progress = progress[token] or {}, messages = messages })
+  end
+  emit("run_progress", { progress = progress[token] })
+  res, rerr = vim.lsp.buf_request_sync(config, "workspace/executeCommand",
+    { command = "luna.runs", arguments = { { id = started.id } } }, 10000)
+  local shown = one("run_shown", res, client.id, rerr)
+  emit("run_shown", { status = shown.status, path = shown.path })
 end
 
 local ok, err = xpcall(main, function(e)

@@ -1,0 +1,88 @@
+package wstest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// StepAgent is the process agent of the Review workflow: it reports the
+// stage and a score (param score, default 1), writes notes/STAGE.md,
+// sleeps param sleep seconds first (default 0), and fails permanently on
+// the stage named by param fail.
+const StepAgent = `import json, sys, time
+req = json.load(sys.stdin)
+p = req["params"] or {}
+time.sleep(float(p.get("sleep", "0")))
+if p.get("fail") == req["stage"]:
+    print(json.dumps({"status": "fail", "permanent": True, "error": "asked to fail"}))
+    sys.exit(0)
+print(json.dumps({"status": "ok", "output": {"stage": req["stage"], "score": float(p.get("score", "1"))},
+    "writes": [{"path": "notes/%s.md" % req["stage"], "content": "%s of run %s\n" % (req["stage"], req["run_id"])}]}))
+`
+
+// Review drafts, then publishes a draft that scores 0.5 or more.
+const Review = `name = "review"
+version = "1"
+start = "draft"
+[stages.draft]
+command = ["PYTHON", "agents/step.py"]
+[[stages.draft.next]]
+to = "publish"
+when = "output.score >= 0.5"
+[[stages.draft.next]]
+to = "end"
+[stages.publish]
+command = ["PYTHON", "agents/step.py"]
+[[stages.publish.next]]
+to = "end"
+`
+
+// Broken does not check: its start stage does not exist (line 3).
+const Broken = `name = "broken"
+version = "1"
+start = "nowhere"
+[stages.only]
+command = ["PYTHON", "agents/step.py"]
+[[stages.only.next]]
+to = "end"
+`
+
+// AddWorkflows writes the review and broken workflows and their agent
+// (agents/step.py, run by Python) into the workspace at root.
+func AddWorkflows(t *testing.T, root string) {
+	t.Helper()
+	py := Python(t)
+	for name, text := range map[string]string{
+		"agents/step.py":              StepAgent,
+		".luna/workflows/review.toml": strings.ReplaceAll(Review, "PYTHON", py),
+		".luna/workflows/broken.toml": strings.ReplaceAll(Broken, "PYTHON", py),
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Python is the Python interpreter itself: a version manager's shim in
+// front of it can take half a second to start. The test is skipped
+// without one.
+func Python(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("the run tests need python3 for their agents")
+	}
+	return p
+}
