@@ -14,6 +14,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
 )
 
@@ -44,21 +45,6 @@ if "--log" in opt:
         f.write("%s %s %d\n" % (req["run_id"], req["stage"], n))
 print(json.dumps({"status": "ok", "output": {"stage": req["stage"], "score": float(opt.get("--score", "0")), "inputs": len(req["inputs"])}, "writes": writes}))
 `
-
-// python is the Python interpreter itself: a version manager's shim in
-// front of it can take half a second to start.
-func python(t *testing.T) string {
-	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatal("the run tests need python3 for their agents")
-	}
-	return p
-}
 
 // workspace is a lunad workspace with the test agent and an engine.
 type workspace struct {
@@ -94,7 +80,7 @@ func newWorkspace(t *testing.T, workflows map[string]string) *workspace {
 	w := &workspace{t: t, root: root, store: store}
 	w.file("agents/agent.py", testAgent)
 	for name, text := range workflows {
-		w.file(".luna/workflows/"+name+".toml", strings.ReplaceAll(text, "PYTHON", python(t)))
+		w.file(".luna/workflows/"+name+".toml", strings.ReplaceAll(text, "PYTHON", wstest.Python(t)))
 	}
 	w.open()
 	return w

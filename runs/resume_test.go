@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/workflow"
 )
 
@@ -37,7 +38,7 @@ func TestResumeFromEveryStep(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorkspace(t, map[string]string{"w": src})
 			w.eng.Close()
-			wf, err := workflow.Parse(".luna/workflows/w.toml", []byte(strings.ReplaceAll(src, "PYTHON", python(t))))
+			wf, err := workflow.Parse(".luna/workflows/w.toml", []byte(strings.ReplaceAll(src, "PYTHON", wstest.Python(t))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +46,7 @@ func TestResumeFromEveryStep(t *testing.T) {
 			base := lunad.RunEvent{RunID: id, CorrelationID: id, Workflow: "w", WorkflowVersion: wf.VersionID(), Time: time.Now().UTC()}
 			created := base
 			created.Type = lunad.EventRunCreated
-			recs := []lunad.RunRecord{{Event: created, Files: map[string][]byte{"workflow.toml": []byte(strings.ReplaceAll(src, "PYTHON", python(t))), "config.toml": nil}}}
+			recs := []lunad.RunRecord{{Event: created, Files: map[string][]byte{"workflow.toml": []byte(strings.ReplaceAll(src, "PYTHON", wstest.Python(t))), "config.toml": nil}}}
 			for _, typ := range c.after {
 				ev := base
 				ev.Type, ev.Stage, ev.Visit, ev.Attempt = typ, "s", 1, 1

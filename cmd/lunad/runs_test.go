@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/internal/wstest"
 )
 
 // crashAgent logs each execution (run, stage, attempt) before it works,
@@ -31,19 +31,6 @@ if stage == "b" and n == 1:
 print(json.dumps({"status": "ok", "output": {"stage": stage},
     "writes": [{"path": "out/%s/%s.txt" % (req["run_id"], stage), "content": "%s of %s\n" % (stage, req["run_id"])}]}))
 `
-
-func pythonPath(t *testing.T) string {
-	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatal("the runs tests need python3 for their agents")
-	}
-	return p
-}
 
 // TestRunsSurviveDaemonKills: runs with slow and failing stages while the
 // daemon is SIGKILLed at random points, again and again. After the last
@@ -64,7 +51,7 @@ func TestRunsSurviveDaemonKills(t *testing.T) {
 	}
 	put("agents/crash.py", crashAgent)
 	stage := func(name, next string) string {
-		return fmt.Sprintf("[stages.%s]\ncommand = [%q, \"agents/crash.py\", %q]\nretry = { max_attempts = 3, initial = \"10ms\", max = \"50ms\" }\n[[stages.%s.next]]\nto = %q\n", name, pythonPath(t), execLog, name, next)
+		return fmt.Sprintf("[stages.%s]\ncommand = [%q, \"agents/crash.py\", %q]\nretry = { max_attempts = 3, initial = \"10ms\", max = \"50ms\" }\n[[stages.%s.next]]\nto = %q\n", name, wstest.Python(t), execLog, name, next)
 	}
 	put(".luna/workflows/crash.toml", "name = \"crash\"\nversion = \"1\"\nstart = \"a\"\n"+stage("a", "b")+stage("b", "c")+stage("c", "end"))
 	w.ok("workflow", "check", filepath.Join(w.dir, ".luna/workflows/crash.toml"))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/internal/wstest"
 )
 
 // workerAgent logs each execution to its clone's log, sleeps when the clone
@@ -59,7 +60,7 @@ func TestWorkersOverNATS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	put(w.dir, ".luna/workflows/q.toml", fmt.Sprintf("name = \"q\"\nversion = \"1\"\nstart = \"a\"\n[stages.a]\ncommand = [%q, \"agents/w.py\"]\ntimeout = \"90s\"\n[[stages.a.next]]\nto = \"end\"\n", pythonPath(t)))
+	put(w.dir, ".luna/workflows/q.toml", fmt.Sprintf("name = \"q\"\nversion = \"1\"\nstart = \"a\"\n[stages.a]\ncommand = [%q, \"agents/w.py\"]\ntimeout = \"90s\"\n[[stages.a.next]]\nto = \"end\"\n", wstest.Python(t)))
 	put(w.dir, ".luna/config.toml", config)
 	clones := []string{filepath.Join(w.home, "slow"), filepath.Join(w.home, "fast")}
 	for _, c := range clones {
