@@ -108,8 +108,8 @@ func runRun(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	if len(pos) == 2 {
 		id = pos[1]
 	}
-	needID := map[string]bool{"start": true, "show": true, "log": true, "replay": true, "cancel": true, "retry": true}
-	if needID[sub] != (id != "") {
+	needID, known := map[string]bool{"start": true, "show": true, "log": true, "replay": true, "cancel": true, "retry": true}[sub]
+	if !known && sub != "list" && sub != "prune" || needID != (id != "") {
 		return fs.usageError("unknown form: run %s", strings.Join(pos, " "))
 	}
 	drives := sub == "start" || sub == "retry"

@@ -124,3 +124,72 @@ func TestRunsSurviveDaemonKills(t *testing.T) {
 	t.Logf("%d runs, %d agent executions, 6 daemon kills", runs, len(execs))
 	w.git("fsck", "--strict", "--no-progress")
 }
+
+// TestRunCommands: the command line's contract for runs — what start
+// prints, exit codes, the JSON of show, and errors that say what to do.
+func TestRunCommands(t *testing.T) {
+	w := newWS(t)
+	put := func(name, content string) {
+		p := filepath.Join(w.dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	py := wstest.Python(t)
+	put("agents/ok.py", "import json,sys\nr=json.load(sys.stdin)\nprint(json.dumps({'status':'ok','output':{'n':len(r['params'])},'writes':[{'path':'out/'+r['stage']+'.md','content':'# done\\n'}]}))\n")
+	put("agents/bad.py", "print('{\"status\": \"fail\", \"permanent\": true, \"error\": \"cannot\"}')\n")
+	wf := func(name, script string) string {
+		return fmt.Sprintf("name = %q\nversion = \"1\"\nstart = \"s\"\n[stages.s]\ncommand = [%q, %q]\n[[stages.s.next]]\nto = \"end\"\n", name, py, script)
+	}
+	put(".luna/workflows/good.toml", wf("good", "agents/ok.py"))
+	put(".luna/workflows/bad.toml", wf("bad", "agents/bad.py"))
+	w.serve()
+
+	r := w.run("run", "start", "good", "--param", "a=1", "--wait")
+	id := strings.TrimSpace(r.stdout)
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stderr, "completed") {
+		t.Fatalf("start --wait prints the ID alone on stdout:\n%s", r)
+	}
+	var info lunad.RunInfo
+	w.jsonOut(&info, "run", "show", id)
+	if info.ID != id || info.Status != lunad.RunCompleted || strings.Join(info.Path, ",") != "s" || info.Stages[0].Attempts != 1 ||
+		strings.Join(strings.Fields(string(info.Stages[0].Output)), "") != `{"n":1}` || len(info.Events) != 6 || info.WorkflowVersion == "" {
+		t.Fatalf("run show --json: %+v", info)
+	}
+	w.ok("run", "replay", id)
+	if out := w.ok("run", "log", id); !strings.Contains(out, "STAGE_COMMITTED") {
+		t.Fatalf("run log:\n%s", out)
+	}
+	if out := w.ok("run", "list"); !strings.Contains(out, id) || !strings.Contains(out, "completed") {
+		t.Fatalf("run list:\n%s", out)
+	}
+	// A permanent failure: exit 1 with --wait, and the run is dead-lettered.
+	r = w.run("run", "start", "bad", "--wait")
+	bad := strings.TrimSpace(r.stdout)
+	if r.code != 1 || !strings.Contains(r.stderr, "dead_lettered") {
+		t.Fatalf("a dead-lettered run:\n%s", r)
+	}
+	if out := w.ok("dlq", "list"); !strings.Contains(out, bad) {
+		t.Fatalf("dlq list:\n%s", out)
+	}
+	w.fail(1, "only an aborted or dead-lettered run", "run", "retry", id)
+	// Keys.
+	k1 := strings.TrimSpace(w.ok("run", "start", "good", "--key", "nightly", "--wait"))
+	if k2 := strings.TrimSpace(w.ok("run", "start", "good", "--key", "nightly")); k2 != k1 {
+		t.Fatalf("the same key started %s and %s", k1, k2)
+	}
+	w.fail(3, "nightly", "run", "start", "bad", "--key", "nightly")
+	// Errors.
+	w.fail(5, "no run", "run", "show", "no-such-run")
+	w.fail(5, "no workflow", "run", "start", "nope")
+	w.fail(2, "unknown form", "run", "frobnicate")
+	w.fail(2, "K=V", "run", "start", "good", "--param", "novalue")
+	w.fail(2, "--older-than", "run", "prune")
+	put("broken.toml", "name = \"broken\"\nstart = \"x\"\n")
+	w.fail(1, "broken.toml:1:1: no stages", "workflow", "check", filepath.Join(w.dir, "broken.toml"))
+	if out := w.ok("workflow", "list"); !strings.Contains(out, "good") || !strings.Contains(out, "bad") {
+		t.Fatalf("workflow list:\n%s", out)
+	}
+	w.git("fsck", "--strict", "--no-progress")
+}
