@@ -40,24 +40,25 @@ type Reader interface {
 // ErrInvalid (bad input), ErrConflict (a base version moved, or an
 // idempotency key used for another request), ErrNotApplied (an edit that
 // does not apply), ErrDirty, ErrLocked; a client of a daemon that died
-// under a write without an idempotency key answers ErrInterrupted.
+// under a write without an idempotency key answers ErrInterrupted. Each
+// write takes one request struct (write.go) carrying its Change.
 type Writer interface {
 	Create(ctx context.Context, spec CreateSpec) (Result, error)
 	Edit(ctx context.Context, req EditRequest) (EditResult, error)
-	Undo(ctx context.Context, ref string, ch Change) (Result, error)
-	Redo(ctx context.Context, ref string, ch Change) (Result, error)
-	Restore(ctx context.Context, ref string, n int, ch Change) (Result, error)
-	Move(ctx context.Context, ref, path string, ch Change) (Result, error)
-	Archive(ctx context.Context, ref string, ch Change) (Result, error)
-	Link(ctx context.Context, src, dst, kind string, ch Change) (Result, error)
-	Ack(ctx context.Context, ref, symbol string, ch Change) (Result, error)
+	Undo(ctx context.Context, req RefRequest) (Result, error)
+	Redo(ctx context.Context, req RefRequest) (Result, error)
+	Restore(ctx context.Context, req RestoreRequest) (Result, error)
+	Move(ctx context.Context, req MoveRequest) (Result, error)
+	Archive(ctx context.Context, req RefRequest) (Result, error)
+	Link(ctx context.Context, req LinkRequest) (Result, error)
+	Ack(ctx context.Context, req AckRequest) (Result, error)
 }
 
 // Brancher creates and switches branches. Errors: ErrInvalid (a name git
 // refuses), ErrExists, ErrNotFound, ErrDirty (a switch that would
 // overwrite uncommitted changes).
 type Brancher interface {
-	Branch(ctx context.Context, name, from string) (Branch, error)
+	Branch(ctx context.Context, req BranchRequest) (Branch, error)
 	Switch(ctx context.Context, name string) (Branch, error)
 	Branches(ctx context.Context) ([]Branch, error)
 }

@@ -56,3 +56,53 @@ type Result struct {
 	// result is that edit's and nothing was committed.
 	Replayed bool `json:"replayed,omitempty"`
 }
+
+// The requests of the writes that take more than a Change: one struct per
+// operation (CreateSpec and EditRequest above are Create's and Edit's), so
+// that an operation is one type that every Workspace and adapter shares.
+
+// RefRequest is an undo, a redo or an archive of artifact Ref (an ID or a
+// path).
+type RefRequest struct {
+	Ref string
+	Change
+}
+
+// RestoreRequest brings back the state of artifact Ref's version Version
+// as a new version.
+type RestoreRequest struct {
+	Ref     string
+	Version int
+	Change
+}
+
+// MoveRequest moves artifact Ref's file to Path; its ID stays.
+type MoveRequest struct {
+	Ref  string
+	Path string
+	Change
+}
+
+// LinkRequest records a link of kind Kind ("" means references) from
+// artifact Src to artifact Dst.
+type LinkRequest struct {
+	Src  string
+	Dst  string
+	Kind string
+	Change
+}
+
+// AckRequest records that artifact Ref's references — all of them, or only
+// those to Symbol when it is set — were reviewed and are still right.
+type AckRequest struct {
+	Ref    string
+	Symbol string
+	Change
+}
+
+// BranchRequest creates branch Name at From (a branch name or a commit;
+// "" means HEAD) without switching to it.
+type BranchRequest struct {
+	Name string
+	From string
+}

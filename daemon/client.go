@@ -240,9 +240,7 @@ func (c *Client) Hello() Hello {
 
 // Refresh asks the daemon for its status now (calls served, clients).
 func (c *Client) Refresh(ctx context.Context) (Hello, error) {
-	var st Hello
-	err := c.call(ctx, mHello, noParams{}, &st)
-	return st, err
+	return call[Hello](ctx, c, mHello, noParams{})
 }
 
 // Root is the workspace's root directory.
@@ -251,10 +249,18 @@ func (c *Client) Root() string { return c.Hello().Root }
 // keyed is implemented by the parameters of writes: their idempotency key.
 type keyed interface{ key() string }
 
-// call makes one call; an error response becomes the error the Service
-// returned (see remoteError). When the connection is lost under it, the
-// call is sent again on the restored one if that is safe (see Client).
-func (c *Client) call(ctx context.Context, method string, params, result any) error {
+// call makes one call with params and returns its result, an R; an error
+// response becomes the error the Service returned (see remoteError). When
+// the connection is lost under it, the call is sent again on the restored
+// one if that is safe (see Client).
+func call[R any](ctx context.Context, c *Client, method string, params any) (R, error) {
+	var r R
+	err := c.do(ctx, method, params, &r)
+	return r, err
+}
+
+// do is call, decoding the result into result.
+func (c *Client) do(ctx context.Context, method string, params, result any) error {
 	retried, unsent := false, 0
 	for {
 		conn, err := c.connection(ctx)
@@ -400,8 +406,7 @@ func (c *Client) Subscribe(ctx context.Context) (<-chan lunad.Event, error) {
 	c.subMu.Lock()
 	defer c.subMu.Unlock()
 	if !c.subscribed {
-		var r subscribeResult
-		if err := c.call(ctx, mSubscribe, noParams{}, &r); err != nil {
+		if _, err := call[subscribeResult](ctx, c, mSubscribe, noParams{}); err != nil {
 			cancel()
 			return nil, err
 		}
@@ -412,125 +417,96 @@ func (c *Client) Subscribe(ctx context.Context) (<-chan lunad.Event, error) {
 }
 
 func (c *Client) List(ctx context.Context) ([]lunad.Artifact, error) {
-	var r []lunad.Artifact
-	return r, c.call(ctx, mList, noParams{}, &r)
+	return call[[]lunad.Artifact](ctx, c, mList, noParams{})
 }
 
 func (c *Client) Artifact(ctx context.Context, ref string) (lunad.Artifact, error) {
-	var r lunad.Artifact
-	return r, c.call(ctx, mArtifact, refParams{Ref: text(ref)}, &r)
+	return call[lunad.Artifact](ctx, c, mArtifact, refParams{Ref: text(ref)})
 }
 
 func (c *Client) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error) {
-	var r readResult
-	err := c.call(ctx, mRead, readParams{Ref: text(ref), At: text(at)}, &r)
+	r, err := call[readResult](ctx, c, mRead, readParams{Ref: text(ref), At: text(at)})
 	return r.Content, r.Artifact, err
 }
 
 func (c *Client) History(ctx context.Context, ref string) ([]lunad.Version, error) {
-	var r []lunad.Version
-	return r, c.call(ctx, mHistory, refParams{Ref: text(ref)}, &r)
+	return call[[]lunad.Version](ctx, c, mHistory, refParams{Ref: text(ref)})
 }
 
 func (c *Client) Diff(ctx context.Context, id string, from, to int) (string, error) {
-	var r text
-	err := c.call(ctx, mDiff, diffParams{ID: text(id), From: from, To: to}, &r)
+	r, err := call[text](ctx, c, mDiff, diffParams{ID: text(id), From: from, To: to})
 	return string(r), err
 }
 
-func (c *Client) Create(ctx context.Context, spec lunad.CreateSpec) (lunad.Result, error) {
-	var r lunad.Result
-	return r, c.call(ctx, mCreate, createParams{Title: text(spec.Title), Type: text(spec.Type), Path: text(spec.Path),
-		Status: text(spec.Status), Content: spec.Content, Change: fromChange(spec.Change)}, &r)
+func (c *Client) Create(ctx context.Context, req lunad.CreateSpec) (lunad.Result, error) {
+	return call[lunad.Result](ctx, c, mCreate, fromCreate(req))
 }
 
 func (c *Client) Edit(ctx context.Context, req lunad.EditRequest) (lunad.EditResult, error) {
-	p := editParams{ID: text(req.ID), BlocksText: text(req.BlocksText), Patch: text(req.Patch), Content: req.Content,
-		Rewrite: req.Rewrite, Change: fromChange(req.Change)}
-	for _, b := range req.Blocks {
-		p.Blocks = append(p.Blocks, blockParams{Path: text(b.Path), Search: text(b.Search), Replace: text(b.Replace)})
-	}
-	var r lunad.EditResult
-	return r, c.call(ctx, mEdit, p, &r)
+	return call[lunad.EditResult](ctx, c, mEdit, fromEdit(req))
 }
 
-func (c *Client) Undo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
-	var r lunad.Result
-	return r, c.call(ctx, mUndo, writeParams{Ref: text(ref), Change: fromChange(ch)}, &r)
+func (c *Client) Undo(ctx context.Context, req lunad.RefRequest) (lunad.Result, error) {
+	return call[lunad.Result](ctx, c, mUndo, fromRef(req))
 }
 
-func (c *Client) Redo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
-	var r lunad.Result
-	return r, c.call(ctx, mRedo, writeParams{Ref: text(ref), Change: fromChange(ch)}, &r)
+func (c *Client) Redo(ctx context.Context, req lunad.RefRequest) (lunad.Result, error) {
+	return call[lunad.Result](ctx, c, mRedo, fromRef(req))
 }
 
-func (c *Client) Restore(ctx context.Context, ref string, n int, ch lunad.Change) (lunad.Result, error) {
-	var r lunad.Result
-	return r, c.call(ctx, mRestore, restoreParams{Ref: text(ref), Version: n, Change: fromChange(ch)}, &r)
+func (c *Client) Restore(ctx context.Context, req lunad.RestoreRequest) (lunad.Result, error) {
+	return call[lunad.Result](ctx, c, mRestore, fromRestore(req))
 }
 
-func (c *Client) Move(ctx context.Context, ref, path string, ch lunad.Change) (lunad.Result, error) {
-	var r lunad.Result
-	return r, c.call(ctx, mMove, moveParams{Ref: text(ref), Path: text(path), Change: fromChange(ch)}, &r)
+func (c *Client) Move(ctx context.Context, req lunad.MoveRequest) (lunad.Result, error) {
+	return call[lunad.Result](ctx, c, mMove, fromMove(req))
 }
 
-func (c *Client) Archive(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
-	var r lunad.Result
-	return r, c.call(ctx, mArchive, writeParams{Ref: text(ref), Change: fromChange(ch)}, &r)
+func (c *Client) Archive(ctx context.Context, req lunad.RefRequest) (lunad.Result, error) {
+	return call[lunad.Result](ctx, c, mArchive, fromRef(req))
 }
 
-func (c *Client) Link(ctx context.Context, src, dst, kind string, ch lunad.Change) (lunad.Result, error) {
-	var r lunad.Result
-	return r, c.call(ctx, mLink, linkParams{Src: text(src), Dst: text(dst), Kind: text(kind), Change: fromChange(ch)}, &r)
+func (c *Client) Link(ctx context.Context, req lunad.LinkRequest) (lunad.Result, error) {
+	return call[lunad.Result](ctx, c, mLink, fromLink(req))
 }
 
-func (c *Client) Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.Result, error) {
-	var r lunad.Result
-	return r, c.call(ctx, mAck, ackParams{Ref: text(ref), Symbol: text(symbol), Change: fromChange(ch)}, &r)
+func (c *Client) Ack(ctx context.Context, req lunad.AckRequest) (lunad.Result, error) {
+	return call[lunad.Result](ctx, c, mAck, fromAck(req))
 }
 
-func (c *Client) Branch(ctx context.Context, name, from string) (lunad.Branch, error) {
-	var r lunad.Branch
-	return r, c.call(ctx, mBranch, branchParams{Name: text(name), From: text(from)}, &r)
+func (c *Client) Branch(ctx context.Context, req lunad.BranchRequest) (lunad.Branch, error) {
+	return call[lunad.Branch](ctx, c, mBranch, fromBranch(req))
 }
 
 func (c *Client) Switch(ctx context.Context, name string) (lunad.Branch, error) {
-	var r lunad.Branch
-	return r, c.call(ctx, mSwitch, branchParams{Name: text(name)}, &r)
+	return call[lunad.Branch](ctx, c, mSwitch, branchParams{Name: text(name)})
 }
 
 func (c *Client) Branches(ctx context.Context) ([]lunad.Branch, error) {
-	var r []lunad.Branch
-	return r, c.call(ctx, mBranches, noParams{}, &r)
+	return call[[]lunad.Branch](ctx, c, mBranches, noParams{})
 }
 
 func (c *Client) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lunad.Symbol, error) {
-	var r symbolsResult
-	err := c.call(ctx, mSymbols, refParams{Ref: text(ref)}, &r)
+	r, err := call[symbolsResult](ctx, c, mSymbols, refParams{Ref: text(ref)})
 	return r.Artifact, r.Symbols, err
 }
 
 func (c *Client) Refs(ctx context.Context, ref string) (lunad.RefReport, error) {
-	var r lunad.RefReport
-	return r, c.call(ctx, mRefs, refParams{Ref: text(ref)}, &r)
+	return call[lunad.RefReport](ctx, c, mRefs, refParams{Ref: text(ref)})
 }
 
 func (c *Client) Outgoing(ctx context.Context, ref string) ([]lunad.Reference, error) {
-	var r []lunad.Reference
-	return r, c.call(ctx, mOutgoing, refParams{Ref: text(ref)}, &r)
+	return call[[]lunad.Reference](ctx, c, mOutgoing, refParams{Ref: text(ref)})
 }
 
 func (c *Client) Stale(ctx context.Context) ([]lunad.Reference, error) {
-	var r []lunad.Reference
-	return r, c.call(ctx, mStale, noParams{}, &r)
+	return call[[]lunad.Reference](ctx, c, mStale, noParams{})
 }
 
 func (c *Client) At(ctx context.Context, ref string, offset int) (lunad.Point, error) {
-	var r lunad.Point
-	return r, c.call(ctx, mAt, atParams{Ref: text(ref), Offset: offset}, &r)
+	return call[lunad.Point](ctx, c, mAt, atParams{Ref: text(ref), Offset: offset})
 }
 
 func (c *Client) SearchSymbols(ctx context.Context, query string, limit int) ([]lunad.SymbolHit, error) {
-	var r []lunad.SymbolHit
-	return r, c.call(ctx, mSearch, searchParams{Query: text(query), Limit: limit}, &r)
+	return call[[]lunad.SymbolHit](ctx, c, mSearch, searchParams{Query: text(query), Limit: limit})
 }

@@ -263,7 +263,7 @@ type (
 	}
 )
 
-// The idempotency keys of the writes' parameters (Client.call retries a
+// The idempotency keys of the writes' parameters (call retries a
 // keyed write on a restored connection).
 func (p createParams) key() string  { return string(p.Change.IdempotencyKey) }
 func (p editParams) key() string    { return string(p.Change.IdempotencyKey) }
@@ -295,6 +295,88 @@ func fromChange(ch lunad.Change) changeParams {
 	return p
 }
 
+// The requests of the writes on the wire: each lunad request struct has
+// its params, which mirror it field by field with its strings as text
+// (byte for byte, see text) and its Change as changeParams. The client
+// makes the params of a request (fromX); the daemon gets the request back
+// (the params' request method) and calls the Workspace with it (op).
+
+func fromCreate(r lunad.CreateSpec) createParams {
+	return createParams{Title: text(r.Title), Type: text(r.Type), Path: text(r.Path), Status: text(r.Status),
+		Content: r.Content, Change: fromChange(r.Change)}
+}
+
+func (p createParams) request() lunad.CreateSpec {
+	return lunad.CreateSpec{Title: string(p.Title), Type: string(p.Type), Path: string(p.Path),
+		Status: lunad.Status(p.Status), Content: p.Content, Change: toChange(p.Change)}
+}
+
+func fromEdit(r lunad.EditRequest) editParams {
+	p := editParams{ID: text(r.ID), BlocksText: text(r.BlocksText), Patch: text(r.Patch), Content: r.Content,
+		Rewrite: r.Rewrite, Change: fromChange(r.Change)}
+	for _, b := range r.Blocks {
+		p.Blocks = append(p.Blocks, blockParams{Path: text(b.Path), Search: text(b.Search), Replace: text(b.Replace)})
+	}
+	return p
+}
+
+func (p editParams) request() lunad.EditRequest {
+	r := lunad.EditRequest{ID: string(p.ID), BlocksText: string(p.BlocksText), Patch: string(p.Patch),
+		Content: p.Content, Rewrite: p.Rewrite, Change: toChange(p.Change)}
+	for _, b := range p.Blocks {
+		r.Blocks = append(r.Blocks, lunad.Block{Path: string(b.Path), Search: string(b.Search), Replace: string(b.Replace)})
+	}
+	return r
+}
+
+func fromRef(r lunad.RefRequest) writeParams {
+	return writeParams{Ref: text(r.Ref), Change: fromChange(r.Change)}
+}
+
+func (p writeParams) request() lunad.RefRequest {
+	return lunad.RefRequest{Ref: string(p.Ref), Change: toChange(p.Change)}
+}
+
+func fromRestore(r lunad.RestoreRequest) restoreParams {
+	return restoreParams{Ref: text(r.Ref), Version: r.Version, Change: fromChange(r.Change)}
+}
+
+func (p restoreParams) request() lunad.RestoreRequest {
+	return lunad.RestoreRequest{Ref: string(p.Ref), Version: p.Version, Change: toChange(p.Change)}
+}
+
+func fromMove(r lunad.MoveRequest) moveParams {
+	return moveParams{Ref: text(r.Ref), Path: text(r.Path), Change: fromChange(r.Change)}
+}
+
+func (p moveParams) request() lunad.MoveRequest {
+	return lunad.MoveRequest{Ref: string(p.Ref), Path: string(p.Path), Change: toChange(p.Change)}
+}
+
+func fromLink(r lunad.LinkRequest) linkParams {
+	return linkParams{Src: text(r.Src), Dst: text(r.Dst), Kind: text(r.Kind), Change: fromChange(r.Change)}
+}
+
+func (p linkParams) request() lunad.LinkRequest {
+	return lunad.LinkRequest{Src: string(p.Src), Dst: string(p.Dst), Kind: string(p.Kind), Change: toChange(p.Change)}
+}
+
+func fromAck(r lunad.AckRequest) ackParams {
+	return ackParams{Ref: text(r.Ref), Symbol: text(r.Symbol), Change: fromChange(r.Change)}
+}
+
+func (p ackParams) request() lunad.AckRequest {
+	return lunad.AckRequest{Ref: string(p.Ref), Symbol: string(p.Symbol), Change: toChange(p.Change)}
+}
+
+func fromBranch(r lunad.BranchRequest) branchParams {
+	return branchParams{Name: text(r.Name), From: text(r.From)}
+}
+
+func (p branchParams) request() lunad.BranchRequest {
+	return lunad.BranchRequest{Name: string(p.Name), From: string(p.From)}
+}
+
 // methods answers each call but lunad/hello and lunad/subscribe, which
 // need the connection.
 var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []byte) (any, error){
@@ -321,42 +403,16 @@ var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []b
 		d, err := s.Diff(ctx, string(p.ID), p.From, p.To)
 		return text(d), err
 	}),
-	mCreate: args(func(ctx context.Context, s lunad.Workspace, p createParams) (any, error) {
-		return s.Create(ctx, lunad.CreateSpec{Title: string(p.Title), Type: string(p.Type), Path: string(p.Path),
-			Status: lunad.Status(p.Status), Content: p.Content, Change: toChange(p.Change)})
-	}),
-	mEdit: args(func(ctx context.Context, s lunad.Workspace, p editParams) (any, error) {
-		req := lunad.EditRequest{ID: string(p.ID), BlocksText: string(p.BlocksText), Patch: string(p.Patch),
-			Content: p.Content, Rewrite: p.Rewrite, Change: toChange(p.Change)}
-		for _, b := range p.Blocks {
-			req.Blocks = append(req.Blocks, lunad.Block{Path: string(b.Path), Search: string(b.Search), Replace: string(b.Replace)})
-		}
-		return s.Edit(ctx, req)
-	}),
-	mUndo: args(func(ctx context.Context, s lunad.Workspace, p writeParams) (any, error) {
-		return s.Undo(ctx, string(p.Ref), toChange(p.Change))
-	}),
-	mRedo: args(func(ctx context.Context, s lunad.Workspace, p writeParams) (any, error) {
-		return s.Redo(ctx, string(p.Ref), toChange(p.Change))
-	}),
-	mArchive: args(func(ctx context.Context, s lunad.Workspace, p writeParams) (any, error) {
-		return s.Archive(ctx, string(p.Ref), toChange(p.Change))
-	}),
-	mRestore: args(func(ctx context.Context, s lunad.Workspace, p restoreParams) (any, error) {
-		return s.Restore(ctx, string(p.Ref), p.Version, toChange(p.Change))
-	}),
-	mMove: args(func(ctx context.Context, s lunad.Workspace, p moveParams) (any, error) {
-		return s.Move(ctx, string(p.Ref), string(p.Path), toChange(p.Change))
-	}),
-	mLink: args(func(ctx context.Context, s lunad.Workspace, p linkParams) (any, error) {
-		return s.Link(ctx, string(p.Src), string(p.Dst), string(p.Kind), toChange(p.Change))
-	}),
-	mAck: args(func(ctx context.Context, s lunad.Workspace, p ackParams) (any, error) {
-		return s.Ack(ctx, string(p.Ref), string(p.Symbol), toChange(p.Change))
-	}),
-	mBranch: args(func(ctx context.Context, s lunad.Workspace, p branchParams) (any, error) {
-		return s.Branch(ctx, string(p.Name), string(p.From))
-	}),
+	mCreate:  op[createParams](lunad.Workspace.Create),
+	mEdit:    op[editParams](lunad.Workspace.Edit),
+	mUndo:    op[writeParams](lunad.Workspace.Undo),
+	mRedo:    op[writeParams](lunad.Workspace.Redo),
+	mArchive: op[writeParams](lunad.Workspace.Archive),
+	mRestore: op[restoreParams](lunad.Workspace.Restore),
+	mMove:    op[moveParams](lunad.Workspace.Move),
+	mLink:    op[linkParams](lunad.Workspace.Link),
+	mAck:     op[ackParams](lunad.Workspace.Ack),
+	mBranch:  op[branchParams](lunad.Workspace.Branch),
 	mSwitch: args(func(ctx context.Context, s lunad.Workspace, p branchParams) (any, error) {
 		return s.Switch(ctx, string(p.Name))
 	}),
@@ -384,6 +440,15 @@ func args[P any](f func(context.Context, lunad.Workspace, P) (any, error)) func(
 		}
 		return f(ctx, s, p)
 	}
+}
+
+// op answers a call with a Workspace method that takes one request (R),
+// such as lunad.Workspace.Move: its params P are that request on the wire.
+func op[P interface{ request() R }, R, T any](f func(lunad.Workspace, context.Context, R) (T, error)) func(context.Context, lunad.Workspace, []byte) (any, error) {
+	return args(func(ctx context.Context, s lunad.Workspace, p P) (any, error) {
+		res, err := f(s, ctx, p.request())
+		return res, err
+	})
 }
 
 func noArgs(f func(context.Context, lunad.Workspace) (any, error)) func(context.Context, lunad.Workspace, []byte) (any, error) {

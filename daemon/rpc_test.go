@@ -520,6 +520,40 @@ func TestTextIsLossless(t *testing.T) {
 	}
 }
 
+// TestRequestsRoundTrip: every request a client sends reaches the daemon's
+// Workspace as it was made, strings that are not UTF-8 included.
+func TestRequestsRoundTrip(t *testing.T) {
+	const bad = "bad \xff\xfe bytes"
+	ch := lunad.Change{Agent: bad + " agent", Message: bad + " message", IdempotencyKey: bad + " key", BaseVersion: 3,
+		Extra: map[string]string{bad + " k": bad + " v"}}
+	roundTrip(t, fromCreate, lunad.CreateSpec{Title: bad, Type: bad, Path: bad, Status: bad, Content: []byte(bad), Change: ch})
+	roundTrip(t, fromEdit, lunad.EditRequest{ID: bad, Blocks: []lunad.Block{{Path: bad, Search: bad, Replace: bad}},
+		BlocksText: bad, Patch: bad, Content: []byte(bad), Rewrite: true, Change: ch})
+	roundTrip(t, fromRef, lunad.RefRequest{Ref: bad, Change: ch})
+	roundTrip(t, fromRestore, lunad.RestoreRequest{Ref: bad, Version: 2, Change: ch})
+	roundTrip(t, fromMove, lunad.MoveRequest{Ref: bad, Path: bad, Change: ch})
+	roundTrip(t, fromLink, lunad.LinkRequest{Src: bad, Dst: bad, Kind: bad, Change: ch})
+	roundTrip(t, fromAck, lunad.AckRequest{Ref: bad, Symbol: bad, Change: ch})
+	roundTrip(t, fromBranch, lunad.BranchRequest{Name: bad, From: bad})
+}
+
+// roundTrip sends req as a client does (from, the codec) and decodes it as
+// the daemon does (decodeParams, the params' request method).
+func roundTrip[P interface{ request() R }, R any](t *testing.T, from func(R) P, req R) {
+	t.Helper()
+	b, err := codec{}.Marshal(from(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p P
+	if err := decodeParams(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.request(); fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", req) {
+		t.Errorf("sent %#v\nthe daemon got %#v", req, got)
+	}
+}
+
 // TestForgedTrailersRefused: a socket client cannot set the trailers lunad
 // writes itself through change.extra; the write is refused and nothing is
 // committed.
@@ -545,7 +579,7 @@ func TestTypedErrorsCrossTheSocket(t *testing.T) {
 	serveTest(t, svc, ServeOptions{})
 	a := create(t, svc, "a.md", "one\n")
 	b := create(t, svc, "b.md", "two\n")
-	if _, err := svc.Link(ctx, a, b, "", lunad.Change{}); err != nil {
+	if _, err := svc.Link(ctx, lunad.LinkRequest{Src: a, Dst: b}); err != nil {
 		t.Fatal(err)
 	}
 	c := clientTest(t, svc.Root())
@@ -559,14 +593,14 @@ func TestTypedErrorsCrossTheSocket(t *testing.T) {
 				t.Errorf("unknown version: %v (%+v)", err, nf)
 			}
 			var le *lunad.LinkExistsError
-			if _, err := ws.Link(ctx, a, b, "", lunad.Change{}); !errors.As(err, &le) || le.Src != a || le.Dst != b {
+			if _, err := ws.Link(ctx, lunad.LinkRequest{Src: a, Dst: b}); !errors.As(err, &le) || le.Src != a || le.Dst != b {
 				t.Errorf("link again: %v (%+v)", err, le)
 			}
 			var kr *lunad.KeyReusedError
-			if _, err := ws.Archive(ctx, create(t, svc, name+".md", "x\n"), lunad.Change{IdempotencyKey: "used-" + name}); err != nil {
+			if _, err := ws.Archive(ctx, lunad.RefRequest{Ref: create(t, svc, name+".md", "x\n"), Change: lunad.Change{IdempotencyKey: "used-" + name}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ws.Archive(ctx, a, lunad.Change{IdempotencyKey: "used-" + name}); !errors.As(err, &kr) || kr.Key != "used-"+name {
+			if _, err := ws.Archive(ctx, lunad.RefRequest{Ref: a, Change: lunad.Change{IdempotencyKey: "used-" + name}}); !errors.As(err, &kr) || kr.Key != "used-"+name {
 				t.Errorf("key reused: %v (%+v)", err, kr)
 			}
 		})

@@ -71,56 +71,45 @@ func init() {
 }
 
 func (c *Client) Workflows(ctx context.Context) ([]lunad.WorkflowInfo, error) {
-	var r []lunad.WorkflowInfo
-	return r, c.call(ctx, mWorkflows, nil, &r)
+	return call[[]lunad.WorkflowInfo](ctx, c, mWorkflows, nil)
 }
 
 func (c *Client) Workflow(ctx context.Context, name string) (lunad.WorkflowInfo, error) {
-	var r lunad.WorkflowInfo
-	return r, c.call(ctx, mWorkflow, runParams{ID: name}, &r)
+	return call[lunad.WorkflowInfo](ctx, c, mWorkflow, runParams{ID: name})
 }
 
 func (c *Client) StartRun(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo, error) {
-	var r lunad.RunInfo
-	return r, c.call(ctx, mRunStart, req, &r)
+	return call[lunad.RunInfo](ctx, c, mRunStart, req)
 }
 
 func (c *Client) Runs(ctx context.Context) ([]lunad.RunInfo, error) {
-	var r []lunad.RunInfo
-	return r, c.call(ctx, mRuns, nil, &r)
+	return call[[]lunad.RunInfo](ctx, c, mRuns, nil)
 }
 
 func (c *Client) Run(ctx context.Context, id string) (lunad.RunInfo, error) {
-	var r lunad.RunInfo
-	return r, c.call(ctx, mRun, runParams{ID: id}, &r)
+	return call[lunad.RunInfo](ctx, c, mRun, runParams{ID: id})
 }
 
 func (c *Client) WaitRun(ctx context.Context, id string) (lunad.RunInfo, error) {
-	var r lunad.RunInfo
-	return r, c.call(ctx, mRunWait, runParams{ID: id}, &r)
+	return call[lunad.RunInfo](ctx, c, mRunWait, runParams{ID: id})
 }
 
 func (c *Client) CancelRun(ctx context.Context, id string) (lunad.RunInfo, error) {
-	var r lunad.RunInfo
-	return r, c.call(ctx, mRunCancel, runParams{ID: id}, &r)
+	return call[lunad.RunInfo](ctx, c, mRunCancel, runParams{ID: id})
 }
 
 func (c *Client) RetryRun(ctx context.Context, id string) (lunad.RunInfo, error) {
-	var r lunad.RunInfo
-	return r, c.call(ctx, mRunRetry, runParams{ID: id}, &r)
+	return call[lunad.RunInfo](ctx, c, mRunRetry, runParams{ID: id})
 }
 
 func (c *Client) ReplayRun(ctx context.Context, id string, live bool) (lunad.ReplayReport, error) {
-	var r lunad.ReplayReport
-	return r, c.call(ctx, mRunReplay, runParams{ID: id, Live: live}, &r)
+	return call[lunad.ReplayReport](ctx, c, mRunReplay, runParams{ID: id, Live: live})
 }
 
 func (c *Client) PruneRuns(ctx context.Context, olderThan time.Duration) ([]string, error) {
-	var r []string
-	return r, c.call(ctx, mRunPrune, pruneParams{OlderThan: olderThan}, &r)
+	return call[[]string](ctx, c, mRunPrune, pruneParams{OlderThan: olderThan})
 }
 
 func (c *Client) DeadLetters(ctx context.Context) ([]lunad.RunInfo, error) {
-	var r []lunad.RunInfo
-	return r, c.call(ctx, mDeadLetters, nil, &r)
+	return call[[]lunad.RunInfo](ctx, c, mDeadLetters, nil)
 }

@@ -308,12 +308,12 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			}
 		}},
 		{"ack", func(t *testing.T) {
-			r, err := ws.Ack(ctx, s.doc, "parse_config", gitstore.Change{Agent: "reviewer"})
+			r, err := ws.Ack(ctx, lunad.AckRequest{Ref: s.doc, Symbol: "parse_config", Change: gitstore.Change{Agent: "reviewer"}})
 			s.record("ack", r, err)
 			if err != nil || r.Version.Op != lunad.OpAck {
 				t.Fatalf("%+v %v", r, err)
 			}
-			_, err = ws.Ack(ctx, s.doc, "nothing_like_it", gitstore.Change{})
+			_, err = ws.Ack(ctx, lunad.AckRequest{Ref: s.doc, Symbol: "nothing_like_it"})
 			s.record("ack unknown symbol", nil, err)
 			if !errors.Is(err, lunad.ErrNotFound) {
 				t.Fatalf("error %v", err)
@@ -325,7 +325,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			}
 		}},
 		{"undo redo restore", func(t *testing.T) {
-			r, err := ws.Undo(ctx, s.code, gitstore.Change{})
+			r, err := ws.Undo(ctx, lunad.RefRequest{Ref: s.code})
 			s.record("undo", r, err)
 			if err != nil || r.Version.Op != lunad.OpUndo || r.Version.Number != 3 {
 				t.Fatalf("%+v %v", r, err)
@@ -335,17 +335,17 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			if err != nil || string(content) != src {
 				t.Fatalf("%q %v", content, err)
 			}
-			r, err = ws.Redo(ctx, s.code, gitstore.Change{})
+			r, err = ws.Redo(ctx, lunad.RefRequest{Ref: s.code})
 			s.record("redo", r, err)
 			if err != nil || r.Version.Op != lunad.OpRedo || r.Version.Number != 4 {
 				t.Fatalf("%+v %v", r, err)
 			}
-			r, err = ws.Restore(ctx, s.code, 1, gitstore.Change{Message: "back to the start"})
+			r, err = ws.Restore(ctx, lunad.RestoreRequest{Ref: s.code, Version: 1, Change: gitstore.Change{Message: "back to the start"}})
 			s.record("restore", r, err)
 			if err != nil || r.Version.Op != lunad.OpRestore || r.Version.Number != 5 {
 				t.Fatalf("%+v %v", r, err)
 			}
-			_, err = ws.Restore(ctx, s.code, 1, gitstore.Change{})
+			_, err = ws.Restore(ctx, lunad.RestoreRequest{Ref: s.code, Version: 1})
 			s.record("restore again", nil, err)
 			if !errors.Is(err, lunad.ErrNotApplied) {
 				t.Fatalf("error %v", err)
@@ -374,24 +374,24 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			}
 		}},
 		{"move archive link", func(t *testing.T) {
-			r, err := ws.Move(ctx, s.doc, "docs/notes.md", gitstore.Change{})
+			r, err := ws.Move(ctx, lunad.MoveRequest{Ref: s.doc, Path: "docs/notes.md"})
 			s.record("move", r, err)
 			if err != nil || r.Artifact.Path != "docs/notes.md" {
 				t.Fatalf("%+v %v", r, err)
 			}
-			r, err = ws.Link(ctx, s.doc, s.code, "depends_on", gitstore.Change{Extra: map[string]string{"Ticket": "LUNA-4"}})
+			r, err = ws.Link(ctx, lunad.LinkRequest{Src: s.doc, Dst: s.code, Kind: "depends_on", Change: gitstore.Change{Extra: map[string]string{"Ticket": "LUNA-4"}}})
 			s.record("link", r, err)
 			if err != nil || len(r.Artifact.Links) != 1 || r.Version.Extra["Ticket"] != "LUNA-4" {
 				t.Fatalf("%+v %v", r, err)
 			}
-			r, err = ws.Archive(ctx, s.doc, gitstore.Change{})
+			r, err = ws.Archive(ctx, lunad.RefRequest{Ref: s.doc})
 			s.record("archive", r, err)
 			if err != nil || r.Artifact.Status != lunad.StatusArchived {
 				t.Fatalf("%+v %v", r, err)
 			}
 		}},
 		{"branches", func(t *testing.T) {
-			b, err := ws.Branch(ctx, "feature", "")
+			b, err := ws.Branch(ctx, lunad.BranchRequest{Name: "feature"})
 			s.record("branch", b, err)
 			if err != nil || b.Name != "feature" {
 				t.Fatalf("%+v %v", b, err)

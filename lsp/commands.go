@@ -54,19 +54,19 @@ func (s *Server) run(ctx context.Context, ws lunad.Workspace, cmd string, args [
 		if a.err != nil {
 			return nil, a.err
 		}
-		return ws.Undo(ctx, id, ch)
+		return ws.Undo(ctx, lunad.RefRequest{Ref: id, Change: ch})
 	case "luna.redo":
 		id := a.artifact(0)
 		if a.err != nil {
 			return nil, a.err
 		}
-		return ws.Redo(ctx, id, ch)
+		return ws.Redo(ctx, lunad.RefRequest{Ref: id, Change: ch})
 	case "luna.restore":
 		id, n := a.artifact(0), a.int(1)
 		if a.err != nil {
 			return nil, a.err
 		}
-		return ws.Restore(ctx, id, n, ch)
+		return ws.Restore(ctx, lunad.RestoreRequest{Ref: id, Version: n, Change: ch})
 	case "luna.history":
 		id := a.artifact(0)
 		if a.err != nil {
@@ -84,13 +84,13 @@ func (s *Server) run(ctx context.Context, ws lunad.Workspace, cmd string, args [
 		if a.err != nil {
 			return nil, a.err
 		}
-		return ws.Ack(ctx, id, sym, ch)
+		return ws.Ack(ctx, lunad.AckRequest{Ref: id, Symbol: sym, Change: ch})
 	case "luna.link":
 		src, dst, kind := a.artifact(0), a.artifact(1), a.optString(2)
 		if a.err != nil {
 			return nil, a.err
 		}
-		return ws.Link(ctx, src, dst, kind, ch)
+		return ws.Link(ctx, lunad.LinkRequest{Src: src, Dst: dst, Kind: kind, Change: ch})
 	case "luna.createArtifact":
 		var spec struct {
 			Title, Type, Path, Content string
@@ -111,7 +111,7 @@ func (s *Server) run(ctx context.Context, ws lunad.Workspace, cmd string, args [
 		if a.err != nil {
 			return nil, a.err
 		}
-		return ws.Branch(ctx, name, from)
+		return ws.Branch(ctx, lunad.BranchRequest{Name: name, From: from})
 	case "luna.switch":
 		name := a.string(0)
 		if a.err != nil {

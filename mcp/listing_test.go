@@ -28,7 +28,7 @@ func TestResourceList(t *testing.T) {
 	if _, err := svc.Edit(ctx, lunad.EditRequest{ID: first.ID, Rewrite: true, Content: []byte("y\n")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Archive(ctx, "doc4.md", lunad.Change{}); err != nil {
+	if _, err := svc.Archive(ctx, lunad.RefRequest{Ref: "doc4.md"}); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := New(ctx, svc, Options{PageSize: 2})
@@ -126,11 +126,11 @@ func TestListChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect("create by another client", "a.md", "b.md")
-	if _, err := svc.Move(ctx, "b.md", "docs/b.md", lunad.Change{}); err != nil {
+	if _, err := svc.Move(ctx, lunad.MoveRequest{Ref: "b.md", Path: "docs/b.md"}); err != nil {
 		t.Fatal(err)
 	}
 	expect("move", "a.md", "docs/b.md")
-	if _, err := svc.Archive(ctx, "docs/b.md", lunad.Change{}); err != nil {
+	if _, err := svc.Archive(ctx, lunad.RefRequest{Ref: "docs/b.md"}); err != nil {
 		t.Fatal(err)
 	}
 	expect("archive", "a.md")

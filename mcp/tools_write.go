@@ -134,7 +134,7 @@ func (s *Server) rewrite(ctx context.Context, req *sdk.CallToolRequest, in rewri
 }
 
 func (s *Server) undo(ctx context.Context, req *sdk.CallToolRequest, in undoIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Undo(ctx, in.ID, lunad.Change{Agent: s.agent(req, in.Agent)})
+	r, err := s.ws.Undo(ctx, lunad.RefRequest{Ref: in.ID, Change: lunad.Change{Agent: s.agent(req, in.Agent)}})
 	if err != nil {
 		return nil, writeOut{}, s.explain(err)
 	}
@@ -142,7 +142,7 @@ func (s *Server) undo(ctx context.Context, req *sdk.CallToolRequest, in undoIn) 
 }
 
 func (s *Server) restore(ctx context.Context, req *sdk.CallToolRequest, in restoreIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Restore(ctx, in.ID, in.Version, lunad.Change{Agent: s.agent(req, in.Agent)})
+	r, err := s.ws.Restore(ctx, lunad.RestoreRequest{Ref: in.ID, Version: in.Version, Change: lunad.Change{Agent: s.agent(req, in.Agent)}})
 	if err != nil {
 		return nil, writeOut{}, s.explain(err)
 	}
@@ -150,7 +150,7 @@ func (s *Server) restore(ctx context.Context, req *sdk.CallToolRequest, in resto
 }
 
 func (s *Server) link(ctx context.Context, req *sdk.CallToolRequest, in linkIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Link(ctx, in.ID, in.To, in.Kind, lunad.Change{Agent: s.agent(req, in.Agent)})
+	r, err := s.ws.Link(ctx, lunad.LinkRequest{Src: in.ID, Dst: in.To, Kind: in.Kind, Change: lunad.Change{Agent: s.agent(req, in.Agent)}})
 	if err != nil {
 		return nil, writeOut{}, s.explain(err)
 	}
@@ -158,7 +158,7 @@ func (s *Server) link(ctx context.Context, req *sdk.CallToolRequest, in linkIn) 
 }
 
 func (s *Server) ack(ctx context.Context, req *sdk.CallToolRequest, in ackIn) (*sdk.CallToolResult, writeOut, error) {
-	r, err := s.ws.Ack(ctx, in.ID, in.Symbol, lunad.Change{Agent: s.agent(req, in.Agent)})
+	r, err := s.ws.Ack(ctx, lunad.AckRequest{Ref: in.ID, Symbol: in.Symbol, Change: lunad.Change{Agent: s.agent(req, in.Agent)}})
 	if err != nil {
 		return nil, writeOut{}, s.explain(err)
 	}

@@ -275,7 +275,7 @@ func TestWatchOwnWrites(t *testing.T) {
 	notes := create(t, s, "notes.md", "# Notes\n")
 	w := startWatch(t, s, Options{RecordSaves: true})
 	mustEdit(t, s, cfg, "    print(parse_config('a.toml'))\n", "    print(parse_config('b.toml'))\n")
-	if _, err := s.Branch(ctx, "feature", ""); err != nil {
+	if _, err := s.Branch(ctx, lunad.BranchRequest{Name: "feature"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Switch(ctx, "feature"); err != nil {

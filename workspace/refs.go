@@ -123,11 +123,12 @@ func (s *Service) Stale(ctx context.Context) ([]lunad.Reference, error) {
 	return out, nil
 }
 
-// Ack records that an artifact's references (or only those to symbol)
+// Ack records that an artifact's references (or only those to req.Symbol)
 // were reviewed and are right as they are: a commit with a Luna-Op: ack
 // trailer, which becomes the new baseline for staleness.
-func (s *Service) Ack(ctx context.Context, ref, symbol string, ch gitstore.Change) (gitstore.Result, error) {
-	symbol, err := gitstore.CheckSymbol(symbol)
+func (s *Service) Ack(ctx context.Context, req lunad.AckRequest) (gitstore.Result, error) {
+	ref := req.Ref
+	symbol, err := gitstore.CheckSymbol(req.Symbol)
 	if err != nil {
 		return gitstore.Result{}, err
 	}
@@ -140,7 +141,7 @@ func (s *Service) Ack(ctx context.Context, ref, symbol string, ch gitstore.Chang
 			return gitstore.Result{}, &lunad.NotFoundError{Kind: "symbol reference", Ref: symbol, Artifact: rep.Artifact.ID}
 		}
 	}
-	res, err := s.store.Ack(ctx, ref, symbol, ch)
+	res, err := s.store.Ack(ctx, ref, symbol, req.Change)
 	return s.published("changed", res, err)
 }
 

@@ -27,7 +27,7 @@ func TestStaleFollowsBranches(t *testing.T) {
 	if got := staleSet(t, s); len(got) != 0 {
 		t.Fatalf("fresh workspace: %v", got)
 	}
-	if _, err := s.Branch(ctx, "feature", ""); err != nil {
+	if _, err := s.Branch(ctx, lunad.BranchRequest{Name: "feature"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Switch(ctx, "feature"); err != nil {

@@ -286,44 +286,44 @@ func (s *Service) History(ctx context.Context, ref string) ([]lunad.Version, err
 }
 
 // Undo reverts the latest change not yet undone.
-func (s *Service) Undo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
-	res, err := s.store.Undo(ctx, ref, ch)
+func (s *Service) Undo(ctx context.Context, req lunad.RefRequest) (lunad.Result, error) {
+	res, err := s.store.Undo(ctx, req.Ref, req.Change)
 	return s.published("changed", res, err)
 }
 
 // Redo reverts the latest undo.
-func (s *Service) Redo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
-	res, err := s.store.Redo(ctx, ref, ch)
+func (s *Service) Redo(ctx context.Context, req lunad.RefRequest) (lunad.Result, error) {
+	res, err := s.store.Redo(ctx, req.Ref, req.Change)
 	return s.published("changed", res, err)
 }
 
-// Restore brings back the state of version n.
-func (s *Service) Restore(ctx context.Context, ref string, n int, ch lunad.Change) (lunad.Result, error) {
-	res, err := s.store.Restore(ctx, ref, n, ch)
+// Restore brings back the state of a version.
+func (s *Service) Restore(ctx context.Context, req lunad.RestoreRequest) (lunad.Result, error) {
+	res, err := s.store.Restore(ctx, req.Ref, req.Version, req.Change)
 	return s.published("changed", res, err)
 }
 
 // Move renames an artifact's file.
-func (s *Service) Move(ctx context.Context, ref, path string, ch lunad.Change) (lunad.Result, error) {
-	res, err := s.store.Move(ctx, ref, path, ch)
+func (s *Service) Move(ctx context.Context, req lunad.MoveRequest) (lunad.Result, error) {
+	res, err := s.store.Move(ctx, req.Ref, req.Path, req.Change)
 	return s.published("moved", res, err)
 }
 
 // Archive marks an artifact archived.
-func (s *Service) Archive(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
-	res, err := s.store.Archive(ctx, ref, ch)
+func (s *Service) Archive(ctx context.Context, req lunad.RefRequest) (lunad.Result, error) {
+	res, err := s.store.Archive(ctx, req.Ref, req.Change)
 	return s.published("archived", res, err)
 }
 
 // Link records an explicit link.
-func (s *Service) Link(ctx context.Context, src, dst, kind string, ch lunad.Change) (lunad.Result, error) {
-	res, err := s.store.Link(ctx, src, dst, kind, ch)
+func (s *Service) Link(ctx context.Context, req lunad.LinkRequest) (lunad.Result, error) {
+	res, err := s.store.Link(ctx, req.Src, req.Dst, req.Kind, req.Change)
 	return s.published("changed", res, err)
 }
 
-// Branch creates a branch at from ("" = HEAD).
-func (s *Service) Branch(ctx context.Context, name, from string) (lunad.Branch, error) {
-	return s.store.Branch(ctx, name, from)
+// Branch creates a branch at req.From ("" = HEAD).
+func (s *Service) Branch(ctx context.Context, req lunad.BranchRequest) (lunad.Branch, error) {
+	return s.store.Branch(ctx, req.Name, req.From)
 }
 
 // Switch checks out a branch.

@@ -19,7 +19,7 @@ var cmdBranch = &command{
 func runBranch(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	from := fs.String("from", "", "start at `ref`, a branch or commit (default: the current commit)")
 	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
-		b, err := svc.Branch(ctx, pos[0], *from)
+		b, err := svc.Branch(ctx, lunad.BranchRequest{Name: pos[0], From: *from})
 		if err != nil {
 			return err
 		}

@@ -28,10 +28,10 @@ func (fs *flagSet) write(ctx context.Context, args []string, op writeOp) error {
 // writeTo runs a write to one artifact, the ID argument, that takes no
 // flags but the provenance flags. op is a method of lunad.Workspace, such
 // as lunad.Workspace.Undo.
-func writeTo(op func(svc lunad.Workspace, ctx context.Context, ref string, ch gitstore.Change) (gitstore.Result, error)) runFunc {
+func writeTo(op func(svc lunad.Workspace, ctx context.Context, req lunad.RefRequest) (gitstore.Result, error)) runFunc {
 	return func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
-			return op(svc, ctx, pos[0], ch)
+			return op(svc, ctx, lunad.RefRequest{Ref: pos[0], Change: ch})
 		})
 	}
 }
@@ -44,7 +44,7 @@ var cmdMove = &command{
 	minArgs: 2, maxArgs: 2,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
-			return svc.Move(ctx, pos[0], pos[1], ch)
+			return svc.Move(ctx, lunad.MoveRequest{Ref: pos[0], Path: pos[1], Change: ch})
 		})
 	},
 }
@@ -67,7 +67,7 @@ var cmdLink = &command{
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		kind := fs.String("kind", "", "link `kind` (default references)")
 		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
-			return svc.Link(ctx, pos[0], pos[1], *kind, ch)
+			return svc.Link(ctx, lunad.LinkRequest{Src: pos[0], Dst: pos[1], Kind: *kind, Change: ch})
 		})
 	},
 }

@@ -29,7 +29,7 @@ func runRestore(m *Main, ctx context.Context, fs *flagSet, args []string) error 
 		return err
 	}
 	return m.withWorkspace(ctx, func(svc lunad.Workspace) error {
-		res, err := svc.Restore(ctx, ref, n, ch)
+		res, err := svc.Restore(ctx, lunad.RestoreRequest{Ref: ref, Version: n, Change: ch})
 		if err != nil {
 			return err
 		}
