@@ -4,6 +4,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A 257-byte Markdown file of 256 nested block quotes aborted every lunad
@@ -27,7 +28,7 @@ func TestDeepMarkdownSurvives(t *testing.T) {
 		}
 		w.ok("stale")
 		if withDaemon {
-			if log := p.stderr.String(); !strings.Contains(log, "artifact indexed in part") || !strings.Contains(log, "nested deeper than 100") {
+			if log, ok := p.stderr.waitFor(10*time.Second, "artifact indexed in part", "nested deeper than 100"); !ok {
 				t.Fatalf("the daemon did not say deep.md was indexed in part:\n%s", log)
 			}
 			if w.served() == 0 {

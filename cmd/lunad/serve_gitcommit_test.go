@@ -63,7 +63,11 @@ func TestDaemonEditThenGitCommit(t *testing.T) {
 	search, repl := w.file("s", "alpha\n"), w.file("r", "edited\n")
 	w.ok("edit", id, "--search-file", search, "--replace-file", repl, "--agent", "coder")
 	st := w.git("status", "--porcelain")
-	if log := p.stderr.String(); !strings.Contains(log, "method=lunad/edit") {
+	// The daemon logs the call before it answers, but the log reaches
+	// p.stderr through os/exec's copying goroutine, which a loaded machine
+	// may not have run yet: wait for the line rather than read the buffer
+	// once.
+	if log, ok := p.stderr.waitFor(10*time.Second, "method=lunad/edit"); !ok {
 		t.Fatalf("the edit did not go through the daemon:\n%s", log)
 	}
 	if st != "" {

@@ -29,15 +29,57 @@ type daemonProc struct {
 
 // syncBuffer is a bytes.Buffer safe for the process's writes and the
 // test's reads.
+//
+// It holds what os/exec's copying goroutine has read from the daemon's
+// stderr pipe so far, which can be less than the daemon has written: the
+// daemon logs a call before it answers, but the copy into this buffer is
+// asynchronous, and a loaded machine may not have scheduled it yet when
+// the client that got the answer has exited. A test that looks for a line
+// logged during a call waits for it (waitFor); String is for the whole log
+// only after the process exited (daemonProc.wait), or for error messages.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed (and replaced) by each Write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.written != nil {
+		close(s.written)
+		s.written = nil
+	}
 	return s.b.Write(p)
+}
+
+// waitFor waits until the buffer holds every one of subs, or for at most
+// timeout, and returns its content and whether they all came.
+func (s *syncBuffer) waitFor(timeout time.Duration, subs ...string) (string, bool) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		log := s.b.String()
+		all := true
+		for _, sub := range subs {
+			all = all && strings.Contains(log, sub)
+		}
+		if all {
+			s.mu.Unlock()
+			return log, true
+		}
+		if s.written == nil {
+			s.written = make(chan struct{})
+		}
+		written := s.written
+		s.mu.Unlock()
+		select {
+		case <-written:
+		case <-deadline.C:
+			return s.String(), false
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -144,7 +186,7 @@ func TestServe(t *testing.T) {
 	if after := w.served(); after < before+6 {
 		t.Fatalf("the daemon served %d calls, want at least %d", after, before+6)
 	}
-	if log := p.stderr.String(); !strings.Contains(log, "method=lunad/edit") || !strings.Contains(log, "artifact="+id+" version=2") {
+	if log, ok := p.stderr.waitFor(10*time.Second, "method=lunad/edit", "artifact="+id+" version=2"); !ok {
 		t.Fatalf("the daemon did not log the edit:\n%s", log)
 	}
 	if got := w.show(id); got != "alpha\ngamma\n" {
