@@ -62,8 +62,11 @@ type Options struct {
 	// Logger receives what the watcher does and the changes it cannot
 	// record (default slog.Default()).
 	Logger *slog.Logger
-
-	ready func() // tests: called once the watches are in place
+	// Ready, when set, is called once the watches are in place and HEAD
+	// has been read: a change made after it is seen. The daemon serves
+	// only from then on, so that no change a client makes by hand right
+	// after its first call is missed.
+	Ready func()
 }
 
 // Watch follows the workspace for changes made outside the Service until
@@ -139,8 +142,8 @@ func Watch(ctx context.Context, s Workspace, opts Options) error {
 		return err
 	}
 	opts.Logger.Info("watching the workspace", "root", w.root)
-	if opts.ready != nil {
-		opts.ready()
+	if opts.Ready != nil {
+		opts.Ready()
 	}
 	return w.loop(ctx)
 }

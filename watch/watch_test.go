@@ -65,7 +65,7 @@ func startWatch(t *testing.T, s *Service, opts Options) *watched {
 		opts.Logger = slog.New(slog.NewTextHandler(w.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	ready := make(chan struct{})
-	opts.ready = func() { close(ready) }
+	opts.Ready = func() { close(ready) }
 	done := make(chan error, 1)
 	go func() { done <- Watch(ctx, s, opts) }()
 	select {
@@ -359,7 +359,7 @@ func TestWatchStops(t *testing.T) {
 	done := make(chan error, 1)
 	ready := make(chan struct{})
 	go func() {
-		done <- Watch(ctx, s, Options{RecordSaves: true, Logger: slog.New(slog.NewTextHandler(&logBuffer{}, nil)), ready: func() { close(ready) }})
+		done <- Watch(ctx, s, Options{RecordSaves: true, Logger: slog.New(slog.NewTextHandler(&logBuffer{}, nil)), Ready: func() { close(ready) }})
 	}()
 	<-ready
 	if err := os.MkdirAll(filepath.Join(s.Root(), "new", "dir"), 0o755); err != nil {

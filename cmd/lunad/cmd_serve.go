@@ -47,6 +47,10 @@ serves a workspace; a second serve fails (exit 1) naming the first.`,
 // it closes the store).
 const indexSyncDelay = 50 * time.Millisecond
 
+// watcherStart bounds how long the daemon waits for its watcher before it
+// serves (see runServe).
+const watcherStart = 3 * time.Second
+
 // never maps a configured timeout of 0 (never) to Serve's "never", a
 // negative duration.
 func never(d time.Duration) time.Duration {
@@ -153,18 +157,32 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		wg       sync.WaitGroup
 		serveErr error
 	)
+	// Clients are served once the watcher watches (or has failed to), so
+	// that a change a client makes by hand after its first call is seen —
+	// or after watcherStart at most, within a client's hello timeout.
+	watching := make(chan struct{})
+	var once sync.Once
+	ready := func() { once.Do(func() { close(watching) }) }
 	wg.Go(func() {
-		defer cancel()
-		serveErr = daemon.Serve(ctx, svc, ln, daemon.ServeOptions{IdleTimeout: *idle, Busy: func() bool { return svc.RunsInFlight() > 0 }, Logger: log, MaxFrame: maxFrame(opts), Config: id,
-			MaxConns: cfg.Daemon.MaxConnections, ConnIdleTimeout: never(cfg.Daemon.ConnIdleTimeout)})
-	})
-	wg.Go(func() {
-		err := watch.Watch(ctx, svc, watch.Options{RecordSaves: cfg.Daemon.RecordSaves, Logger: log})
+		defer ready()
+		err := watch.Watch(ctx, svc, watch.Options{RecordSaves: cfg.Daemon.RecordSaves, Logger: log, Ready: ready})
 		if err != nil {
 			// Serving goes on; what changes outside lunad is seen at the
 			// next operation on it instead of right away.
 			log.Error("watcher stopped: changes made outside lunad are no longer followed", "err", err)
 		}
+	})
+	wg.Go(func() {
+		defer cancel()
+		select {
+		case <-watching:
+		case <-time.After(watcherStart):
+			log.Warn("serving before the watcher is ready: it is still setting up its watches", "waited", watcherStart)
+		case <-ctx.Done():
+			return
+		}
+		serveErr = daemon.Serve(ctx, svc, ln, daemon.ServeOptions{IdleTimeout: *idle, Busy: func() bool { return svc.RunsInFlight() > 0 }, Logger: log, MaxFrame: maxFrame(opts), Config: id,
+			MaxConns: cfg.Daemon.MaxConnections, ConnIdleTimeout: never(cfg.Daemon.ConnIdleTimeout)})
 	})
 	wg.Wait()
 	if serveErr != nil {
