@@ -167,7 +167,15 @@ func (e *Engine) complete(r *run, req lunad.StageRequest, o outcome) error {
 		recs[i].Event = ev
 	}
 	recs[0].Files = files
-	return e.append(r, recs)
+	if err := e.append(r, recs); err != nil {
+		return err
+	}
+	if evs[0].Type == lunad.EventStageSucceeded {
+		r.mu.Lock()
+		r.succeeded, r.succeededSeq = &o.resp, r.st.succeeded[evs[0].Visit]
+		r.mu.Unlock()
+	}
+	return nil
 }
 
 // commitStage commits the succeeded stage's writes from its recorded
@@ -190,12 +198,8 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 	if seq == 0 {
 		return fmt.Errorf("run %s: stage %s succeeded but its STAGE_SUCCEEDED event is missing from the log", r.id, st.stage)
 	}
-	data, err := e.opts.Store.RunFile(ctx, r.id, seq, fileResponse)
+	resp, err := e.recordedResponse(ctx, r, seq)
 	if err != nil {
-		return err
-	}
-	var resp lunad.StageResponse
-	if err := json.Unmarshal(data, &resp); err != nil {
 		return err
 	}
 	var refs []lunad.ArtifactRef
@@ -214,6 +218,22 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 	evs := r.st.afterCommit(refs, e.agentVersion(r.wf, st.next), e.now())
 	r.mu.Unlock()
 	return e.appendAndGo(ctx, r, evs)
+}
+
+// recordedResponse is the response stored with event seq of r's log.
+func (e *Engine) recordedResponse(ctx context.Context, r *run, seq int) (lunad.StageResponse, error) {
+	r.mu.Lock()
+	if r.succeeded != nil && r.succeededSeq == seq {
+		defer r.mu.Unlock()
+		return *r.succeeded, nil
+	}
+	r.mu.Unlock()
+	var resp lunad.StageResponse
+	data, err := e.opts.Store.RunFile(ctx, r.id, seq, fileResponse)
+	if err == nil {
+		err = json.Unmarshal(data, &resp)
+	}
+	return resp, err
 }
 
 // appendAndGo appends evs and runs the attempt they started, if any.

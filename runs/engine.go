@@ -91,6 +91,11 @@ type run struct {
 
 	mu sync.Mutex
 	st *state
+	// succeeded is the response recorded by the last STAGE_SUCCEEDED this
+	// driver appended (its Seq in succeededSeq): committing its writes
+	// needs no read of the log, except after a restart.
+	succeeded    *lunad.StageResponse
+	succeededSeq int
 }
 
 // errCancelled is the cause of a run's context when the run is cancelled,
