@@ -28,6 +28,7 @@ type objectWriter struct {
 	// (set when the filesystem does not support syncfs).
 	perFile   bool
 	dirHandle *os.File
+	syncs     int // rounds of sync made (tests: group commit)
 }
 
 func newObjectWriter(gitDir string) *objectWriter {
@@ -91,6 +92,7 @@ func (w *objectWriter) write(t plumbing.ObjectType, content []byte) (plumbing.Ha
 // per-file fsyncs of every object, object directory and lock file would
 // achieve, for the cost of one journal commit.
 func (w *objectWriter) sync(extra ...*os.File) error {
+	w.syncs++
 	if !w.perFile {
 		if w.dirHandle == nil {
 			f, err := os.Open(w.dir)

@@ -199,15 +199,24 @@ func (u *refUpdate) sync() error { return u.lock.Sync() }
 // commit renames the lock over the ref and fsyncs the directory. The
 // caller has made the lock's content durable.
 func (u *refUpdate) commit() error {
+	if err := u.rename(); err != nil {
+		return err
+	}
+	if err := syncPath(filepath.Dir(u.path)); err != nil {
+		return fmt.Errorf("update ref %s: %w", u.name, err)
+	}
+	return nil
+}
+
+// rename renames the lock over the ref, leaving the directory's fsync to
+// the caller (several refs of one directory share it).
+func (u *refUpdate) rename() error {
 	if err := u.lock.Close(); err != nil {
 		os.Remove(u.lock.Name())
 		return fmt.Errorf("update ref %s: %w", u.name, err)
 	}
 	if err := os.Rename(u.lock.Name(), u.path); err != nil {
 		os.Remove(u.lock.Name())
-		return fmt.Errorf("update ref %s: %w", u.name, err)
-	}
-	if err := syncPath(filepath.Dir(u.path)); err != nil {
 		return fmt.Errorf("update ref %s: %w", u.name, err)
 	}
 	return nil

@@ -204,69 +204,7 @@ func (s *Store) writeRun(ctx context.Context, runID, after string, recs []RunRec
 			return "", err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return "", fmt.Errorf("%w: store is closed", lunad.ErrInvalid)
-	}
-	if err := s.lockRuns(ctx); err != nil {
-		return "", err
-	}
-	defer s.runs.lock.unlock()
-	name := runRefPrefix + runID
-	cur, err := readRef(s.commonDir, name)
-	if errors.Is(err, lunad.ErrNotFound) {
-		cur, err = plumbing.ZeroHash, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if err := runCAS(runID, old, cur); err != nil {
-		return "", err
-	}
-	seq := 0
-	if !old.IsZero() && !replace {
-		rc, err := s.runCommit(old)
-		if err != nil {
-			return "", err
-		}
-		seq = rc.seq
-	}
-	parent := old
-	if replace {
-		parent = plumbing.ZeroHash
-	}
-	for _, rec := range recs {
-		seq++
-		if parent, err = s.writeRunCommit(runID, parent, seq, rec); err != nil {
-			s.objs.reset()
-			return "", diskHint(err)
-		}
-	}
-	u, err := prepareRef(s.commonDir, name, old, parent)
-	if err != nil {
-		s.objs.reset()
-		var busy *refBusyError
-		if errors.As(err, &busy) {
-			err = busy.err
-		}
-		if old.IsZero() && errors.Is(err, lunad.ErrConflict) {
-			err = fmt.Errorf("%w: run %q (created by another writer)", lunad.ErrExists, runID)
-		}
-		return "", err
-	}
-	if err := s.objs.sync(u.lock); err != nil {
-		u.abort()
-		s.objs.reset()
-		return "", diskHint(err)
-	}
-	if err := u.commit(); err != nil {
-		if h, rerr := readRef(s.commonDir, name); rerr != nil || h != parent {
-			return "", diskHint(err)
-		}
-		return parent.String(), err
-	}
-	return parent.String(), nil
+	return s.runAppends.submit(ctx, s, &runAppend{runID: runID, after: old, recs: recs, replace: replace})
 }
 
 // runCAS checks the run's ref (cur, zero: absent) against the caller's tip.

@@ -583,3 +583,53 @@ func TestCrashRunLog(t *testing.T) {
 func blobHash(b []byte) string {
 	return plumbing.ComputeHash(plumbing.BlobObject, b).String()
 }
+
+// TestAppendRunGroupCommit: appends to different runs made at once share
+// their filesystem syncs, and each still lands exactly as if alone.
+func TestAppendRunGroupCommit(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	const runs, appends = 16, 10
+	before := s.objs.syncs
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, runs)
+	for r := range runs {
+		wg.Go(func() {
+			<-start
+			id := fmt.Sprintf("g%02d", r)
+			tip := ""
+			for i := range appends {
+				ev := lunad.RunEvent{Type: "STAGE_STARTED", RunID: id, Workflow: "w", Stage: "s", Attempt: i + 1}
+				if i == 0 {
+					ev.Type = "RUN_CREATED"
+				}
+				var err error
+				if tip, err = s.AppendRun(ctx, id, tip, []RunRecord{{Event: ev}}); err != nil {
+					errs <- fmt.Errorf("%s append %d: %w", id, i, err)
+					return
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	syncs := s.objs.syncs - before
+	s.mu.Unlock()
+	if syncs >= runs*appends {
+		t.Fatalf("%d syncs for %d appends made at once: none was grouped", syncs, runs*appends)
+	}
+	for r := range runs {
+		events, _, err := s.RunLog(ctx, fmt.Sprintf("g%02d", r))
+		if err != nil || len(events) != appends || events[appends-1].Seq != appends || events[appends-1].Attempt != appends {
+			t.Fatalf("run %d: %d events, %v", r, len(events), err)
+		}
+	}
+	t.Logf("%d appends, %d syncs", runs*appends, syncs)
+	git(t, s.root, "fsck", "--strict", "--no-progress")
+}

@@ -73,6 +73,9 @@ type Store struct {
 	trees   map[plumbing.Hash][]treeEntry // decoded trees, see readTree
 	metas   *metaIndex                    // see metasAt
 	runs    runLogs                       // run event logs, see runlog.go
+	// runAppends groups concurrent appends to run logs (runbatch.go); it
+	// has its own mutex and is not guarded by mu.
+	runAppends runAppendQueue
 
 	queue     writeQueue
 	session   string // tags this store's lines in the pending list
