@@ -20,10 +20,11 @@ import (
 )
 
 // Run event logs. Each run is a ref, refs/luna/runs/<run-id>, with one
-// commit per event: its tree holds event.json (the lunad.RunEvent, indented
-// JSON) and the files recorded with the event (request.json,
-// response.json, workflow.toml …); its parent is the run's previous event.
-// `git log refs/luna/runs/<id>` is the run's audit trail.
+// commit per event: its message holds the lunad.RunEvent as JSON on its
+// "event: " line (under a subject and lines a person reads), its tree the
+// files recorded with the event (request.json, response.json,
+// workflow.toml …; empty for most events), its parent the run's previous
+// event. `git log refs/luna/runs/<id>` is the run's audit trail.
 //
 // An append writes its commits with the store's object writer (temp file +
 // rename, unsynced), takes "<ref>.lock", checks the ref is still at the
@@ -36,7 +37,8 @@ import (
 //
 // Appends across processes exclude each other with an flock of their own
 // (.git/luna/runs.lock, in the repository's common dir: the run refs, and
-// so their lock, are shared by every linked worktree): a run ref's lock file can then only be left
+// so their lock, are shared by every linked worktree): a run ref's lock
+// file can then only be left
 // behind by a lunad writer that died holding it, and the next writer to
 // take the flock after such a death removes those files (wsLock.inherited).
 
@@ -47,7 +49,8 @@ type RunRecord = lunad.RunRecord
 
 const (
 	runRefPrefix = "refs/luna/runs/"
-	runEventFile = "event.json"
+	runEventFile = "event.json" // the event, in the log's first version
+	runEventLine = "event: "    // the line of an event commit's message holding the event
 	maxRunID     = 64
 	// maxRunCache bounds the decoded run commits kept in memory.
 	maxRunCache = 1 << 14
@@ -277,30 +280,34 @@ func (s *Store) writeRunCommit(runID string, parent plumbing.Hash, seq int, rec 
 	if ev.RunID == "" {
 		ev.RunID = runID
 	}
-	body, err := json.MarshalIndent(ev, "", "  ")
+	// The event travels in the commit's message, on one line: an event
+	// without files is then one new object, not three (creating a file
+	// is the dearest part of an append).
+	body, err := json.Marshal(ev)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("%w: event: %w", lunad.ErrInvalid, err)
 	}
-	body = append(body, '\n')
-	changes := make(map[string]fileChange, len(rec.Files)+1)
-	for name, b := range rec.Files {
-		h, err := s.objs.write(plumbing.BlobObject, b)
-		if err != nil {
-			return h, err
+	var tree plumbing.Hash
+	if len(rec.Files) == 0 {
+		// The empty tree: once on disk, writing it again creates nothing.
+		if tree, err = s.objs.write(plumbing.TreeObject, nil); err != nil {
+			return tree, err
 		}
-		changes[name] = fileChange{hash: h, mode: modeFile}
-	}
-	blob, err := s.objs.write(plumbing.BlobObject, body)
-	if err != nil {
-		return blob, err
-	}
-	changes[runEventFile] = fileChange{hash: blob, mode: modeFile}
-	tree, err := s.rewriteTree(plumbing.ZeroHash, changes)
-	if err != nil {
-		return tree, err
+	} else {
+		changes := make(map[string]fileChange, len(rec.Files))
+		for name, b := range rec.Files {
+			h, err := s.objs.write(plumbing.BlobObject, b)
+			if err != nil {
+				return h, err
+			}
+			changes[name] = fileChange{hash: h, mode: modeFile}
+		}
+		if tree, err = s.rewriteTree(plumbing.ZeroHash, changes); err != nil {
+			return tree, err
+		}
 	}
 	sig := signature{Name: runSignature.Name, Email: runSignature.Email, When: s.opts.Clock()}
-	c := &commitObject{Tree: tree, Author: sig, Committer: sig, Message: runMessage(ev)}
+	c := &commitObject{Tree: tree, Author: sig, Committer: sig, Message: runMessage(ev, body)}
 	if !parent.IsZero() {
 		c.Parents = []plumbing.Hash{parent}
 	}
@@ -327,8 +334,9 @@ func (s *Store) writeRunCommit(runID string, parent plumbing.Hash, seq int, rec 
 //	Luna-Visit: 1
 //	Luna-Attempt: 2
 //
-// The event itself, complete, is event.json in the commit's tree.
-func runMessage(ev lunad.RunEvent) string {
+// The event itself, complete, is the body's last line, after "event: "
+// (runEventLine).
+func runMessage(ev lunad.RunEvent, event []byte) string {
 	var b strings.Builder
 	b.WriteString(string(ev.Type))
 	if ev.Stage != "" {
@@ -355,6 +363,7 @@ func runMessage(ev lunad.RunEvent) string {
 	if ev.Next != "" {
 		body = append(body, "next: "+oneLine(ev.Next, 200))
 	}
+	body = append(body, runEventLine+string(event))
 	if len(body) > 0 {
 		b.WriteString(strings.Join(body, "\n"))
 		b.WriteString("\n\n")
@@ -402,7 +411,7 @@ func (s *Store) runCommit(h plumbing.Hash) (runCommit, error) {
 	if err != nil {
 		return runCommit{}, err
 	}
-	b, _, err := s.readFile(c.Tree, runEventFile)
+	b, err := s.runEvent(c)
 	if err != nil {
 		return runCommit{}, fmt.Errorf("run event %.12s: %w", h, err)
 	}
@@ -418,6 +427,18 @@ func (s *Store) runCommit(h plumbing.Hash) (runCommit, error) {
 	}
 	s.runs.remember(h, rc)
 	return rc, nil
+}
+
+// runEvent is the event an event commit holds: its message's event line
+// (or, as the first version of the log wrote it, event.json in its tree).
+func (s *Store) runEvent(c *commitObject) ([]byte, error) {
+	for _, line := range strings.Split(c.Message, "\n") {
+		if ev, ok := strings.CutPrefix(line, runEventLine); ok && strings.HasPrefix(ev, "{") {
+			return []byte(ev), nil
+		}
+	}
+	b, _, err := s.readFile(c.Tree, runEventFile)
+	return b, err
 }
 
 // runTip returns a run's tip, or *lunad.RunNotFoundError. Callers hold s.mu.
@@ -466,7 +487,7 @@ func (s *Store) RunLog(ctx context.Context, runID string) ([]lunad.RunEvent, str
 			return nil, "", fmt.Errorf("run %s: the log is damaged: its event %d has seq %d", runID, i+1, ev.Seq)
 		}
 		if len(ev.Output) > 0 {
-			// Indented in event.json; handed back as the caller gave it.
+			// Handed back compact, whatever the caller gave.
 			var buf bytes.Buffer
 			if json.Compact(&buf, ev.Output) == nil {
 				ev.Output = buf.Bytes()

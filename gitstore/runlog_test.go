@@ -115,9 +115,9 @@ func TestRunLogRoundTrip(t *testing.T) {
 		t.Errorf("fresh store reads %v %s %s", err, tip2, mustJSON(t, events2))
 	}
 
-	// What git sees: the events in order as an audit trail, event.json as
-	// indented JSON, the files beside it, a clean fsck, HEAD and the
-	// working tree untouched.
+	// What git sees: the events in order as an audit trail, each event as
+	// JSON in its message, the files in its tree, a clean fsck, HEAD and
+	// the working tree untouched.
 	log := git(t, s.root, "log", "--reverse", "--format=%s|%(trailers:key=Luna-Run,key=Luna-Event,key=Luna-Seq,key=Luna-Stage,key=Luna-Attempt,valueonly,separator=%x2C)", "refs/luna/runs/r1")
 	wantLog := "RUN_CREATED|r1,RUN_CREATED,1\n" +
 		"STAGE_ENQUEUED draft|r1,STAGE_ENQUEUED,2,draft\n" +
@@ -129,14 +129,15 @@ func TestRunLogRoundTrip(t *testing.T) {
 	if body := git(t, s.root, "log", "-1", "--format=%b", "refs/luna/runs/r1"); !strings.Contains(body, "next: end") || !strings.Contains(body, "wrote notes/a.md (a0000001 version 2)") {
 		t.Errorf("last event's message body:\n%s", body)
 	}
-	indented, _ := json.MarshalIndent(want[3], "", "  ")
-	if got := git(t, s.root, "cat-file", "-p", tip+":event.json"); got != string(indented)+"\n" {
-		t.Errorf("git cat-file event.json:\n%s\nwant:\n%s", got, indented)
+	// The event, whole, is the body's "event: " line, as git shows it.
+	compact, _ := json.Marshal(want[3])
+	if body := git(t, s.root, "log", "-1", "--format=%b", "refs/luna/runs/r1"); !strings.Contains(body, "\nevent: "+string(compact)+"\n") {
+		t.Errorf("last event's message body:\n%s\nwant the line event: %s", body, compact)
 	}
 	if got := git(t, s.root, "cat-file", "-p", tip+":response.json"); got != `{"status":"ok"}` {
 		t.Errorf("response.json: %q", got)
 	}
-	if got := git(t, s.root, "ls-tree", "--name-only", "refs/luna/runs/r1~3"); got != "config.toml\nevent.json\nworkflow.toml\n" {
+	if got := git(t, s.root, "ls-tree", "--name-only", "refs/luna/runs/r1~3"); got != "config.toml\nworkflow.toml\n" {
 		t.Errorf("first event's tree: %q", got)
 	}
 	if c := git(t, s.root, "rev-list", "--count", "refs/luna/runs/r1"); c != "4\n" {
