@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/wstest"
 )
 
 const linear = `name = "linear"
@@ -69,7 +70,7 @@ func TestLinear(t *testing.T) {
 	want := []string{"RUN_CREATED", "STAGE_ENQUEUED a", "STAGE_STARTED a", "STAGE_SUCCEEDED a", "STAGE_COMMITTED a",
 		"STAGE_ENQUEUED b", "STAGE_STARTED b", "STAGE_SUCCEEDED b", "STAGE_COMMITTED b",
 		"STAGE_ENQUEUED c", "STAGE_STARTED c", "STAGE_SUCCEEDED c", "STAGE_COMMITTED c", "RUN_COMPLETED"}
-	if got := types(info); !slices.Equal(got, want) {
+	if got := wstest.EventTypes(info); !slices.Equal(got, want) {
 		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if got := w.eventTypes(info.ID); !slices.Equal(got, want) {
@@ -163,7 +164,7 @@ func TestFailures(t *testing.T) {
 				}
 				t.Fatalf("run: %s after %d attempts (%s)", info.Status, info.Stages[0].Attempts, info.Error)
 			}
-			if got := types(info); !slices.Equal(got, c.events) {
+			if got := wstest.EventTypes(info); !slices.Equal(got, c.events) {
 				t.Fatalf("events:\n%s", strings.Join(got, "\n"))
 			}
 			if got := w.eventTypes(info.ID); !slices.Equal(got, c.events) {
@@ -205,7 +206,7 @@ func TestDuplicateAndQuarantine(t *testing.T) {
 		t.Fatal(err)
 	}
 	after, _ := w.eng.Run(context.Background(), info.ID)
-	got := types(after)[len(info.Events):]
+	got := wstest.EventTypes(after)[len(info.Events):]
 	if !slices.Equal(got, []string{"DUPLICATE_IGNORED a", "OUTPUT_QUARANTINED a"}) {
 		t.Fatalf("events after: %v", got)
 	}
@@ -334,7 +335,7 @@ func TestResume(t *testing.T) {
 		}
 	}
 	if interrupted != 1 {
-		t.Fatalf("%d interrupted attempts recorded, want 1: %v", interrupted, types(got))
+		t.Fatalf("%d interrupted attempts recorded, want 1: %v", interrupted, wstest.EventTypes(got))
 	}
 	if n := strings.Count(w.git("log", "--format=%H", "--", "r.txt"), "\n"); n != 1 {
 		t.Fatalf("r.txt written in %d commits", n)

@@ -1,11 +1,9 @@
 package runs_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -148,14 +146,7 @@ func (w *workspace) wait(id string) lunad.RunInfo {
 // git runs the real git binary in the workspace.
 func (w *workspace) git(args ...string) string {
 	w.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = w.root
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		w.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.String()
+	return wstest.GitRun(w.t, w.root, args...)
 }
 
 // fsck checks the repository with git fsck --strict.
@@ -164,30 +155,8 @@ func (w *workspace) fsck() {
 	w.git("fsck", "--strict", "--no-progress")
 }
 
-// types is the event types of info, in order.
-func types(info lunad.RunInfo) []string {
-	var out []string
-	for _, ev := range info.Events {
-		s := string(ev.Type)
-		if ev.Stage != "" {
-			s += " " + ev.Stage
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// eventTypes is the run's events as `git log` reads them from its ref,
-// oldest first: "TYPE stage" per event (the Luna-Event and Luna-Stage
-// trailers), as types gives them.
+// eventTypes is the run's events as `git log` reads them from its ref.
 func (w *workspace) eventTypes(id string) []string {
 	w.t.Helper()
-	out := w.git("log", "--reverse", "--format=%(trailers:key=Luna-Event,valueonly,separator=) %(trailers:key=Luna-Stage,valueonly,separator=)", "refs/luna/runs/"+id)
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines
+	return wstest.LoggedEventTypes(w.t, w.root, id)
 }

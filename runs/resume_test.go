@@ -76,7 +76,7 @@ func TestResumeFromEveryStep(t *testing.T) {
 			if got.Status != lunad.RunCompleted {
 				t.Fatalf("resumed: %s (%s)", got.Status, got.Error)
 			}
-			if appended := types(got)[1+len(c.after):]; !slices.Equal(appended, c.want) {
+			if appended := wstest.EventTypes(got)[1+len(c.after):]; !slices.Equal(appended, c.want) {
 				t.Fatalf("appended on resume:\n%s\nwant:\n%s", strings.Join(appended, "\n"), strings.Join(c.want, "\n"))
 			}
 			wantCommits := 1

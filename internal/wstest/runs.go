@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lunad/lunad"
 )
 
 // StepAgent is the process agent of the Review workflow: it reports the
@@ -85,4 +87,33 @@ func Python(t *testing.T) string {
 		t.Fatal("the run tests need python3 for their agents: apt-get install python3 (.ci/run does)")
 	}
 	return p
+}
+
+// EventTypes is a run's events as "TYPE stage" (or "TYPE" for run-level
+// events), in order.
+func EventTypes(info lunad.RunInfo) []string {
+	var out []string
+	for _, ev := range info.Events {
+		s := string(ev.Type)
+		if ev.Stage != "" {
+			s += " " + ev.Stage
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// LoggedEventTypes is run id's events as `git log` reads them from its ref
+// in the repository at root, oldest first, in EventTypes' form (the
+// Luna-Event and Luna-Stage trailers).
+func LoggedEventTypes(t *testing.T, root, id string) []string {
+	t.Helper()
+	out := GitRun(t, root, "log", "--reverse", "--format=%(trailers:key=Luna-Event,valueonly,separator=) %(trailers:key=Luna-Stage,valueonly,separator=)", "refs/luna/runs/"+id)
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
 )
 
@@ -273,22 +274,13 @@ func (w *workspace) wait(id string) lunad.RunInfo {
 // git runs the real git binary in the workspace.
 func (w *workspace) git(args ...string) string {
 	w.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = w.root
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		w.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.String()
+	return wstest.GitRun(w.t, w.root, args...)
 }
 
-// eventTypes is the run's events as `git log` reads them from its ref,
-// oldest first: "TYPE stage".
+// eventTypes is the run's events as `git log` reads them from its ref.
 func (w *workspace) eventTypes(id string) []string {
 	w.t.Helper()
-	out := w.git("log", "--reverse", "--format=%(trailers:key=Luna-Event,valueonly,separator=) %(trailers:key=Luna-Stage,valueonly,separator=)", "refs/luna/runs/"+id)
-	return lines(out)
+	return wstest.LoggedEventTypes(w.t, w.root, id)
 }
 
 // stageCommits counts the commits on the branch holding stage's writes
@@ -302,18 +294,6 @@ func (w *workspace) stageCommits(id, stage string) int {
 		}
 	}
 	return n
-}
-
-func types(info lunad.RunInfo) []string {
-	var out []string
-	for _, ev := range info.Events {
-		s := string(ev.Type)
-		if ev.Stage != "" {
-			s += " " + ev.Stage
-		}
-		out = append(out, s)
-	}
-	return out
 }
 
 func lines(s string) []string {

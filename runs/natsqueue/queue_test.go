@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/wstest"
 )
 
 var twoStageEvents = []string{"RUN_CREATED", "STAGE_ENQUEUED a", "STAGE_STARTED a", "STAGE_SUCCEEDED a", "STAGE_COMMITTED a",
@@ -31,7 +32,7 @@ func checkCompleted(t *testing.T, w *workspace, info lunad.RunInfo) {
 	if info.Status != lunad.RunCompleted || !slices.Equal(info.Path, []string{"a", "b"}) {
 		t.Fatalf("run: %s %v (%s)", info.Status, info.Path, info.Error)
 	}
-	if got := types(info); !slices.Equal(got, twoStageEvents) {
+	if got := wstest.EventTypes(info); !slices.Equal(got, twoStageEvents) {
 		t.Fatalf("events:\n%s", strings.Join(got, "\n"))
 	}
 	if got := w.eventTypes(info.ID); !slices.Equal(got, twoStageEvents) {
