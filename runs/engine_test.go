@@ -240,12 +240,16 @@ func TestBadInput(t *testing.T) {
 	w := newWorkspace(t, map[string]string{
 		"escape":  stageWorkflow("escape", `"--write", "../outside.txt"`, ""),
 		"gitdir":  stageWorkflow("gitdir", `"--write", ".git/config"`, ""),
+		"lunadir": stageWorkflow("lunadir", `"--write", ".luna/config.toml"`, ""),
+		"abs":     stageWorkflow("abs", `"--write", "/tmp/lunad-escape.txt"`, ""),
 		"missing": strings.Replace(stageWorkflow("missing", `"--score", "1"`, ""), `to = "end"`, "to = \"end\"\nwhen = \"output.nope > 1\"", 1),
 	})
 	head := w.git("rev-parse", "HEAD")
 	for _, c := range []struct{ wf, want string }{
 		{"escape", "refused"},
 		{"gitdir", "refused"},
+		{"lunadir", "refused"},
+		{"abs", "refused"},
 		{"missing", "output.nope > 1"},
 	} {
 		info := w.run(lunad.RunRequest{Workflow: c.wf})
