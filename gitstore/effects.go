@@ -142,7 +142,7 @@ func (s *Store) checkWrites(writes []lunad.StageWrite) ([][]byte, error) {
 	slices.SortFunc(sorted, func(a, b lunad.StageWrite) int { return strings.Compare(a.Path, b.Path) })
 	var input [][]byte
 	folded := map[string]string{}
-	for i, w := range sorted {
+	for _, w := range sorted {
 		if err := checkPath(w.Path); err != nil {
 			return nil, err
 		}
@@ -150,13 +150,20 @@ func (s *Store) checkWrites(writes []lunad.StageWrite) ([][]byte, error) {
 			return nil, fmt.Errorf("%w: %s is written twice (as %s)", lunad.ErrInvalid, w.Path, prev)
 		}
 		folded[strings.ToLower(w.Path)] = w.Path
-		if i+1 < len(sorted) && strings.HasPrefix(sorted[i+1].Path, w.Path+"/") {
-			return nil, fmt.Errorf("%w: %s is written as a file and as a directory (%s)", lunad.ErrInvalid, w.Path, sorted[i+1].Path)
-		}
 		if err := s.checkContent([]byte(w.Content)); err != nil {
 			return nil, fmt.Errorf("%s: %w", w.Path, err)
 		}
 		input = append(input, []byte(w.Path), []byte(w.Content))
+	}
+	// A path written inside another written path: every parent of every
+	// path is looked up, since sorting does not put x/a next to x/a/b
+	// (x/a-b sorts between them).
+	for _, w := range sorted {
+		for dir := path.Dir(w.Path); dir != "."; dir = path.Dir(dir) {
+			if file, ok := folded[strings.ToLower(dir)]; ok {
+				return nil, fmt.Errorf("%w: %s is written as a file and as a directory (%s)", lunad.ErrInvalid, file, w.Path)
+			}
+		}
 	}
 	return input, nil
 }

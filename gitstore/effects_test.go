@@ -246,6 +246,8 @@ func TestApplyWritesRefused(t *testing.T) {
 		{"twice", []lunad.StageWrite{good, good}, lunad.ErrInvalid},
 		{"case twins", []lunad.StageWrite{good, {Path: "notes/NEW.md", Content: "x"}}, lunad.ErrInvalid},
 		{"file and dir", []lunad.StageWrite{good, {Path: "notes/new.md/x.md", Content: "x"}}, lunad.ErrInvalid},
+		{"file and dir, another path sorted between", []lunad.StageWrite{{Path: "x/a", Content: "x"}, {Path: "x/a-b", Content: "x"}, {Path: "x/a/b", Content: "x"}}, lunad.ErrInvalid},
+		{"file and dir, case twins", []lunad.StageWrite{{Path: "x/A", Content: "x"}, {Path: "x/a/b", Content: "x"}}, lunad.ErrInvalid},
 		{"binary", []lunad.StageWrite{good, {Path: "bin.md", Content: "a\x00b"}}, lunad.ErrInvalid},
 		{"no writes", nil, lunad.ErrInvalid},
 	} {

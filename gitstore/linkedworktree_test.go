@@ -263,3 +263,36 @@ func TestLinkedWorktreeConcurrentWriters(t *testing.T) {
 		t.Fatal("the worktree has a runs lock of its own")
 	}
 }
+
+// TestLinkedWorktreeOtherFilesystem: a worktree on another filesystem than
+// its repository (here tmpfs, the repository on the test's temp dir) gets
+// its files written: the working tree's temporary files are made where a
+// rename reaches.
+func TestLinkedWorktreeOtherFilesystem(t *testing.T) {
+	const shm = "/dev/shm"
+	if fi, err := os.Stat(shm); err != nil || !fi.IsDir() {
+		t.Fatalf("%s is needed for a second filesystem: %v", shm, err)
+	}
+	s := newStore(t)
+	dir, err := os.MkdirTemp(shm, "lunad-wt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	wt := filepath.Join(dir, "wt")
+	git(t, s.root, "worktree", "add", "-q", "-b", "far", wt)
+	w := openWorktree(t, wt)
+	res, err := w.Create(context.Background(), CreateSpec{Title: "Far", Path: "docs/far.md", Content: []byte("# Far\n")})
+	if err != nil || res.Warning != "" {
+		t.Fatalf("create: %v, warning %q", err, res.Warning)
+	}
+	if b, err := os.ReadFile(filepath.Join(wt, "docs/far.md")); err != nil || string(b) != "# Far\n" {
+		t.Fatalf("the working tree's file: %q, %v", b, err)
+	}
+	if err := w.Close(); err != nil { // syncs the worktree's git index
+		t.Fatal(err)
+	}
+	if st := git(t, wt, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status in the worktree:\n%s", st)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
 )
@@ -42,14 +43,14 @@ import (
 // behind by a lunad writer that died holding it, and the next writer to
 // take the flock after such a death removes those files (wsLock.inherited).
 
-// RunRecord is one event to append, with files stored beside event.json in
+// RunRecord is one event to append, with files stored in
 // its commit's tree (e.g. request.json, response.json, workflow.toml,
 // config.toml).
 type RunRecord = lunad.RunRecord
 
 const (
 	runRefPrefix = "refs/luna/runs/"
-	runEventFile = "event.json" // the event, in the log's first version
+	runEventFile = "event.json" // reserved: no file passes for the event
 	runEventLine = "event: "    // the line of an event commit's message holding the event
 	maxRunID     = 64
 	// maxRunCache bounds the decoded run commits kept in memory.
@@ -75,7 +76,7 @@ type runCommit struct {
 	parent plumbing.Hash
 	tree   plumbing.Hash
 	seq    int
-	event  []byte // event.json as stored; shared, never modified
+	event  []byte // the event's JSON as stored; shared, never modified
 }
 
 func (r *runLogs) close() {
@@ -247,14 +248,16 @@ func (s *Store) lockRuns(ctx context.Context) error {
 	}
 	dir := filepath.Join(s.commonDir, filepath.FromSlash(strings.TrimSuffix(runRefPrefix, "/")))
 	if r.lock.inherited {
-		r.lock.inherited = false
 		stale, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
 		for _, name := range stale {
 			if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
-				r.lock.unlock()
+				// Released without a clean release: the next writer
+				// still finds the dead writer's mark and tries again.
+				unix.Flock(int(r.lock.f.Fd()), unix.LOCK_UN)
 				return fmt.Errorf("remove %s left by a dead writer: %w", name, err)
 			}
 		}
+		r.lock.inherited = false
 	}
 	if !r.dirDone {
 		// The directories a first run creates must survive a crash with
@@ -419,7 +422,7 @@ func (s *Store) runCommit(h plumbing.Hash) (runCommit, error) {
 		Seq int `json:"seq"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return runCommit{}, fmt.Errorf("run event %.12s: %s: %w", h, runEventFile, err)
+		return runCommit{}, fmt.Errorf("run event %.12s: its event: %w", h, err)
 	}
 	rc := runCommit{tree: c.Tree, seq: head.Seq, event: b}
 	if len(c.Parents) > 0 {
@@ -429,16 +432,14 @@ func (s *Store) runCommit(h plumbing.Hash) (runCommit, error) {
 	return rc, nil
 }
 
-// runEvent is the event an event commit holds: its message's event line
-// (or, as the first version of the log wrote it, event.json in its tree).
+// runEvent is the event an event commit holds: its message's event line.
 func (s *Store) runEvent(c *commitObject) ([]byte, error) {
 	for _, line := range strings.Split(c.Message, "\n") {
 		if ev, ok := strings.CutPrefix(line, runEventLine); ok && strings.HasPrefix(ev, "{") {
 			return []byte(ev), nil
 		}
 	}
-	b, _, err := s.readFile(c.Tree, runEventFile)
-	return b, err
+	return nil, fmt.Errorf("%w: no %q line in its message", lunad.ErrNotFound, strings.TrimSpace(runEventLine))
 }
 
 // runTip returns a run's tip, or *lunad.RunNotFoundError. Callers hold s.mu.
@@ -457,7 +458,7 @@ func (s *Store) runTip(runID string) (plumbing.Hash, error) {
 // run's own commits only (memoised per commit). Errors: ErrInvalid for a
 // malformed run ID; *lunad.RunNotFoundError (ErrNotFound) when there is no
 // such run; an error naming the commit when the log is damaged (an event
-// commit without a readable event.json, or events out of sequence).
+// commit without a readable event line, or events out of sequence).
 func (s *Store) RunLog(ctx context.Context, runID string) ([]lunad.RunEvent, string, error) {
 	s.mu.Lock()
 	tip, err := s.runTip(runID)
@@ -497,8 +498,8 @@ func (s *Store) RunLog(ctx context.Context, runID string) ([]lunad.RunEvent, str
 	return events, tip.String(), nil
 }
 
-// RunFile returns the file name stored with event seq of a run (name
-// "event.json" is the event as stored). Errors: ErrInvalid for a malformed
+// RunFile returns the file name stored with event seq of a run (the
+// event itself is RunLog's). Errors: ErrInvalid for a malformed
 // run ID; *lunad.RunNotFoundError for no such run; ErrNotFound when the
 // run has no event seq or the event no such file.
 func (s *Store) RunFile(ctx context.Context, runID string, seq int, name string) ([]byte, error) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
 )
@@ -62,7 +63,10 @@ type Store struct {
 	// config, and the runs lock. gitDir == commonDir but in a linked
 	// worktree (lunad.Checkout).
 	root, gitDir, commonDir, lunaDir string
-	opts                             Options
+	// workTmp holds the working tree's temporary files ("": next to them;
+	// see workTempDir).
+	workTmp string
+	opts    Options
 
 	mu      sync.Mutex   // guards everything below, and the repository
 	objects *objectStore // reading; objs writes
@@ -133,6 +137,7 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(s.lunaDir, "tmp"), 0o755); err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
 	}
+	s.workTmp = workTempDir(filepath.Join(s.lunaDir, "tmp"), s.root)
 	s.fillDefaults()
 	if s.lock, err = openLock(filepath.Join(s.lunaDir, "lock")); err != nil {
 		return nil, err
@@ -141,6 +146,18 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	s.objs = newObjectWriter(s.commonDir)
 	s.cache = loadCommitCache(filepath.Join(s.lunaDir, "commits"))
 	return s, nil
+}
+
+// workTempDir is where files bound for the working tree at root are made
+// before they are renamed into place: tmp, unless it is on another
+// filesystem than root (a linked worktree elsewhere than its repository),
+// where a rename cannot reach; then "" — next to each file.
+func workTempDir(tmp, root string) string {
+	var a, b unix.Stat_t
+	if unix.Stat(tmp, &a) == nil && unix.Stat(root, &b) == nil && a.Dev != b.Dev {
+		return ""
+	}
+	return tmp
 }
 
 // Logger is where the store logs (Options.Logger).

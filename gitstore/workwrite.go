@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -80,7 +81,7 @@ func (s *Store) writeWorkFile(p string, c fileChange, expect plumbing.Hash) (wri
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(filepath.Join(s.lunaDir, "tmp"), "work-")
+	tmp, err := os.CreateTemp(cmp.Or(s.workTmp, filepath.Dir(full)), ".lunad-work-")
 	if err != nil {
 		return false, err
 	}
@@ -218,7 +219,7 @@ func placeNew(name, full string) (bool, error) {
 // expect: it renames the file aside (one step), checks it, and puts a
 // person's save back where no newer file took its place.
 func (s *Store) removeWorkFile(full string, expect plumbing.Hash) (bool, error) {
-	aside, err := os.CreateTemp(filepath.Join(s.lunaDir, "tmp"), "gone-")
+	aside, err := os.CreateTemp(cmp.Or(s.workTmp, filepath.Dir(full)), ".lunad-gone-")
 	if err != nil {
 		return false, err
 	}
