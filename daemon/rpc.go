@@ -426,11 +426,39 @@ var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []b
 	mSearch: args(func(ctx context.Context, s lunad.Workspace, p searchParams) (any, error) {
 		return s.SearchSymbols(ctx, string(p.Query), p.Limit)
 	}),
+
+	// lunad.Runner (runs.go).
+	mWorkflows:   noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.Workflows(ctx) }),
+	mRuns:        noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.Runs(ctx) }),
+	mDeadLetters: noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.DeadLetters(ctx) }),
+	mWorkflow: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
+		return s.Workflow(ctx, p.ID)
+	}),
+	mRunStart: op[runStartParams](lunad.Workspace.StartRun),
+	mRun: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
+		return s.Run(ctx, p.ID)
+	}),
+	mRunWait: args(waitRun),
+	mRunCancel: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
+		return s.CancelRun(ctx, p.ID)
+	}),
+	mRunRetry: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
+		return s.RetryRun(ctx, p.ID)
+	}),
+	mRunReplay: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
+		return s.ReplayRun(ctx, p.ID, p.Live)
+	}),
+	mRunPrune: args(func(ctx context.Context, s lunad.Workspace, p pruneParams) (any, error) {
+		return s.PruneRuns(ctx, p.OlderThan)
+	}),
 }
 
-// writes are the methods logged at Info level; the rest at Debug.
+// writes are the methods that change the workspace: logged at Info level
+// (the rest at Debug), and not sent again after a broken connection unless
+// their params carry an idempotency key (Client.do).
 var writes = map[string]bool{mCreate: true, mEdit: true, mUndo: true, mRedo: true, mRestore: true, mMove: true,
-	mArchive: true, mLink: true, mAck: true, mBranch: true, mSwitch: true}
+	mArchive: true, mLink: true, mAck: true, mBranch: true, mSwitch: true,
+	mRunStart: true, mRunCancel: true, mRunRetry: true, mRunPrune: true}
 
 func args[P any](f func(context.Context, lunad.Workspace, P) (any, error)) func(context.Context, lunad.Workspace, []byte) (any, error) {
 	return func(ctx context.Context, s lunad.Workspace, raw []byte) (any, error) {

@@ -7,9 +7,10 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// The calls of lunad.Runner: "lunad/run_*" and "lunad/workflow*". Run IDs
-// and workflow names are plain strings (the engine refuses any that are
-// not), so they need no text envelope.
+// The calls of lunad.Runner: "lunad/run_*" and "lunad/workflow*", served
+// from the tables in rpc.go. Run IDs and workflow names are plain strings
+// (the engine refuses any that are not), so they need no text envelope;
+// a start's inputs and params do.
 const (
 	mWorkflows   = "lunad/workflows"
 	mWorkflow    = "lunad/workflow"
@@ -33,41 +34,62 @@ type pruneParams struct {
 	OlderThan time.Duration `json:"older_than"`
 }
 
-func init() {
-	for m, f := range map[string]func(context.Context, lunad.Workspace, []byte) (any, error){
-		mWorkflows:   noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.Workflows(ctx) }),
-		mRuns:        noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.Runs(ctx) }),
-		mDeadLetters: noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.DeadLetters(ctx) }),
-		mWorkflow: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
-			return s.Workflow(ctx, p.ID)
-		}),
-		mRunStart: args(func(ctx context.Context, s lunad.Workspace, p lunad.RunRequest) (any, error) {
-			return s.StartRun(ctx, p)
-		}),
-		mRun: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
-			return s.Run(ctx, p.ID)
-		}),
-		mRunWait: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
-			return s.WaitRun(ctx, p.ID)
-		}),
-		mRunCancel: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
-			return s.CancelRun(ctx, p.ID)
-		}),
-		mRunRetry: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
-			return s.RetryRun(ctx, p.ID)
-		}),
-		mRunReplay: args(func(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
-			return s.ReplayRun(ctx, p.ID, p.Live)
-		}),
-		mRunPrune: args(func(ctx context.Context, s lunad.Workspace, p pruneParams) (any, error) {
-			return s.PruneRuns(ctx, p.OlderThan)
-		}),
-	} {
-		methods[m] = f
+// runStartParams is a lunad.RunRequest on the wire: its inputs and params
+// are user text, sent losslessly, and its key makes a start retried after
+// a broken connection safe (keyed).
+type runStartParams struct {
+	Workflow      string          `json:"workflow"`
+	Inputs        []text          `json:"inputs,omitempty"`
+	Params        map[string]text `json:"params,omitempty"`
+	Key           text            `json:"key,omitempty"`
+	CorrelationID text            `json:"correlation_id,omitempty"`
+}
+
+func (p runStartParams) key() string { return string(p.Key) }
+
+func (p runStartParams) request() lunad.RunRequest {
+	r := lunad.RunRequest{Workflow: p.Workflow, Key: string(p.Key), CorrelationID: string(p.CorrelationID)}
+	for _, in := range p.Inputs {
+		r.Inputs = append(r.Inputs, string(in))
 	}
-	for _, m := range []string{mRunStart, mRunCancel, mRunRetry, mRunPrune} {
-		writes[m] = true
+	if p.Params != nil {
+		r.Params = map[string]string{}
+		for k, v := range p.Params {
+			r.Params[k] = string(v)
+		}
 	}
+	return r
+}
+
+func fromRunRequest(r lunad.RunRequest) runStartParams {
+	p := runStartParams{Workflow: r.Workflow, Key: text(r.Key), CorrelationID: text(r.CorrelationID)}
+	for _, in := range r.Inputs {
+		p.Inputs = append(p.Inputs, text(in))
+	}
+	if r.Params != nil {
+		p.Params = map[string]text{}
+		for k, v := range r.Params {
+			p.Params[k] = text(v)
+		}
+	}
+	return p
+}
+
+// waitSlice bounds one lunad/run_wait call: the daemon answers with the
+// run as it stands after at most this long, and the client asks again, so
+// that no call outlives its client or holds up the daemon's shutdown for
+// longer.
+const waitSlice = 2 * time.Second
+
+// waitRun waits for the run for at most waitSlice.
+func waitRun(ctx context.Context, s lunad.Workspace, p runParams) (any, error) {
+	wctx, cancel := context.WithTimeout(ctx, waitSlice)
+	defer cancel()
+	info, err := s.WaitRun(wctx, p.ID)
+	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		return s.Run(ctx, p.ID) // still running: the client asks again
+	}
+	return info, err
 }
 
 func (c *Client) Workflows(ctx context.Context) ([]lunad.WorkflowInfo, error) {
@@ -79,7 +101,7 @@ func (c *Client) Workflow(ctx context.Context, name string) (lunad.WorkflowInfo,
 }
 
 func (c *Client) StartRun(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo, error) {
-	return call[lunad.RunInfo](ctx, c, mRunStart, req)
+	return call[lunad.RunInfo](ctx, c, mRunStart, fromRunRequest(req))
 }
 
 func (c *Client) Runs(ctx context.Context) ([]lunad.RunInfo, error) {
@@ -90,8 +112,15 @@ func (c *Client) Run(ctx context.Context, id string) (lunad.RunInfo, error) {
 	return call[lunad.RunInfo](ctx, c, mRun, runParams{ID: id})
 }
 
+// WaitRun asks the daemon again every waitSlice until the run has
+// finished or ctx is done.
 func (c *Client) WaitRun(ctx context.Context, id string) (lunad.RunInfo, error) {
-	return call[lunad.RunInfo](ctx, c, mRunWait, runParams{ID: id})
+	for {
+		info, err := call[lunad.RunInfo](ctx, c, mRunWait, runParams{ID: id})
+		if err != nil || info.Status.Finished() {
+			return info, err
+		}
+	}
 }
 
 func (c *Client) CancelRun(ctx context.Context, id string) (lunad.RunInfo, error) {

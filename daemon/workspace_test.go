@@ -13,6 +13,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/internal/wstest"
 )
 
 // serveTest serves svc on its socket until the test ends and returns a
@@ -446,4 +447,39 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 		}
 	}
 	return s.log
+}
+
+// TestWaitingClientLetsDaemonStop: a client waiting for a long run does not
+// hold up the daemon's shutdown (each wait call is bounded; the client
+// asks again), and the run goes on being waited for while the daemon runs.
+func TestWaitingClientLetsDaemonStop(t *testing.T) {
+	svc := newService(t)
+	wstest.AddWorkflows(t, svc.Root())
+	stop := serveTest(t, svc, ServeOptions{})
+	c := clientTest(t, svc.Root())
+	ctx := context.Background()
+	run, err := c.StartRun(ctx, lunad.RunRequest{Workflow: "review", Params: map[string]string{"sleep": "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() {
+		_, err := c.WaitRun(ctx, run.ID)
+		waited <- err
+	}()
+	time.Sleep(3 * waitSlice) // the client has asked more than once
+	select {
+	case err := <-waited:
+		t.Fatalf("WaitRun returned before the run finished: %v", err)
+	default:
+	}
+	start := time.Now()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*waitSlice {
+		t.Fatalf("the daemon took %v to stop with a client waiting", d)
+	}
+	svc.Close() // stops the run's agent
+	<-waited
 }

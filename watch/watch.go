@@ -143,7 +143,10 @@ func Watch(ctx context.Context, s Workspace, opts Options) error {
 	}
 	opts.Logger.Info("watching the workspace", "root", w.root)
 	if opts.Ready != nil {
-		opts.Ready()
+		opts.Ready() // the watches are in place: what changes now is seen
+	}
+	if err := s.SyncGitIndex(ctx); err != nil {
+		opts.Logger.Warn("git index not synced", "err", err)
 	}
 	return w.loop(ctx)
 }
@@ -220,9 +223,6 @@ func (w *watcher) start(ctx context.Context) error {
 	w.setArtifacts(arts)
 	w.addRefs()
 	w.addTree(w.root, false)
-	if err := w.s.SyncGitIndex(ctx); err != nil {
-		w.log.Warn("git index not synced", "err", err)
-	}
 	return nil
 }
 

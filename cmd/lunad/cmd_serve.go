@@ -133,6 +133,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	if err != nil {
 		return err
 	}
+	defer ln.Close() // Serve closes it too; this covers a stop before serving
 	snapshot, err := cfg.snapshot()
 	if err != nil {
 		return err
