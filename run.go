@@ -80,11 +80,13 @@ type RunEvent struct {
 	Attempt        int    `json:"attempt,omitempty"`
 	AgentVersion   string `json:"agent_version,omitempty"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
-	// Inputs are the artifacts the stage read; Writes the artifact
-	// versions its effects produced (STAGE_SUCCEEDED).
+	// Inputs are the artifacts the stage read (STAGE_ENQUEUED); Writes
+	// the artifact versions its writes produced (STAGE_COMMITTED), or all
+	// the run wrote (RUN_COMPLETED).
 	Inputs []ArtifactRef `json:"inputs,omitempty"`
 	Writes []ArtifactRef `json:"writes,omitempty"`
-	// Output is the stage's small structured output (STAGE_SUCCEEDED).
+	// Output is the stage's small structured output (STAGE_SUCCEEDED),
+	// or the run's summary (RUN_PRUNED).
 	Output json.RawMessage `json:"output,omitempty"`
 	// Next is the stage the engine chose after this one ("end" to finish).
 	Next string `json:"next,omitempty"`
@@ -135,7 +137,7 @@ type StageInfo struct {
 	Visit    int             `json:"visit"`
 	Attempts int             `json:"attempts"`
 	Status   string          `json:"status"` // enqueued, running, retrying, succeeded, failed
-	Output   json.RawMessage `json:"output,omitempty"`
+	Output   json.RawMessage `json:"output"` // null until the stage succeeds
 	Error    string          `json:"error,omitempty"`
 }
 

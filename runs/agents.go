@@ -22,10 +22,20 @@ func (e *Engine) agent(st *workflow.Stage) (lunad.Agent, error) {
 		}
 		return a, nil
 	}
+	// One agent per command and timeout, made once: a process agent keeps
+	// the hashes of the files its version covers, re-reading one only
+	// when it changed.
+	key := fmt.Sprintf("%q %v", st.Command, st.Timeout)
+	e.agentsMu.Lock()
+	defer e.agentsMu.Unlock()
+	if a, ok := e.processes[key]; ok {
+		return a, nil
+	}
 	a, err := e.opts.NewProcess(e.opts.Root, st.Command, st.Timeout)
 	if err != nil {
 		return nil, &lunad.AgentError{Permanent: true, Err: err}
 	}
+	e.processes[key] = a
 	return a, nil
 }
 
@@ -33,7 +43,7 @@ func (e *Engine) agent(st *workflow.Stage) (lunad.Agent, error) {
 // enqueued ("" for end, or an agent that cannot be made: its attempt
 // fails and says why).
 func (e *Engine) agentVersion(wf *workflow.Workflow, stage string) string {
-	if stage == end {
+	if stage == workflow.End {
 		return ""
 	}
 	if a, err := e.agent(wf.Stages[stage]); err == nil {

@@ -16,9 +16,6 @@ import (
 // happened. The live engine and replay both call them, so a replay follows
 // the path the run took unless the engine's rules changed.
 
-// end is the transition target that finishes a run.
-const end = "end"
-
 // event is a run-level event of s's run, stamped now.
 func (s *state) event(t lunad.EventType, now time.Time) lunad.RunEvent {
 	c := s.created
@@ -139,7 +136,7 @@ func (s *state) afterCommit(refs []lunad.ArtifactRef, agentVersion string, now t
 // nextStep is the events that follow a committed stage: the next stage's
 // first attempt, or the run's end with everything it wrote.
 func (s *state) nextStep(agentVersion string, now time.Time) []lunad.RunEvent {
-	if s.next == end {
+	if s.next == workflow.End {
 		done := s.event(lunad.EventRunCompleted, now)
 		done.Writes = s.writes
 		return []lunad.RunEvent{done}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/lunad/lunad"
@@ -58,6 +59,10 @@ func (e *Engine) loop(ctx context.Context, r *run) {
 	}
 	if context.Cause(ctx) == errCancelled {
 		r.mu.Lock()
+		if r.st.phase == phaseFinished {
+			r.mu.Unlock() // it finished before the cancellation reached it
+			return
+		}
 		ev := r.st.event(lunad.EventRunCancelled, e.now())
 		ev.Error = "cancelled by request"
 		r.mu.Unlock()
@@ -91,7 +96,7 @@ func (e *Engine) startAttempt(ctx context.Context, r *run, stage string, visit, 
 func (e *Engine) attempt(ctx context.Context, r *run) error {
 	for {
 		r.mu.Lock()
-		req, visit := e.request(r.st), r.st.visit
+		req, visit := request(r.wf, r.st), r.st.visit
 		r.mu.Unlock()
 		stage := r.wf.Stages[req.Stage]
 		var o outcome
@@ -131,8 +136,19 @@ func (e *Engine) attempt(ctx context.Context, r *run) error {
 // completion of a stage visit changes nothing but a DUPLICATE_IGNORED
 // event; one made for another workflow version is quarantined.
 func (e *Engine) complete(r *run, req lunad.StageRequest, o outcome) error {
+	for {
+		err := e.completeOnce(r, req, o)
+		if err != errStale {
+			return err
+		}
+		// Another completion was recorded meanwhile: classify again.
+	}
+}
+
+func (e *Engine) completeOnce(r *run, req lunad.StageRequest, o outcome) error {
 	r.mu.Lock()
 	st := r.st
+	decidedOn := st.tip
 	now := e.now()
 	var evs []lunad.RunEvent
 	switch {
@@ -167,7 +183,7 @@ func (e *Engine) complete(r *run, req lunad.StageRequest, o outcome) error {
 		recs[i].Event = ev
 	}
 	recs[0].Files = files
-	if err := e.append(r, recs); err != nil {
+	if err := e.appendAfter(r, decidedOn, recs); err != nil {
 		return err
 	}
 	if evs[0].Type == lunad.EventStageSucceeded {
@@ -205,7 +221,7 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 	var refs []lunad.ArtifactRef
 	if len(resp.Writes) > 0 {
 		refs, err = e.applyWrites(ctx, r, st, resp.Writes)
-		if errors.Is(err, lunad.ErrInvalid) {
+		if refused(err) {
 			ab := st.event(lunad.EventRunAborted, e.now())
 			ab.Stage, ab.Visit, ab.Error = st.stage, st.visit, "the stage's writes were refused, nothing was written: "+err.Error()
 			return e.append(r, []lunad.RunRecord{{Event: ab}})
@@ -251,6 +267,16 @@ func (e *Engine) appendAndGo(ctx context.Context, r *run, evs []lunad.RunEvent) 
 	return e.attempt(ctx, r)
 }
 
+// refused reports whether the workspace refused a stage's writes for
+// good (a bad path, its key used for other writes, a file in the way or
+// in conflict): the run aborts, and `lunad run retry` can resume it once
+// the cause is gone. Any other error (the workspace busy, the disk) is
+// tried again.
+func refused(err error) bool {
+	return errors.Is(err, lunad.ErrInvalid) || errors.Is(err, lunad.ErrConflict) ||
+		errors.Is(err, lunad.ErrExists) || errors.Is(err, lunad.ErrDirty) || errors.Is(err, lunad.ErrNotFound)
+}
+
 // applyWrites commits writes, trying again while the workspace is busy.
 func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, writes []lunad.StageWrite) ([]lunad.ArtifactRef, error) {
 	stage := r.wf.Stages[st.stage]
@@ -266,28 +292,28 @@ func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, writes []lu
 	for try := 1; try <= e.opts.CommitRetries; try++ {
 		var refs []lunad.ArtifactRef
 		refs, err = e.opts.Effects.ApplyWrites(context.WithoutCancel(ctx), writes, ch)
-		if err == nil || errors.Is(err, lunad.ErrInvalid) || errors.Is(err, lunad.ErrConflict) {
+		if err == nil || refused(err) {
 			return refs, err
 		}
 		e.opts.Logger.Warn("stage writes not committed yet", "run", r.id, "stage", st.stage, "try", try, "err", err)
-		if !sleep(ctx, workflow.Retry{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.Delay(try, e.opts.Jitter())) {
+		if !sleep(ctx, workflow.Retry{Initial: workflow.DefaultInitial, Max: workflow.DefaultMax}.Delay(try, e.opts.Jitter())) {
 			return nil, ctx.Err()
 		}
 	}
 	return nil, err
 }
 
-// request is the current attempt's stage request.
-func (e *Engine) request(st *state) lunad.StageRequest {
+// request is the current attempt's stage request. Its params are the
+// stage's own (`params` in the workflow) with the run's over them.
+func request(wf *workflow.Workflow, st *state) lunad.StageRequest {
 	c := st.created
-	params := c.Params
-	if params == nil {
-		params = map[string]string{}
+	params := map[string]string{}
+	if stage := wf.Stages[st.stage]; stage != nil {
+		maps.Copy(params, stage.Params)
 	}
+	maps.Copy(params, c.Params)
 	outputs := map[string]json.RawMessage{}
-	for k, v := range st.outputs {
-		outputs[k] = v
-	}
+	maps.Copy(outputs, st.outputs)
 	return lunad.StageRequest{RunID: c.RunID, CorrelationID: c.CorrelationID, Stage: st.stage, Attempt: st.attempt,
 		Workflow: c.Workflow, WorkflowVersion: c.WorkflowVersion,
 		IdempotencyKey: visitKey(c.RunID, st.stage, st.visit, c.WorkflowVersion),
@@ -297,8 +323,20 @@ func (e *Engine) request(st *state) lunad.StageRequest {
 // append appends recs to r's log and folds them into r's state. It is not
 // cancelled with the run: an append once begun completes.
 func (e *Engine) append(r *run, recs []lunad.RunRecord) error {
+	return e.appendAfter(r, "", recs)
+}
+
+// errStale: the log moved on since the events to append were decided.
+var errStale = errors.New("the run's log moved on")
+
+// appendAfter is append, if the run's log is still at after (the state
+// the events were decided on; "" for any): else errStale, nothing written.
+func (e *Engine) appendAfter(r *run, after string, recs []lunad.RunRecord) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if after != "" && r.st.tip != after {
+		return errStale
+	}
 	tip, err := e.opts.Store.AppendRun(context.Background(), r.id, r.st.tip, recs)
 	if errors.Is(err, lunad.ErrConflict) {
 		// Someone else appended: take the log as it is and decide again.

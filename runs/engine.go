@@ -79,6 +79,9 @@ type Engine struct {
 
 	mu   sync.Mutex
 	live map[string]*run // runs being driven
+
+	agentsMu  sync.Mutex
+	processes map[string]lunad.Agent // stages' process agents, by command and timeout (agents.go)
 }
 
 // run is a run being driven by its own goroutine, the only appender to
@@ -138,7 +141,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.NewProcess == nil {
 		opts.NewProcess = newProcessAgent
 	}
-	e := &Engine{opts: opts, slots: make(chan struct{}, opts.Slots), live: map[string]*run{}}
+	e := &Engine{opts: opts, slots: make(chan struct{}, opts.Slots), live: map[string]*run{}, processes: map[string]lunad.Agent{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	return e, nil
 }
@@ -159,7 +162,9 @@ func (e *Engine) Resume(ctx context.Context) error {
 		}
 		events, tip, err := e.opts.Store.RunLog(ctx, id)
 		if err != nil {
-			return err
+			// One damaged log must not keep the others from going on.
+			e.opts.Logger.Error("run cannot be resumed: its log cannot be read", "run", id, "err", err)
+			continue
 		}
 		st := fold(events, tip)
 		if st.phase == phaseFinished {

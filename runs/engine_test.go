@@ -238,18 +238,22 @@ func TestStartKey(t *testing.T) {
 // nothing.
 func TestBadInput(t *testing.T) {
 	w := newWorkspace(t, map[string]string{
-		"escape":  stageWorkflow("escape", `"--write", "../outside.txt"`, ""),
-		"gitdir":  stageWorkflow("gitdir", `"--write", ".git/config"`, ""),
-		"lunadir": stageWorkflow("lunadir", `"--write", ".luna/config.toml"`, ""),
-		"abs":     stageWorkflow("abs", `"--write", "/tmp/lunad-escape.txt"`, ""),
-		"missing": strings.Replace(stageWorkflow("missing", `"--score", "1"`, ""), `to = "end"`, "to = \"end\"\nwhen = \"output.nope > 1\"", 1),
+		"escape":   stageWorkflow("escape", `"--write", "../outside.txt"`, ""),
+		"gitdir":   stageWorkflow("gitdir", `"--write", ".git/config"`, ""),
+		"lunadir":  stageWorkflow("lunadir", `"--write", ".luna/config.toml"`, ""),
+		"abs":      stageWorkflow("abs", `"--write", "/tmp/lunad-escape.txt"`, ""),
+		"inway":    stageWorkflow("inway", `"--write", "untracked.txt"`, ""),
+		"misnamed": strings.Replace(stageWorkflow("misnamed", `"--score", "1"`, ""), `name = "misnamed"`, `name = "other"`, 1),
+		"missing":  strings.Replace(stageWorkflow("missing", `"--score", "1"`, ""), `to = "end"`, "to = \"end\"\nwhen = \"output.nope > 1\"", 1),
 	})
+	w.file("untracked.txt", "a person's file, not an artifact\n")
 	head := w.git("rev-parse", "HEAD")
 	for _, c := range []struct{ wf, want string }{
 		{"escape", "refused"},
 		{"gitdir", "refused"},
 		{"lunadir", "refused"},
 		{"abs", "refused"},
+		{"inway", "refused"},
 		{"missing", "output.nope > 1"},
 	} {
 		info := w.run(lunad.RunRequest{Workflow: c.wf})
@@ -266,6 +270,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{lunad.RunRequest{Workflow: "nope"}, lunad.ErrNotFound},
 		{lunad.RunRequest{Workflow: "../x"}, lunad.ErrInvalid},
+		{lunad.RunRequest{Workflow: "misnamed"}, lunad.ErrInvalid},
 		{lunad.RunRequest{Workflow: "escape", Inputs: []string{"no-such-artifact"}}, lunad.ErrNotFound},
 	} {
 		if _, err := w.eng.Start(context.Background(), c.req); !errors.Is(err, c.want) {
@@ -395,4 +400,24 @@ func TestPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.fsck()
+}
+
+// TestStageParams: a stage's agent gets the stage's own params with the
+// run's over them.
+func TestStageParams(t *testing.T) {
+	w := newWorkspace(t, map[string]string{"p": strings.Replace(stageWorkflow("p", `"--score", "1"`, ""),
+		"[stages.s]\n", "[stages.s]\nparams = { tone = \"plain\", mode = \"stage\" }\n", 1)})
+	info := w.run(lunad.RunRequest{Workflow: "p", Params: map[string]string{"mode": "run"}})
+	var req lunad.StageRequest
+	for _, ev := range info.Events {
+		if ev.Type == lunad.EventStageSucceeded {
+			b, err := w.store.RunFile(context.Background(), info.ID, ev.Seq, "request.json")
+			if err != nil || json.Unmarshal(b, &req) != nil {
+				t.Fatalf("request.json: %v", err)
+			}
+		}
+	}
+	if req.Params["tone"] != "plain" || req.Params["mode"] != "run" || len(req.Params) != 2 {
+		t.Fatalf("the agent's params: %v", req.Params)
+	}
 }

@@ -200,7 +200,7 @@ func (s *simulation) run(ctx context.Context, events []lunad.RunEvent) (*state, 
 // rerun runs the stage's agent again on the replay's request (live
 // replay) and compares its output with the recorded one.
 func (s *simulation) rerun(ctx context.Context, st *state, r recordedOutcome) outcome {
-	req := s.e.request(st)
+	req := request(s.wf, st)
 	var o outcome
 	agent, err := s.e.agent(s.wf.Stages[st.stage])
 	if err != nil {

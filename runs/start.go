@@ -96,15 +96,12 @@ func keyRunID(key string) string {
 	return "k-" + hex.EncodeToString(h[:10])
 }
 
-// workflowsDir holds the workspace's workflow files.
-const workflowsDir = ".luna/workflows"
-
 // load reads and parses the workspace's workflow name.
 func (e *Engine) load(name string) (*workflow.Workflow, []byte, error) {
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
-		return nil, nil, fmt.Errorf("%w: %q is not a workflow name (a file name under %s, without .toml)", lunad.ErrInvalid, name, workflowsDir)
+		return nil, nil, fmt.Errorf("%w: %q is not a workflow name (a file name under %s, without .toml)", lunad.ErrInvalid, name, workflow.Dir)
 	}
-	file := filepath.Join(workflowsDir, name+".toml")
+	file := filepath.Join(workflow.Dir, name+".toml")
 	data, err := os.ReadFile(filepath.Join(e.opts.Root, file))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, &lunad.RunNotFoundError{Kind: "workflow", Ref: name}
@@ -116,13 +113,18 @@ func (e *Engine) load(name string) (*workflow.Workflow, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if wf.Name != name {
+		// As workflow.LoadFile has it: runs record the name, which must
+		// find the file again.
+		return nil, nil, fmt.Errorf("%w: %s: the workflow is named %q; name it %q, as its file", lunad.ErrInvalid, file, wf.Name, name)
+	}
 	return wf, data, nil
 }
 
 // Workflows lists the workspace's workflow files; one that does not check
 // is listed with its errors.
 func (e *Engine) Workflows(ctx context.Context) ([]lunad.WorkflowInfo, error) {
-	files, err := filepath.Glob(filepath.Join(e.opts.Root, workflowsDir, "*.toml"))
+	files, err := filepath.Glob(filepath.Join(e.opts.Root, workflow.Dir, "*.toml"))
 	if err != nil {
 		return nil, err
 	}
@@ -130,22 +132,24 @@ func (e *Engine) Workflows(ctx context.Context) ([]lunad.WorkflowInfo, error) {
 	out := make([]lunad.WorkflowInfo, 0, len(files))
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".toml")
-		out = append(out, e.describe(name))
+		wf, _, err := e.load(name)
+		out = append(out, workflowInfo(name, wf, err))
 	}
 	return out, nil
 }
 
-// Workflow describes the workspace's workflow name.
+// Workflow describes the workspace's workflow name; one that does not
+// check is described with its errors.
 func (e *Engine) Workflow(ctx context.Context, name string) (lunad.WorkflowInfo, error) {
-	if _, _, err := e.load(name); err != nil && !errors.Is(err, lunad.ErrInvalid) {
+	wf, _, err := e.load(name)
+	if err != nil && !errors.Is(err, lunad.ErrInvalid) {
 		return lunad.WorkflowInfo{}, err
 	}
-	return e.describe(name), nil
+	return workflowInfo(name, wf, err), nil
 }
 
-func (e *Engine) describe(name string) lunad.WorkflowInfo {
-	info := lunad.WorkflowInfo{Name: name, File: filepath.Join(workflowsDir, name+".toml")}
-	wf, _, err := e.load(name)
+func workflowInfo(name string, wf *workflow.Workflow, err error) lunad.WorkflowInfo {
+	info := lunad.WorkflowInfo{Name: name, File: filepath.Join(workflow.Dir, name+".toml")}
 	if err != nil {
 		info.Error = err.Error()
 		return info

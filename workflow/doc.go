@@ -16,7 +16,7 @@
 //	[stages.draft]
 //	command = ["python3", "agents/draft.py"]   # a process agent, or
 //	# agent = "writer"                         # a built-in agent: exactly one of the two
-//	params = { tone = "plain" }                # optional strings for the agent
+//	params = { tone = "plain" }                # optional strings for the agent; the run's params override them
 //	timeout = "30s"                            # default 60s
 //	retry = { max_attempts = 3, initial = "100ms", max = "5s" }
 //

@@ -11,7 +11,6 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/workflow"
-	"github.com/lunad/lunad/workspace"
 )
 
 var cmdWorkflow = &command{
@@ -76,7 +75,8 @@ var cmdRun = &command{
 	help: `A run drives a workflow's stages; the engine, in the workspace's daemon
 (started if none runs), chooses every next stage. start prints the run's ID
 (with --wait, once it has finished; the exit code is then 1 unless it
-completed). --key makes start idempotent: the same key returns the same run.
+completed), or with --json the run as run show --json has it, without
+its events. --key makes start idempotent: the same key returns the same run.
 show prints the run's status, path and stages; log its events, which are
 also the commits of git log refs/luna/runs/RUN. replay re-drives the run
 from its log and exits 1 if the path or the tree it wrote differ; --live
@@ -137,7 +137,14 @@ func runRun(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 				}
 				fmt.Fprintf(m.Stderr, "run %s %s: %s\n", info.ID, info.Status, strings.Join(info.Path, " → "))
 			}
-			fmt.Fprintln(m.Stdout, info.ID)
+			if m.json {
+				info.Events = nil
+				if err := m.printJSON(info); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintln(m.Stdout, info.ID)
+			}
 			if *wait && info.Status != lunad.RunCompleted {
 				return fmt.Errorf("run %s is %s: %s (see lunad run show %s)", info.ID, info.Status, info.Error, info.ID)
 			}
@@ -230,9 +237,9 @@ var cmdDLQ = &command{
 
 // withRunner runs f with the workspace for run commands. A command that
 // starts or resumes a run goes through the workspace's daemon, started if
-// none runs, since the daemon drives runs; the others use withWorkspace.
-// In-process (tests set Options), the engine drives runs in this process
-// while f runs.
+// none runs, since the daemon drives runs (ErrInvalid if none can be
+// used); the others use withWorkspace. In-process (tests set Options), the
+// engine drives runs in this process while f runs.
 func (m *Main) withRunner(ctx context.Context, drives bool, f func(ws lunad.Workspace) error) error {
 	if !drives || m.Options != nil {
 		return m.withWorkspace(ctx, f)
@@ -243,7 +250,9 @@ func (m *Main) withRunner(ctx context.Context, drives bool, f func(ws lunad.Work
 	}
 	ws, err := daemon.Connect(ctx, m.workDir(), daemon.ConnectOptions{AutoStart: true, Config: daemonConfig(opts)})
 	if errors.Is(err, daemon.ErrNoDaemon) {
-		return m.withService(func(svc *workspace.Service) error { return f(svc) })
+		// Driven by this process, the run would stop with it, and a daemon
+		// serving with another configuration would not take it up.
+		return fmt.Errorf("%w: runs are driven by the workspace's daemon, which cannot be used: %v", lunad.ErrInvalid, err)
 	}
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/workspace"
 )
 
@@ -223,6 +224,15 @@ func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 		return err
 	}
 	defer closeService(svc, &err)
+	cfg, err := m.config()
+	if err != nil {
+		return err
+	}
+	snapshot, err := cfg.snapshot()
+	if err != nil {
+		return err
+	}
+	svc.ConfigureRuns(runs.Options{Config: snapshot, Slots: cfg.Runs.Slots}) // as the daemon's, less the queue
 	return f(svc)
 }
 

@@ -93,7 +93,12 @@ func TestRunsSurviveDaemonKills(t *testing.T) {
 			}
 		}
 		// The same run resumes identically from its log.
-		w.ok("run", "replay", id)
+		var started lunad.RunInfo
+	w.jsonOut(&started, "run", "start", "good", "--wait")
+	if started.Status != lunad.RunCompleted || started.Workflow != "good" || len(started.Events) != 0 {
+		t.Fatalf("run start --wait --json: %+v", started)
+	}
+	w.ok("run", "replay", id)
 	}
 	// Each stage's writes were committed once.
 	commits := map[string]int{}
@@ -156,6 +161,11 @@ func TestRunCommands(t *testing.T) {
 	if info.ID != id || info.Status != lunad.RunCompleted || strings.Join(info.Path, ",") != "s" || info.Stages[0].Attempts != 1 ||
 		strings.Join(strings.Fields(string(info.Stages[0].Output)), "") != `{"n":1}` || len(info.Events) != 6 || info.WorkflowVersion == "" {
 		t.Fatalf("run show --json: %+v", info)
+	}
+	var started lunad.RunInfo
+	w.jsonOut(&started, "run", "start", "good", "--wait")
+	if started.Status != lunad.RunCompleted || started.Workflow != "good" || len(started.Events) != 0 {
+		t.Fatalf("run start --wait --json: %+v", started)
 	}
 	w.ok("run", "replay", id)
 	if out := w.ok("run", "log", id); !strings.Contains(out, "STAGE_COMMITTED") {
