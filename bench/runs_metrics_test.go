@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// The metrics of BenchmarkRuns, defined once for the three systems (the
-// paper's definitions: /work/shared/notes/runs.md).
+// The metrics of BenchmarkRuns, defined once for the three systems, as the
+// DSMO paper defines them (docs/benchmarks.md, "Runs", repeats them).
 
 // rbSpan is a time interval: an agent at work, or a scheduled backoff.
 type rbSpan struct{ from, to time.Time }

@@ -18,7 +18,7 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// What the workspace watcher (daemon.Watch) needs from the store: recording
+// What the workspace watcher (watch.Watch) needs from the store: recording
 // a file a person saved, the artifacts whose files differ from HEAD, where
 // HEAD is, what changed between two commits, and the git index brought up
 // to date without closing the store.

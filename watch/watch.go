@@ -87,10 +87,10 @@ type Options struct {
 //     "branch" event is published, with a "changed" event naming the
 //     artifacts whose file, metadata or version changed.
 //   - With RecordSaves, every artifact file written since is recorded
-//     (Service.Record): a "changed" event when it differed from HEAD,
+//     (Workspace.Record): a "changed" event when it differed from HEAD,
 //     nothing when it did not (lunad's own writes of the working tree). An
 //     error — binary content saved by hand, say — is logged, not fatal.
-//   - The git index is brought up to date (gitstore.Store.SyncIndex), so
+//   - The git index is brought up to date (Workspace.SyncGitIndex), so
 //     that git run by hand sees what lunad committed.
 //
 // While a git command runs (index.lock or HEAD.lock exists) or a merge,
@@ -104,7 +104,7 @@ type Options struct {
 // Files changed before Watch started are not looked for: the next lunad
 // operation on their artifact commits them first, as always. After lost
 // file events (the kernel's queue overflowed) every artifact file is
-// compared with HEAD (gitstore.Store.Dirty).
+// compared with HEAD (Workspace.Dirty).
 //
 // Watch returns nil when ctx is done or the service closes, after every
 // goroutine it started has stopped; an error only if it cannot start. Run

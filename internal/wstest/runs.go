@@ -75,7 +75,7 @@ func AddWorkflows(t *testing.T, root string) {
 // Python is the Python interpreter itself: a version manager's shim in
 // front of it can take half a second to start. Without one the test fails:
 // .ci/run installs python3.
-func Python(t *testing.T) string {
+func Python(t testing.TB) string {
 	t.Helper()
 	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
 		if _, err := os.Stat(p); err == nil {

@@ -82,7 +82,8 @@
 // The connection reconnects for ever. Process keeps trying to publish
 // (with the same message ID) until its context — which carries the
 // stage's timeout — is done; a worker keeps trying to fetch, and to
-// publish a finished stage's result. Stages wait and resume; nothing is
+// publish a finished stage's result. A stage waits up to its timeout, then
+// its attempt fails and the engine's retry policy decides; nothing is
 // lost or applied twice.
 //
 // # Durability

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -49,20 +48,6 @@ if "--write" in opt:
 note("done")
 print(json.dumps({"status": "ok", "output": {"stage": req["stage"], "clone": clone}, "writes": writes}))
 `
-
-// python is the Python interpreter itself, not a version manager's shim.
-func python(t testing.TB) string {
-	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatal("the queue tests need python3 for their agents")
-	}
-	return p
-}
 
 // testServer is an embedded NATS server with JetStream on 127.0.0.1.
 type testServer struct {
@@ -224,7 +209,7 @@ func newWorkspace(t *testing.T, q *Queue, log *slog.Logger, workflows map[string
 	t.Cleanup(func() { store.Close() })
 	writeFile(t, filepath.Join(root, "agents/agent.py"), testAgent)
 	for name, text := range workflows {
-		writeFile(t, filepath.Join(root, ".luna/workflows", name+".toml"), strings.ReplaceAll(text, "PYTHON", python(t)))
+		writeFile(t, filepath.Join(root, ".luna/workflows", name+".toml"), strings.ReplaceAll(text, "PYTHON", wstest.Python(t)))
 	}
 	ids := 0
 	eng, err := runs.Open(context.Background(), runs.Options{Root: root, Store: store, Effects: effects{store},

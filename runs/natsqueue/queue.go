@@ -327,12 +327,7 @@ func (q *Queue) publish(ctx context.Context, subject, id string, data []byte) (*
 		if try == 1 || try%10 == 0 {
 			q.log.Warn("cannot publish to the queue; trying again", "subject", subject, "msg_id", id, "try", try, "err", err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-		}
+		sleep(ctx, wait) // a ctx done is reported by the next try
 		wait = min(wait*2, 2*time.Second)
 	}
 }

@@ -88,7 +88,7 @@ func TestDedup(t *testing.T) {
 	agentLog := filepath.Join(t.TempDir(), "agent.log")
 	q := openQueue(t, srv.url, Options{Logger: log})
 	root := clone(t, "daemon")
-	a, err := q.NewAgent(root, []string{python(t), "agents/agent.py", "--log", agentLog}, 20*time.Second)
+	a, err := q.NewAgent(root, []string{wstest.Python(t), "agents/agent.py", "--log", agentLog}, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestDedup(t *testing.T) {
 	defer cancel()
 	var acks []*jetstream.PubAck
 	for _, attempt := range []int{1, 1, 2} {
-		data, _ := json.Marshal(stageMsg{Request: req("direct", attempt), Argv: []string{python(t), "agents/agent.py", "--log", agentLog}, TimeoutMS: 20000})
+		data, _ := json.Marshal(stageMsg{Request: req("direct", attempt), Argv: []string{wstest.Python(t), "agents/agent.py", "--log", agentLog}, TimeoutMS: 20000})
 		ack, err := q.publish(ctx, q.stageSubject("w", "s"), msgID(req("direct", attempt)), data)
 		if err != nil {
 			t.Fatal(err)
