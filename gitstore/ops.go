@@ -60,12 +60,9 @@ func (s *Store) Create(ctx context.Context, spec CreateSpec) (Result, error) {
 		if err := t.checkNewPath(spec.Path); err != nil {
 			return Result{}, err
 		}
-		id := s.opts.NewID()
-		if !validID(id) {
-			return Result{}, fmt.Errorf("%w: generated ID %q is not lowercase base32", lunad.ErrInvalid, id)
-		}
-		if _, err := s.lookup(t.root, metaPath(id)); err == nil {
-			return Result{}, fmt.Errorf("%w: artifact ID %s", lunad.ErrExists, id)
+		id, err := t.newArtifactID(nil)
+		if err != nil {
+			return Result{}, err
 		}
 		m := meta{ID: id, Path: spec.Path, Type: spec.Type, Title: spec.Title, Status: spec.Status}
 		changes, err := t.stage(nil, spec.Content, m)
