@@ -142,11 +142,13 @@ func Watch(ctx context.Context, s Workspace, opts Options) error {
 		return err
 	}
 	opts.Logger.Info("watching the workspace", "root", w.root)
-	if opts.Ready != nil {
-		opts.Ready() // the watches are in place: what changes now is seen
-	}
+	// The first index sync comes before Ready: a git command a client runs
+	// once the daemon serves must not find the index locked by it.
 	if err := s.SyncGitIndex(ctx); err != nil {
 		opts.Logger.Warn("git index not synced", "err", err)
+	}
+	if opts.Ready != nil {
+		opts.Ready() // the watches are in place: what changes now is seen
 	}
 	return w.loop(ctx)
 }
