@@ -146,7 +146,11 @@ func (e *StallError) Error() string {
 	case RuleAlternation:
 		what = fmt.Sprintf("alternated between %s and %s for %d steps with the same results", e.Tool, e.Other, e.Count)
 	default:
-		what = fmt.Sprintf("made %d steps without a successful write or a read of something new (last: %s)", e.Count, e.Tool)
+		last := e.Tool
+		if last == "" {
+			last = "a turn without a tool call"
+		}
+		what = fmt.Sprintf("made %d steps without a successful write or a read of something new (last: %s)", e.Count, last)
 	}
 	return fmt.Sprintf("run %s: worker %s is stalled (%s): it %s; the run stops, make the request more specific (the no-progress limit is [agents.stall] no_progress_steps in .luna/config.toml)",
 		e.Run, e.Role, e.Rule, what)
