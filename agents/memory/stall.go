@@ -48,8 +48,8 @@ type StepDigest struct {
 
 type stallState struct {
 	history    []StepDigest // the last alternationSteps tool steps
-	monologue  int       // turns in a row without a tool call
-	noProgress int       // steps since the last progress
+	monologue  int          // turns in a row without a tool call
+	noProgress int          // steps since the last progress
 	reads      map[string]bool
 }
 
