@@ -213,7 +213,11 @@ func TestDecodeInvalid(t *testing.T) {
 		{"negative tokens", edit(func(s *Snapshot) { s.Total.Tokens = -1 }), "total has a negative count"},
 		{"breaker state", edit(func(s *Snapshot) { b := s.Breakers["openai"]; b.State = "ajar"; s.Breakers["openai"] = b }), `breakers.openai.state "ajar"`},
 		{"too many outcomes", edit(func(s *Snapshot) { b := s.Breakers["openai"]; b.Outcomes = make([]bool, 11); s.Breakers["openai"] = b }), "keeps 11 outcomes"},
-		{"too much history", edit(func(s *Snapshot) { st := s.Stalls["writer"]; st.History = make([]StepDigest, 7); s.Stalls["writer"] = st }), "stalls.writer keeps 7 steps"},
+		{"too much history", edit(func(s *Snapshot) {
+			st := s.Stalls["writer"]
+			st.History = make([]StepDigest, 7)
+			s.Stalls["writer"] = st
+		}), "stalls.writer keeps 7 steps"},
 		{"unnamed role", edit(func(s *Snapshot) { s.Path = append(s.Path, "") }), "path has a role without a name"},
 	}
 	for _, c := range cases {
