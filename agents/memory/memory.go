@@ -126,7 +126,7 @@ type Memory struct {
 	window   []time.Time
 	detect   []Detection
 	warns    []Warning
-	warned   map[string]bool
+	flags    map[string]bool // the budgets already warned of or reported spent
 }
 
 type roleState struct {
@@ -134,14 +134,16 @@ type roleState struct {
 	pending []time.Time // starts of admitted calls not yet finished
 }
 
-// New is the memory of a run starting now (by o.Clock).
+// New is the memory of a run starting now (by o.Clock). The caller checks
+// o with Validate when it reads the configuration: New treats a negative
+// budget as no budget.
 func New(runID string, o Options) *Memory {
 	o = o.withDefaults()
 	now := o.Clock()
 	return &Memory{
 		run: runID, o: o, start: now, last: now,
 		roles: map[string]*roleState{}, breakers: map[string]*breaker{}, stalls: map[string]*stallState{},
-		warned: map[string]bool{},
+		flags: map[string]bool{},
 	}
 }
 
@@ -210,7 +212,10 @@ func (m *Memory) spent(scope, role string, b Budget, u Usage, now time.Time) err
 		return nil
 	}
 	e := &BudgetError{Run: m.run, Scope: scope, Role: role, Kind: kind, Limit: b, Used: u}
-	m.record(now, Detection{Guard: GuardBudget, Rule: scope + " " + kind, Role: role, Message: e.Error()})
+	if key := "spent/" + scope + "/" + role + "/" + kind; !m.flags[key] { // once, however often the caller asks again
+		m.flags[key] = true
+		m.record(now, Detection{Guard: GuardBudget, Rule: scope + " " + kind, Role: role, Message: e.Error()})
+	}
 	return e
 }
 
@@ -281,11 +286,11 @@ func (m *Memory) warn(scope, role, kind string, used, limit int64, now time.Time
 	if limit <= 0 || float64(used) < WarnAt*float64(limit) {
 		return
 	}
-	key := scope + "/" + role + "/" + kind
-	if m.warned[key] {
+	key := "warn/" + scope + "/" + role + "/" + kind
+	if m.flags[key] {
 		return
 	}
-	m.warned[key] = true
+	m.flags[key] = true
 	m.warns = append(m.warns, Warning{Scope: scope, Role: role, Kind: kind, Used: used, Limit: limit, AtNS: now.UnixNano()})
 }
 

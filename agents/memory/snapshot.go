@@ -33,7 +33,7 @@ type Snapshot struct {
 	WindowNS   []int64                    `json:"window_ns"`
 	Detections []Detection                `json:"detections"`
 	Warnings   []Warning                  `json:"warnings"`
-	Warned     []string                   `json:"warned"` // the budgets already warned of
+	Flags      []string                   `json:"flags"` // the budgets already warned of or reported spent, sorted
 }
 
 // RoleSnapshot is one role's consumption and its calls in flight.
@@ -98,7 +98,7 @@ func (m *Memory) Snapshot() Snapshot {
 		Version: SnapshotVersion, Run: m.run, ElapsedNS: int64(m.o.Clock().Sub(m.start)), LastNS: ns(m.last),
 		Total: m.total, Roles: map[string]RoleSnapshot{}, Path: slices.Clone(m.stack), Edges: slices.Clone(m.edges),
 		Breakers: map[string]BreakerSnapshot{}, Stalls: map[string]StallSnapshot{}, WindowNS: nsList(m.window),
-		Detections: slices.Clone(m.detect), Warnings: slices.Clone(m.warns), Warned: sortedKeys(m.warned),
+		Detections: slices.Clone(m.detect), Warnings: slices.Clone(m.warns), Flags: sortedKeys(m.flags),
 	}
 	for r, rs := range m.roles {
 		s.Roles[r] = RoleSnapshot{Usage: rs.use, PendingNS: nsList(rs.pending)}
@@ -209,8 +209,8 @@ func Restore(s Snapshot, o Options) (*Memory, error) {
 	m.window = timeList(s.WindowNS)
 	m.detect = slices.Clone(s.Detections)
 	m.warns = slices.Clone(s.Warnings)
-	for _, w := range s.Warned {
-		m.warned[w] = true
+	for _, f := range s.Flags {
+		m.flags[f] = true
 	}
 	for r, rs := range s.Roles {
 		m.roles[r] = &roleState{use: rs.Usage, pending: timeList(rs.PendingNS)}

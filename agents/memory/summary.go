@@ -87,10 +87,8 @@ func (m *Memory) Summary() Summary {
 		}
 		s.Breakers = append(s.Breakers, BreakerSummary{Provider: p, State: state, Trips: b.trips, Failures: b.failures, Outcomes: string(out)})
 	}
-	for _, l := range []*[]string{&s.Path} {
-		if *l == nil {
-			*l = []string{}
-		}
+	if s.Path == nil {
+		s.Path = []string{}
 	}
 	if s.Edges == nil {
 		s.Edges = []Edge{}
