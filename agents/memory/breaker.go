@@ -57,12 +57,16 @@ func (m *Memory) admit(provider string, now time.Time) error {
 	return &BreakerOpenError{Run: m.run, Provider: provider, Fallback: m.o.Breaker.Fallback[provider], Failures: b.failures, Until: until}
 }
 
-// outcome feeds a call's outcome to provider's breaker.
+// outcome feeds a call's outcome to provider's breaker. While open, an
+// outcome is kept but changes nothing.
 func (m *Memory) outcome(provider string, ok bool, now time.Time) {
 	b := m.breaker(provider)
 	b.outcomes = append(b.outcomes, ok)
 	if len(b.outcomes) > keptOutcomes {
 		b.outcomes = b.outcomes[len(b.outcomes)-keptOutcomes:]
+	}
+	if b.state == Open {
+		return // a late outcome of a call admitted before the trip: the cooldown decides
 	}
 	if ok {
 		b.failures = 0

@@ -62,6 +62,10 @@ func TestBreaker(t *testing.T) {
 				t.Errorf("error %q does not name the fallback", be)
 			}
 		}},
+		{"a late success of a call from before the trip leaves it open", func(t *testing.T) {
+			m.After("coder", "openai", 0, 0, nil)
+			open("openai", "ollama")
+		}},
 		{"the fallback is called while open", func(t *testing.T) {
 			if err := m.Before("coder", "ollama"); err != nil {
 				t.Fatalf("the fallback: %v", err)
@@ -136,12 +140,12 @@ func TestBreaker(t *testing.T) {
 			}
 		}},
 		{"summary: trips and the last 10 outcomes", func(t *testing.T) {
-			// openai saw - - + - - -(trip) + + - - -(trip) -(trip) + +: the last 10 are kept.
+			// openai saw - - + - - -(trip) +(late) + + - - -(trip) -(trip) + +: the last 10 are kept.
 			got := m.Summary().Breakers
 			want := []BreakerSummary{
 				{Provider: "anthropic", State: Open, Trips: 1, Failures: 3, Outcomes: "---"},
 				{Provider: "ollama", State: Closed, Outcomes: "+"},
-				{Provider: "openai", State: Closed, Trips: 3, Outcomes: "--++----++"},
+				{Provider: "openai", State: Closed, Trips: 3, Outcomes: "-+++----++"},
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("breakers\n got %+v\nwant %+v", got, want)
