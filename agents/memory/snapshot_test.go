@@ -139,7 +139,14 @@ func TestRestoredEnforces(t *testing.T) {
 			}
 		}},
 		{"the run's time", func(t *testing.T, r *Memory, clk *fakeClock) {
-			clk.Advance(10*time.Minute - r.Usage().Elapsed)
+			if e := r.Usage().Elapsed; e != 20*time.Second {
+				t.Fatalf("the restored run has run %s, want the 20s before the crash", e)
+			}
+			clk.Advance(10*time.Minute - 20*time.Second - time.Nanosecond)
+			if err := r.Before("writer", "ollama"); err != nil {
+				t.Fatalf("Before just under 10m of the run: %v", err)
+			}
+			clk.Advance(time.Nanosecond)
 			var be *BudgetError
 			if err := r.Before("writer", "ollama"); !errors.As(err, &be) || be.Kind != KindTime {
 				t.Errorf("Before at 10m of the run = %v, want its time spent", err)
