@@ -46,6 +46,8 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/workflow", mod + "/runs/procagent"}},
 		{pkg: "workflow", siblings: []string{mod}, noCgo: true},
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
+		// The working memory of an agent run knows only the vocabulary.
+		{pkg: "agents/memory", siblings: []string{mod}, noCgo: true},
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent"}},
 	}
 	for _, c := range cases {
