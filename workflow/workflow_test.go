@@ -170,6 +170,46 @@ func TestNext(t *testing.T) {
 	}
 }
 
+// TestChooseStatus: the transition chosen carries its end outcome.
+func TestChooseStatus(t *testing.T) {
+	src := `name = "outcomes"
+start = "a"
+[stages.a]
+command = ["a"]
+[[stages.a.next]]
+to = "end"
+when = "output.spent"
+status = "budget_exhausted"
+[[stages.a.next]]
+to = "b"
+when = "output.more"
+[[stages.a.next]]
+to = "end"
+[stages.b]
+command = ["b"]
+next = [{ to = "end", status = "question" }]
+`
+	w, err := Parse("outcomes.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, stage, output, to, status string
+	}{
+		{"an outcome", "a", `{"spent": true, "more": true}`, End, "budget_exhausted"},
+		{"another stage", "a", `{"spent": false, "more": true}`, "b", ""},
+		{"the default end has none", "a", `{"spent": false, "more": false}`, End, ""},
+		{"an inline transition's outcome", "b", `{}`, End, "question"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr, err := w.Choose(c.stage, Env{Output: json.RawMessage(c.output)})
+			if err != nil || tr.To != c.to || tr.Status != c.status {
+				t.Fatalf("Choose(%s) = %q %q, %v; want %q %q", c.stage, tr.To, tr.Status, err, c.to, c.status)
+			}
+		})
+	}
+}
+
 func TestNextErrors(t *testing.T) {
 	const header = "name = \"x\"\nstart = \"a\"\n[stages.a]\ncommand = [\"a\"]\n"
 	big := `{"items": [` + strings.Repeat(`1,`, 2000) + `1]}`
