@@ -12,7 +12,9 @@ import (
 // stage; a stage's agent only turns a StageRequest into a StageResponse.
 // Every step of a run is a RunEvent, appended to the run's log in git.
 
-// RunStatus is where a run stands.
+// RunStatus is where a run stands: one of the constants below, or the
+// outcome a workflow's transition to end named (`status = "question"`),
+// which a run that ended there has instead of RunCompleted (see Ended).
 type RunStatus string
 
 const (
