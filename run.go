@@ -161,15 +161,15 @@ type StageInfo struct {
 // metadata, never artifact content. Its JSON is the process agent's stdin
 // (a contract).
 type StageRequest struct {
-	RunID           string                     `json:"run_id"`
-	CorrelationID   string                     `json:"correlation_id"`
-	Stage           string                     `json:"stage"`
-	Attempt         int                        `json:"attempt"`
-	Workflow        string                     `json:"workflow"`
-	WorkflowVersion string                     `json:"workflow_version"`
-	IdempotencyKey  string                     `json:"idempotency_key"`
-	Inputs          []ArtifactRef              `json:"inputs"`
-	Params          map[string]string          `json:"params"`
+	RunID           string            `json:"run_id"`
+	CorrelationID   string            `json:"correlation_id"`
+	Stage           string            `json:"stage"`
+	Attempt         int               `json:"attempt"`
+	Workflow        string            `json:"workflow"`
+	WorkflowVersion string            `json:"workflow_version"`
+	IdempotencyKey  string            `json:"idempotency_key"`
+	Inputs          []ArtifactRef     `json:"inputs"`
+	Params          map[string]string `json:"params"`
 	// Outputs maps each earlier stage to its latest visit's output.
 	Outputs map[string]json.RawMessage `json:"outputs"`
 	// Visit is the stage visit's 1-based position in the run's path (a
