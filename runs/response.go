@@ -34,14 +34,10 @@ var (
 	fileSegment = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 )
 
-// refusedTrailers are the trailer names a response may not set, in lower
-// case as git compares them: the engine's own and those lunad writes on
-// every commit (gitstore refuses them in Change.Extra too).
-var refusedTrailers = map[string]string{
-	"run": "the engine's", "stage": "the engine's", "attempt": "the engine's",
-	"artifact": "lunad's", "op": "lunad's", "version": "lunad's", "agent": "lunad's (set the response's agent instead)",
-	"idempotency-key": "lunad's", "request": "lunad's", "target-version": "lunad's", "match": "lunad's", "also": "lunad's",
-}
+// engineTrailers are the trailers the engine writes on a stage's commit,
+// in lower case as git compares them; a response may set none of them, nor
+// those lunad writes on every commit (lunad.ReservedTrailer).
+var engineTrailers = map[string]bool{"run": true, "stage": true, "attempt": true}
 
 // checkResponse checks a successful response's Agent, Trailers and Files.
 func checkResponse(resp lunad.StageResponse) error {
@@ -50,8 +46,15 @@ func checkResponse(resp lunad.StageResponse) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(resp.Trailers)) {
 		v := resp.Trailers[k]
-		if whose, ok := refusedTrailers[strings.ToLower(k)]; ok {
-			return fmt.Errorf("%w: the response's trailer %q is %s own (Luna-%s); choose another name", lunad.ErrInvalid, k, whose, k)
+		if engineTrailers[strings.ToLower(k)] {
+			return fmt.Errorf("%w: the response's trailer %q is the engine's own (Luna-%s: the run, its stage and attempt); choose another name", lunad.ErrInvalid, k, k)
+		}
+		if name, what, ok := lunad.ReservedTrailer(k); ok {
+			hint := "choose another name"
+			if name == "Agent" {
+				hint = "set the response's agent instead"
+			}
+			return fmt.Errorf("%w: the response's trailer %q is lunad's own (Luna-%s: %s); %s", lunad.ErrInvalid, k, name, what, hint)
 		}
 		if !trailerName.MatchString(k) {
 			return fmt.Errorf("%w: the response's trailer name %q: use a capital letter, then letters, digits and '-' (at most 63), like \"Model\"", lunad.ErrInvalid, k)

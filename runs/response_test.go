@@ -30,7 +30,7 @@ func FuzzCheckResponse(f *testing.F) {
 		if path.Clean(file) != file || path.IsAbs(file) || strings.HasPrefix(file, "..") || strings.Contains(file, "/.") || strings.HasPrefix(file, ".") {
 			t.Fatalf("accepted file name %q", file)
 		}
-		if _, refused := refusedTrailers[strings.ToLower(trailer)]; refused || strings.ContainsAny(value, "\r\n") || strings.ContainsAny(agent, "<>\n ") {
+		if _, _, reserved := lunad.ReservedTrailer(trailer); reserved || engineTrailers[strings.ToLower(trailer)] || strings.ContainsAny(value, "\r\n") || strings.ContainsAny(agent, "<>\n ") {
 			t.Fatalf("accepted trailer %q: %q, agent %q", trailer, value, agent)
 		}
 	})
