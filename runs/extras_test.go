@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -292,23 +293,11 @@ func TestLiveReplayRecorded(t *testing.T) {
 		{"tell, replayed", reqs[3], true, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.req.Replay != c.replay || !sameFiles(c.req.Recorded, c.recorded) {
+			if c.req.Replay != c.replay || !maps.Equal(c.req.Recorded, c.recorded) {
 				t.Fatalf("replay %v recorded %v; want %v %v", c.req.Replay, c.req.Recorded, c.replay, c.recorded)
 			}
 		})
 	}
-}
-
-func sameFiles(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestVisit: a stage entered again in a loop gets the next visit number,
