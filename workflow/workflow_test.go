@@ -15,6 +15,23 @@ import (
 // validWorkflows are the paper's shapes and a few more; the seeds of
 // FuzzParse too.
 var validWorkflows = map[string]string{
+	"outcomes": `name = "outcomes"
+start = "a"
+[stages.a]
+command = ["a"]
+[[stages.a.next]]
+to = "end"
+when = "output.spent"
+status = "budget_exhausted"
+[[stages.a.next]]
+to = "b"
+when = "output.more"
+[[stages.a.next]]
+to = "end"
+[stages.b]
+command = ["b"]
+next = [{ to = "end", status = "question" }]
+`,
 	"linear": `name = "linear"
 version = "1"
 start = "a"
@@ -172,27 +189,7 @@ func TestNext(t *testing.T) {
 
 // TestChooseStatus: the transition chosen carries its end outcome.
 func TestChooseStatus(t *testing.T) {
-	src := `name = "outcomes"
-start = "a"
-[stages.a]
-command = ["a"]
-[[stages.a.next]]
-to = "end"
-when = "output.spent"
-status = "budget_exhausted"
-[[stages.a.next]]
-to = "b"
-when = "output.more"
-[[stages.a.next]]
-to = "end"
-[stages.b]
-command = ["b"]
-next = [{ to = "end", status = "question" }]
-`
-	w, err := Parse("outcomes.toml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustParse(t, "outcomes")
 	for _, c := range []struct {
 		name, stage, output, to, status string
 	}{
