@@ -12,7 +12,9 @@ import (
 // stage; a stage's agent only turns a StageRequest into a StageResponse.
 // Every step of a run is a RunEvent, appended to the run's log in git.
 
-// RunStatus is where a run stands.
+// RunStatus is where a run stands: one of the constants below, or the
+// outcome a workflow's transition to end named (`status = "question"`),
+// which a run that ended there has instead of RunCompleted (see Ended).
 type RunStatus string
 
 const (
@@ -22,6 +24,16 @@ const (
 	RunCancelled    RunStatus = "cancelled"
 	RunDeadLettered RunStatus = "dead_lettered"
 )
+
+// Ended reports whether a run in status s reached the end of its
+// workflow: "completed", or the outcome its transition to end named.
+func (s RunStatus) Ended() bool {
+	switch s {
+	case "", RunRunning, RunAborted, RunCancelled, RunDeadLettered:
+		return false
+	}
+	return true
+}
 
 // Finished reports whether no more events will be appended to a run in
 // status s (unless it is retried by hand).
@@ -90,6 +102,10 @@ type RunEvent struct {
 	Output json.RawMessage `json:"output,omitempty"`
 	// Next is the stage the engine chose after this one ("end" to finish).
 	Next string `json:"next,omitempty"`
+	// Outcome is the `status` of the transition to end the engine chose
+	// (STAGE_SUCCEEDED, STAGE_COMMITTED and RUN_COMPLETED): the run's
+	// status once it completes, instead of "completed".
+	Outcome string `json:"outcome,omitempty"`
 	// Params and Key are the run's parameters and idempotency key
 	// (RUN_CREATED).
 	Params map[string]string `json:"params,omitempty"`
@@ -145,16 +161,26 @@ type StageInfo struct {
 // metadata, never artifact content. Its JSON is the process agent's stdin
 // (a contract).
 type StageRequest struct {
-	RunID           string                     `json:"run_id"`
-	CorrelationID   string                     `json:"correlation_id"`
-	Stage           string                     `json:"stage"`
-	Attempt         int                        `json:"attempt"`
-	Workflow        string                     `json:"workflow"`
-	WorkflowVersion string                     `json:"workflow_version"`
-	IdempotencyKey  string                     `json:"idempotency_key"`
-	Inputs          []ArtifactRef              `json:"inputs"`
-	Params          map[string]string          `json:"params"`
-	Outputs         map[string]json.RawMessage `json:"outputs"`
+	RunID           string            `json:"run_id"`
+	CorrelationID   string            `json:"correlation_id"`
+	Stage           string            `json:"stage"`
+	Attempt         int               `json:"attempt"`
+	Workflow        string            `json:"workflow"`
+	WorkflowVersion string            `json:"workflow_version"`
+	IdempotencyKey  string            `json:"idempotency_key"`
+	Inputs          []ArtifactRef     `json:"inputs"`
+	Params          map[string]string `json:"params"`
+	// Outputs maps each earlier stage to its latest visit's output.
+	Outputs map[string]json.RawMessage `json:"outputs"`
+	// Visit is the stage visit's 1-based position in the run's path (a
+	// stage entered again in a loop gets a new visit number).
+	Visit int `json:"visit"`
+	// Replay is set when a live replay runs the stage again; Recorded then
+	// holds the Files of the visit's original successful attempt (none
+	// if it had none), so an agent can serve what it recorded instead of
+	// calling the outside world again.
+	Replay   bool              `json:"replay,omitempty"`
+	Recorded map[string]string `json:"-"`
 }
 
 // StageResponse is what a stage's agent returns. Its JSON is what a
@@ -165,6 +191,17 @@ type StageResponse struct {
 	Output    json.RawMessage `json:"output,omitempty"`
 	Writes    []StageWrite    `json:"writes,omitempty"`
 	Error     string          `json:"error,omitempty"`
+	// Agent is the author of the commit of the stage's writes (e.g.
+	// "writer"); "" is the stage's agent name, or the stage's name.
+	Agent string `json:"agent,omitempty"`
+	// Trailers are extra Luna-<key> trailers of that commit (e.g. Model,
+	// Prompt). The names lunad writes itself are refused, as in
+	// Change.Extra, and so are the engine's Run, Stage and Attempt.
+	Trailers map[string]string `json:"trailers,omitempty"`
+	// Files are text files stored beside the STAGE_SUCCEEDED event under
+	// files/NAME (a recorder's transcript, say); a live replay hands them
+	// back in StageRequest.Recorded.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // StageWrite is one file a stage's effects write, as a path relative to

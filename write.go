@@ -1,5 +1,7 @@
 package lunad
 
+import "strings"
+
 // The vocabulary of writes: what a caller says about a write, and what a
 // write returns. gitstore performs them; the daemon and the adapters pass
 // them on.
@@ -20,9 +22,10 @@ type Change struct {
 	// against; if the artifact moved on, the write fails with ErrConflict.
 	BaseVersion int
 	// Extra trailers (Luna-<key>: value) of the caller's own, e.g.
-	// {"Review": "manual"}. The names lunad writes itself (Op, Artifact,
-	// Version, Agent, Idempotency-Key, Request, Target-Version, Match, in
-	// any letter case) are refused with ErrInvalid.
+	// {"Review": "manual"}. The names lunad writes itself (ReservedTrailer:
+	// Op, Artifact, Version, Agent, Idempotency-Key, Request,
+	// Target-Version, Match, Also, in any letter case) are refused with
+	// ErrInvalid.
 	Extra map[string]string
 	// Input is what an edit applies, in a canonical encoding (the daemon's
 	// Service sets it from the edit's blocks, patch or content), so that an
@@ -105,4 +108,30 @@ type AckRequest struct {
 type BranchRequest struct {
 	Name string
 	From string
+}
+
+// reservedTrailers are the Luna-<name> trailers lunad writes on its
+// commits itself, keyed in lower case because git compares trailer names
+// case-insensitively: a caller's Change.Extra may not name them, since a
+// second Luna-Op or a forged Luna-Agent would make history report false
+// provenance. Match is written from the trailers an Edit's function
+// returns (the daemon's match tiers), never from Change.Extra; Symbol is
+// Ack's own and checked there.
+var reservedTrailers = map[string]struct{ name, what string }{
+	"artifact":        {"Artifact", "the artifact's ID"},
+	"op":              {"Op", "the operation"},
+	"version":         {"Version", "the artifact's version number"},
+	"agent":           {"Agent", "the acting agent; pass it as the change's agent"},
+	"idempotency-key": {"Idempotency-Key", "pass it as the change's idempotency key"},
+	"request":         {"Request", "the digest of an idempotency key's request"},
+	"target-version":  {"Target-Version", "the version undo, redo or restore brought back"},
+	"match":           {"Match", "how an edit's blocks matched"},
+	"also":            {"Also", "the other artifacts a commit wrote"},
+}
+
+// ReservedTrailer reports whether Luna-<name> is a trailer lunad writes
+// itself (in any letter case), with its canonical name and what it holds.
+func ReservedTrailer(name string) (canonical, what string, reserved bool) {
+	t, ok := reservedTrailers[strings.ToLower(name)]
+	return t.name, t.what, ok
 }

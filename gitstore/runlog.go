@@ -51,6 +51,7 @@ type RunRecord = lunad.RunRecord
 const (
 	runRefPrefix = "refs/luna/runs/"
 	runEventFile = "event.json" // reserved: no file passes for the event
+	runFilesDir  = "files/"     // the one directory of run files: a stage's own files (StageResponse.Files)
 	runEventLine = "event: "    // the line of an event commit's message holding the event
 	maxRunID     = 64
 	// maxRunCache bounds the decoded run commits kept in memory.
@@ -148,8 +149,8 @@ func checkRunRecord(runID string, rec RunRecord) error {
 		if err := checkRepoPath(name); err != nil {
 			return fmt.Errorf("run file: %w", err)
 		}
-		if strings.Contains(name, "/") || name == runEventFile {
-			return fmt.Errorf("%w: run file %q: give a plain file name other than %s", lunad.ErrInvalid, name, runEventFile)
+		if (strings.Contains(name, "/") && !strings.HasPrefix(name, runFilesDir)) || name == runEventFile || name == strings.TrimSuffix(runFilesDir, "/") {
+			return fmt.Errorf("%w: run file %q: give a plain file name other than %s, or one under %s", lunad.ErrInvalid, name, runEventFile, runFilesDir)
 		}
 	}
 	return nil
@@ -512,7 +513,7 @@ func (s *Store) RunFile(ctx context.Context, runID string, seq int, name string)
 			break
 		}
 		if rc.seq == seq {
-			if strings.Contains(name, "/") {
+			if strings.Contains(name, "/") && (!strings.HasPrefix(name, runFilesDir) || checkRepoPath(name) != nil) {
 				return nil, fmt.Errorf("%w: run file %q", lunad.ErrNotFound, name)
 			}
 			b, _, err := s.readFile(rc.tree, name)

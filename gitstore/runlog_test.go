@@ -180,6 +180,40 @@ func TestRunLogRoundTrip(t *testing.T) {
 
 // TestRunLogDeterministic: with the store's clock injected, the same
 // events make the same commits.
+// TestRunFilesDir: a stage's own files are stored under files/, nested,
+// and read back by their path.
+func TestRunFilesDir(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	files := map[string][]byte{"response.json": []byte(`{}`), "files/llm/0001.json": []byte(`{"seq":1}`), "files/notes.txt": []byte("n\n")}
+	if _, err := s.AppendRun(ctx, "r1", "", []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunCreated}, Files: files}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		want string // "" for ErrNotFound
+	}{
+		{"files/llm/0001.json", `{"seq":1}`},
+		{"files/notes.txt", "n\n"},
+		{"files/llm", ""},
+		{"files/../response.json", ""},
+		{"llm/0001.json", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := s.RunFile(ctx, "r1", 1, c.name)
+			if c.want == "" {
+				if !errors.Is(err, lunad.ErrNotFound) && !errors.Is(err, lunad.ErrInvalid) {
+					t.Fatalf("RunFile %s = %q, %v; want an error", c.name, b, err)
+				}
+				return
+			}
+			if err != nil || string(b) != c.want {
+				t.Fatalf("RunFile %s = %q, %v; want %q", c.name, b, err, c.want)
+			}
+		})
+	}
+}
+
 func TestRunLogDeterministic(t *testing.T) {
 	var tips []string
 	for range 2 {
@@ -231,6 +265,8 @@ func TestRunAppendErrors(t *testing.T) {
 		"stage newline":    {Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: "a\nLuna-Op: edit"}},
 		"bad output":       {Event: lunad.RunEvent{Type: lunad.EventStageSucceeded, Output: json.RawMessage(`{`)}},
 		"file in dir":      {Event: lunad.RunEvent{Type: lunad.EventRunCreated}, Files: map[string][]byte{"a/b": nil}},
+		"file files":       {Event: lunad.RunEvent{Type: lunad.EventRunCreated}, Files: map[string][]byte{"files": nil}},
+		"file files/..":    {Event: lunad.RunEvent{Type: lunad.EventRunCreated}, Files: map[string][]byte{"files/../x": nil}},
 		"file event.json":  {Event: lunad.RunEvent{Type: lunad.EventRunCreated}, Files: map[string][]byte{"event.json": nil}},
 		"file .git":        {Event: lunad.RunEvent{Type: lunad.EventRunCreated}, Files: map[string][]byte{".git": nil}},
 		"file ..":          {Event: lunad.RunEvent{Type: lunad.EventRunCreated}, Files: map[string][]byte{"..": nil}},

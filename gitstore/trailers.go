@@ -22,24 +22,6 @@ const (
 	trAlso     = "Luna-Also"           // the other artifacts of a commit that wrote several (see record.Also)
 )
 
-// reservedTrailers are the trailer names lunad writes itself, keyed in
-// lower case because git compares trailer names case-insensitively. A
-// caller's Change.Extra may not name them: a second Luna-Op or a forged
-// Luna-Agent would make history report false provenance. Match is written
-// from the trailers an Edit's function returns (the daemon's match tiers),
-// never from Change.Extra; Symbol is Ack's own and checked there.
-var reservedTrailers = map[string]struct{ name, what string }{
-	"artifact":        {"Artifact", "the artifact's ID"},
-	"op":              {"Op", "the operation"},
-	"version":         {"Version", "the artifact's version number"},
-	"agent":           {"Agent", "the acting agent; pass it as the change's agent"},
-	"idempotency-key": {"Idempotency-Key", "pass it as the change's idempotency key"},
-	"request":         {"Request", "the digest of an idempotency key's request"},
-	"target-version":  {"Target-Version", "the version undo, redo or restore brought back"},
-	"match":           {"Match", "how an edit's blocks matched"},
-	"also":            {"Also", "the other artifacts a commit wrote"},
-}
-
 // Limits on what a caller may put into a commit.
 const (
 	maxMessage  = 16 << 10

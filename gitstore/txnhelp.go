@@ -38,8 +38,8 @@ func validateChange(c Change) error {
 		if !extraKey.MatchString(k) {
 			return fmt.Errorf("%w: trailer name %q", lunad.ErrInvalid, k)
 		}
-		if own, ok := reservedTrailers[strings.ToLower(k)]; ok {
-			return fmt.Errorf("%w: trailer name %q is lunad's own (Luna-%s: %s); choose another name", lunad.ErrInvalid, k, own.name, own.what)
+		if name, what, ok := lunad.ReservedTrailer(k); ok {
+			return fmt.Errorf("%w: trailer name %q is lunad's own (Luna-%s: %s); choose another name", lunad.ErrInvalid, k, name, what)
 		}
 		if err := checkTrailerValue("trailer "+k, v); err != nil {
 			return err

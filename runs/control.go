@@ -104,13 +104,12 @@ func (e *Engine) Cancel(ctx context.Context, id string) (lunad.RunInfo, error) {
 	if err != nil {
 		return lunad.RunInfo{}, err
 	}
-	switch st.info.Status {
-	case lunad.RunCompleted, lunad.RunCancelled:
+	if st.info.Status.Ended() || st.info.Status == lunad.RunCancelled {
 		return lunad.RunInfo{}, fmt.Errorf("%w: run %s is %s already", lunad.ErrInvalid, id, st.info.Status)
 	}
 	ev := st.event(lunad.EventRunCancelled, e.now())
 	ev.Error = "cancelled by request"
-	if _, err := e.opts.Store.AppendRun(ctx, id, st.tip, []lunad.RunRecord{{Event: ev}}); err != nil {
+	if err := e.appendAfter(&run{id: id, st: st}, st.tip, []lunad.RunRecord{{Event: ev}}); err != nil {
 		return lunad.RunInfo{}, err
 	}
 	return e.Run(ctx, id)

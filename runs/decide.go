@@ -83,6 +83,9 @@ func (s *state) onOutcome(wf *workflow.Workflow, o outcome, now time.Time, jitte
 	if failed, permanent, why := o.failed(); failed {
 		return s.onFailure(wf, why, permanent, now, jitter)
 	}
+	if err := checkResponse(o.resp); err != nil {
+		return s.onFailure(wf, err.Error(), true, now, jitter)
+	}
 	ev := s.stageEvent(lunad.EventStageSucceeded, now)
 	ev.Output = o.resp.Output
 	next, err := s.nextStage(wf, o.resp.Output)
@@ -91,7 +94,7 @@ func (s *state) onOutcome(wf *workflow.Workflow, o outcome, now time.Time, jitte
 		ab.Stage, ab.Visit, ab.Error = s.stage, s.visit, err.Error()
 		return []lunad.RunEvent{ev, ab}
 	}
-	ev.Next = next
+	ev.Next, ev.Outcome = next.To, next.Status
 	return []lunad.RunEvent{ev}
 }
 
@@ -117,8 +120,8 @@ func (s *state) onFailure(wf *workflow.Workflow, why string, permanent bool, now
 
 // nextStage evaluates the current stage's transitions over its output,
 // earlier outputs and the run's metadata: the engine's only way to choose.
-func (s *state) nextStage(wf *workflow.Workflow, output json.RawMessage) (string, error) {
-	return wf.Next(s.stage, workflow.Env{Output: output, Outputs: s.outputs,
+func (s *state) nextStage(wf *workflow.Workflow, output json.RawMessage) (workflow.Transition, error) {
+	return wf.Choose(s.stage, workflow.Env{Output: output, Outputs: s.outputs,
 		Run: workflow.RunVars{ID: s.created.RunID, Workflow: s.created.Workflow, Attempt: s.attempt, Params: s.created.Params}})
 }
 
@@ -127,7 +130,7 @@ func (s *state) nextStage(wf *workflow.Workflow, output json.RawMessage) (string
 func (s *state) afterCommit(refs []lunad.ArtifactRef, agentVersion string, now time.Time) []lunad.RunEvent {
 	c := s.stageEvent(lunad.EventStageCommitted, now)
 	c.Writes = refs
-	c.Next = s.next
+	c.Next, c.Outcome = s.next, s.outcome
 	ns := s.clone()
 	ns.apply(c)
 	return append([]lunad.RunEvent{c}, ns.nextStep(agentVersion, now)...)
@@ -138,7 +141,7 @@ func (s *state) afterCommit(refs []lunad.ArtifactRef, agentVersion string, now t
 func (s *state) nextStep(agentVersion string, now time.Time) []lunad.RunEvent {
 	if s.next == workflow.End {
 		done := s.event(lunad.EventRunCompleted, now)
-		done.Writes = s.writes
+		done.Writes, done.Outcome = s.writes, s.outcome
 		return []lunad.RunEvent{done}
 	}
 	return s.enqueue(s.next, s.visit+1, 1, agentVersion, now)

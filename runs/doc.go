@@ -24,9 +24,21 @@
 //     nothing; STAGE_COMMITTED then names the artifact versions written,
 //     together with the next step, in one atomic append.
 //
+// A stage's response may name the author of its commit (Agent), add
+// trailers to it (Trailers) and carry files stored beside its
+// STAGE_SUCCEEDED under files/NAME (Files); the engine checks them
+// (response.go), and one it refuses is a permanent failure of the attempt.
+// A transition to end may carry an outcome (`status`), which RUN_COMPLETED
+// records and the run's status becomes. Options.OnFinish, if set, makes
+// the output of each terminal event the engine appends (finish.go).
+// Workflows are the workspace's files, then the built-in ones
+// (Options.Builtin) no file overrides.
+//
 // Transient failures are retried with exponential backoff and full jitter
 // up to the stage's attempt limit; permanent failures and exhausted
 // retries are dead-lettered and abort the run, which `lunad run retry`
 // resumes. Replay re-drives a run's decisions from its recorded responses
-// and compares the state path and the tree the run wrote.
+// and compares the state path, the terminal status and the tree the run
+// wrote; a live replay runs the agents again, handing each the files its
+// stage visit stored (StageRequest.Recorded).
 package runs

@@ -174,10 +174,7 @@ func (e *Engine) completeOnce(r *run, req lunad.StageRequest, o outcome) error {
 		}
 	}
 	r.mu.Unlock()
-	files := map[string][]byte{fileRequest: mustJSON(req)}
-	if o.err == nil {
-		files[fileResponse] = mustJSON(o.resp)
-	}
+	files := responseFiles(req, o, evs[0].Type == lunad.EventStageSucceeded)
 	recs := make([]lunad.RunRecord, len(evs))
 	for i, ev := range evs {
 		recs[i].Event = ev
@@ -220,7 +217,7 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 	}
 	var refs []lunad.ArtifactRef
 	if len(resp.Writes) > 0 {
-		refs, err = e.applyWrites(ctx, r, st, resp.Writes)
+		refs, err = e.applyWrites(ctx, r, st, resp)
 		if refused(err) {
 			ab := st.event(lunad.EventRunAborted, e.now())
 			ab.Stage, ab.Visit, ab.Error = st.stage, st.visit, "the stage's writes were refused, nothing was written: "+err.Error()
@@ -244,12 +241,12 @@ func (e *Engine) recordedResponse(ctx context.Context, r *run, seq int) (lunad.S
 		return *r.succeeded, nil
 	}
 	r.mu.Unlock()
-	var resp lunad.StageResponse
+	var resp storedResponse
 	data, err := e.opts.Store.RunFile(ctx, r.id, seq, fileResponse)
 	if err == nil {
 		err = json.Unmarshal(data, &resp)
 	}
-	return resp, err
+	return resp.StageResponse, err
 }
 
 // appendAndGo appends evs and runs the attempt they started, if any.
@@ -277,17 +274,25 @@ func refused(err error) bool {
 		errors.Is(err, lunad.ErrExists) || errors.Is(err, lunad.ErrDirty) || errors.Is(err, lunad.ErrNotFound)
 }
 
-// applyWrites commits writes, trying again while the workspace is busy.
-func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, writes []lunad.StageWrite) ([]lunad.ArtifactRef, error) {
-	stage := r.wf.Stages[st.stage]
-	agent := stage.Agent
+// applyWrites commits resp's writes, authored by resp's agent (else the
+// stage's agent name, else the stage's name) with resp's trailers besides
+// the engine's, trying again while the workspace is busy.
+func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, resp lunad.StageResponse) ([]lunad.ArtifactRef, error) {
+	agent := resp.Agent
+	if agent == "" {
+		agent = r.wf.Stages[st.stage].Agent
+	}
 	if agent == "" {
 		agent = st.stage
 	}
+	extra := maps.Clone(resp.Trailers)
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	extra["Run"], extra["Stage"], extra["Attempt"] = r.id, st.stage, fmt.Sprint(st.attempt)
+	writes := resp.Writes
 	ch := lunad.Change{Agent: agent, Message: fmt.Sprintf("run %s, stage %s", r.id, st.stage),
-		IdempotencyKey: visitKey(r.id, st.stage, st.visit, st.created.WorkflowVersion),
-		Extra: map[string]string{"Run": r.id, "Stage": st.stage,
-			"Attempt": fmt.Sprint(st.attempt)}}
+		IdempotencyKey: visitKey(r.id, st.stage, st.visit, st.created.WorkflowVersion), Extra: extra}
 	var err error
 	for try := 1; try <= e.opts.CommitRetries; try++ {
 		var refs []lunad.ArtifactRef
@@ -317,7 +322,7 @@ func request(wf *workflow.Workflow, st *state) lunad.StageRequest {
 	return lunad.StageRequest{RunID: c.RunID, CorrelationID: c.CorrelationID, Stage: st.stage, Attempt: st.attempt,
 		Workflow: c.Workflow, WorkflowVersion: c.WorkflowVersion,
 		IdempotencyKey: visitKey(c.RunID, st.stage, st.visit, c.WorkflowVersion),
-		Inputs:         st.inputs(), Params: params, Outputs: outputs}
+		Inputs:         st.inputs(), Params: params, Outputs: outputs, Visit: st.visit}
 }
 
 // append appends recs to r's log and folds them into r's state. It is not
@@ -336,6 +341,9 @@ func (e *Engine) appendAfter(r *run, after string, recs []lunad.RunRecord) error
 	defer r.mu.Unlock()
 	if after != "" && r.st.tip != after {
 		return errStale
+	}
+	if err := e.finish(r, recs); err != nil {
+		return err
 	}
 	tip, err := e.opts.Store.AppendRun(context.Background(), r.id, r.st.tip, recs)
 	if errors.Is(err, lunad.ErrConflict) {

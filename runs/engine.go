@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -62,6 +63,16 @@ type Options struct {
 	NewID  func() string    // run IDs (default: time and 6 random hex digits)
 	Jitter func() float64   // backoff jitter in [0,1) (default: crypto/rand)
 	Slots  int              // attempts running at once (default 4)
+	// Builtin are workflows built into the binary, by name (their TOML).
+	// A workspace file .luna/workflows/NAME.toml of the same name takes
+	// precedence. New refuses one that does not check.
+	Builtin map[string][]byte
+	// OnFinish, if set, is called once for each terminal event the engine
+	// appends (RUN_COMPLETED, RUN_ABORTED, RUN_CANCELLED), after every
+	// stage commit of the run, with the run as it is with that event (its
+	// Events included); what it returns is that event's Output. It is not
+	// called for a run found finished, nor by Replay.
+	OnFinish func(ctx context.Context, info lunad.RunInfo) json.RawMessage
 	// CommitRetries bounds the tries to commit a stage's writes when the
 	// workspace is busy (default 5).
 	CommitRetries int
@@ -99,6 +110,10 @@ type run struct {
 	// needs no read of the log, except after a restart.
 	succeeded    *lunad.StageResponse
 	succeededSeq int
+	// finished is OnFinish's output for the terminal event decided at
+	// tip finishedAt, kept in case its append is tried again.
+	finished   json.RawMessage
+	finishedAt string
 }
 
 // errCancelled is the cause of a run's context when the run is cancelled,
@@ -119,6 +134,11 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 func New(opts Options) (*Engine, error) {
 	if opts.Store == nil || opts.Effects == nil || opts.Root == "" {
 		return nil, fmt.Errorf("%w: runs.New needs a Store, Effects and a Root", lunad.ErrInvalid)
+	}
+	for _, name := range slices.Sorted(maps.Keys(opts.Builtin)) {
+		if _, err := parseBuiltin(name, opts.Builtin[name]); err != nil {
+			return nil, fmt.Errorf("built-in workflow %s: %w", name, err)
+		}
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now

@@ -50,6 +50,8 @@ type workspace struct {
 	root  string
 	store *gitstore.Store
 	eng   *runs.Engine
+	// configure, if set, changes the engine's options at each open.
+	configure func(*runs.Options)
 }
 
 // clock advances one second per call, so events and commits are stamped
@@ -67,6 +69,13 @@ func clock() func() time.Time {
 
 func newWorkspace(t *testing.T, workflows map[string]string) *workspace {
 	t.Helper()
+	return newWorkspaceWith(t, workflows, nil)
+}
+
+// newWorkspaceWith is newWorkspace with the engine's options changed by
+// configure at each open.
+func newWorkspaceWith(t *testing.T, workflows map[string]string, configure func(*runs.Options)) *workspace {
+	t.Helper()
 	root := t.TempDir()
 	n := 0
 	store, _, err := gitstore.Init(root, gitstore.Options{Clock: clock(), NewID: func() string { n++; return fmt.Sprintf("a%07d", n) },
@@ -75,7 +84,7 @@ func newWorkspace(t *testing.T, workflows map[string]string) *workspace {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	w := &workspace{t: t, root: root, store: store}
+	w := &workspace{t: t, root: root, store: store, configure: configure}
 	w.file("agents/agent.py", testAgent)
 	for name, text := range workflows {
 		w.file(".luna/workflows/"+name+".toml", strings.ReplaceAll(text, "PYTHON", wstest.Python(t)))
@@ -98,9 +107,13 @@ func (w *workspace) file(name, content string) {
 func (w *workspace) open() {
 	w.t.Helper()
 	ids := 0
-	eng, err := runs.Open(context.Background(), runs.Options{Root: w.root, Store: w.store, Effects: effects{w.store},
+	opts := runs.Options{Root: w.root, Store: w.store, Effects: effects{w.store},
 		Config: []byte("[runs]\nslots = 2\n"), Clock: clock(), Jitter: func() float64 { return 0.5 },
-		NewID: func() string { ids++; return fmt.Sprintf("run-%d-%d", time.Now().UnixNano()%1000000, ids) }})
+		NewID: func() string { ids++; return fmt.Sprintf("run-%d-%d", time.Now().UnixNano()%1000000, ids) }}
+	if w.configure != nil {
+		w.configure(&opts)
+	}
+	eng, err := runs.Open(context.Background(), opts)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -86,6 +87,8 @@ func (e *Engine) Replay(ctx context.Context, id string, live bool) (lunad.Replay
 type recordedOutcome struct {
 	o   outcome
 	req lunad.StageRequest
+	// files are the Files of a successful attempt, as stored beside it.
+	files map[string]string
 }
 
 // recorded reads the outcome of every attempt the engine decided on
@@ -103,8 +106,20 @@ func (e *Engine) recorded(ctx context.Context, id string, events []lunad.RunEven
 		b, err := e.opts.Store.RunFile(ctx, id, ev.Seq, fileResponse)
 		switch {
 		case err == nil:
-			if err := json.Unmarshal(b, &r.o.resp); err != nil {
+			var sr storedResponse
+			if err := json.Unmarshal(b, &sr); err != nil {
 				return nil, fmt.Errorf("run %s event %d: %s: %w", id, ev.Seq, fileResponse, err)
+			}
+			r.o.resp = sr.StageResponse
+			for _, name := range sr.FileNames {
+				f, err := e.opts.Store.RunFile(ctx, id, ev.Seq, filesDir+name)
+				if err != nil {
+					return nil, err
+				}
+				if r.files == nil {
+					r.files = map[string]string{}
+				}
+				r.files[name] = string(f)
 			}
 		case ev.Type == lunad.EventStageFailed:
 			r.o.err = &lunad.AgentError{Permanent: ev.Permanent, Err: fmt.Errorf("%s", ev.Error)}
@@ -201,6 +216,7 @@ func (s *simulation) run(ctx context.Context, events []lunad.RunEvent) (*state, 
 // replay) and compares its output with the recorded one.
 func (s *simulation) rerun(ctx context.Context, st *state, r recordedOutcome) outcome {
 	req := request(s.wf, st)
+	req.Replay, req.Recorded = true, s.original(st.visit)
 	var o outcome
 	agent, err := s.e.agent(s.wf.Stages[st.stage])
 	if err != nil {
@@ -216,6 +232,17 @@ func (s *simulation) rerun(ctx context.Context, st *state, r recordedOutcome) ou
 		s.diffs = append(s.diffs, fmt.Sprintf("stage %s (visit %d, attempt %d): output %s, replayed: %s", st.stage, st.visit, st.attempt, describe(r.o), describe(o)))
 	}
 	return o
+}
+
+// original is the Files of visit's successful attempt, as the log holds
+// them (nil if it has none).
+func (s *simulation) original(visit int) map[string]string {
+	for _, r := range s.rec[visit] {
+		if r.files != nil { // stored for a success only
+			return maps.Clone(r.files)
+		}
+	}
+	return nil
 }
 
 func (s *simulation) divergence() float64 {

@@ -36,7 +36,8 @@ func TestResumeFromEveryStep(t *testing.T) {
 			[]string{"RUN_COMPLETED"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w := newWorkspace(t, map[string]string{"w": src})
+			f := &finishes{}
+			w := newWorkspaceWith(t, map[string]string{"w": src}, f.hook)
 			w.eng.Close()
 			wf, err := workflow.Parse(".luna/workflows/w.toml", []byte(strings.ReplaceAll(src, "PYTHON", wstest.Python(t))))
 			if err != nil {
@@ -82,6 +83,13 @@ func TestResumeFromEveryStep(t *testing.T) {
 			wantCommits := 1
 			if c.name == "committed without its next step" {
 				wantCommits = 0 // its writes were committed before the cut, by the engine that wrote the event
+			}
+			f.checkFinished(t, got, 1)
+			// A daemon started again finds the run finished: no second call.
+			w.eng.Close()
+			w.open()
+			if n := len(f.of(id)); n != 1 {
+				t.Fatalf("OnFinish called %d times after a restart, want 1", n)
 			}
 			if n := strings.Count(w.git("log", "--format=%H", "--", "x.txt"), "\n"); n != wantCommits {
 				t.Fatalf("x.txt in %d commits, want %d", n, wantCommits)

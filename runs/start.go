@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/lunad/lunad"
@@ -96,7 +95,8 @@ func keyRunID(key string) string {
 	return "k-" + hex.EncodeToString(h[:10])
 }
 
-// load reads and parses the workspace's workflow name.
+// load reads and parses the workflow name: the workspace's file, else
+// the built-in workflow of that name.
 func (e *Engine) load(name string) (*workflow.Workflow, []byte, error) {
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
 		return nil, nil, fmt.Errorf("%w: %q is not a workflow name (a file name under %s, without .toml)", lunad.ErrInvalid, name, workflow.Dir)
@@ -104,6 +104,10 @@ func (e *Engine) load(name string) (*workflow.Workflow, []byte, error) {
 	file := filepath.Join(workflow.Dir, name+".toml")
 	data, err := os.ReadFile(filepath.Join(e.opts.Root, file))
 	if errors.Is(err, os.ErrNotExist) {
+		if b, ok := e.opts.Builtin[name]; ok {
+			wf, err := parseBuiltin(name, b)
+			return wf, b, err
+		}
 		return nil, nil, &lunad.RunNotFoundError{Kind: "workflow", Ref: name}
 	}
 	if err != nil {
@@ -121,25 +125,46 @@ func (e *Engine) load(name string) (*workflow.Workflow, []byte, error) {
 	return wf, data, nil
 }
 
-// Workflows lists the workspace's workflow files; one that does not check
-// is listed with its errors.
+// builtinFile is what a built-in workflow's File says.
+func builtinFile(name string) string { return "builtin:" + name }
+
+// parseBuiltin parses the built-in workflow name.
+func parseBuiltin(name string, data []byte) (*workflow.Workflow, error) {
+	wf, err := workflow.Parse(builtinFile(name), data)
+	if err != nil {
+		return nil, err
+	}
+	if wf.Name != name {
+		return nil, fmt.Errorf("%w: %s: the workflow is named %q, not %q", lunad.ErrInvalid, builtinFile(name), wf.Name, name)
+	}
+	return wf, nil
+}
+
+// Workflows lists the workspace's workflow files and the built-in
+// workflows no file overrides, by name; one that does not check is
+// listed with its errors.
 func (e *Engine) Workflows(ctx context.Context) ([]lunad.WorkflowInfo, error) {
 	files, err := filepath.Glob(filepath.Join(e.opts.Root, workflow.Dir, "*.toml"))
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(files)
-	out := make([]lunad.WorkflowInfo, 0, len(files))
+	names := map[string]bool{}
 	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".toml")
+		names[strings.TrimSuffix(filepath.Base(f), ".toml")] = true
+	}
+	for name := range e.opts.Builtin {
+		names[name] = true
+	}
+	out := make([]lunad.WorkflowInfo, 0, len(names))
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		wf, _, err := e.load(name)
 		out = append(out, workflowInfo(name, wf, err))
 	}
 	return out, nil
 }
 
-// Workflow describes the workspace's workflow name; one that does not
-// check is described with its errors.
+// Workflow describes the workflow name (the workspace's file, else the
+// built-in one); one that does not check is described with its errors.
 func (e *Engine) Workflow(ctx context.Context, name string) (lunad.WorkflowInfo, error) {
 	wf, _, err := e.load(name)
 	if err != nil && !errors.Is(err, lunad.ErrInvalid) {
@@ -153,6 +178,9 @@ func workflowInfo(name string, wf *workflow.Workflow, err error) lunad.WorkflowI
 	if err != nil {
 		info.Error = err.Error()
 		return info
+	}
+	if strings.HasPrefix(wf.File, "builtin:") {
+		info.File = wf.File
 	}
 	info.Version, info.Start, info.Stages = wf.VersionID(), wf.Start, wf.Order
 	return info

@@ -38,6 +38,7 @@ type state struct {
 	counted int       // its attempts that count against the limit
 	retryAt time.Time // when phase is phaseRetry
 	next    string    // when phase is phaseSucceeded: the stage chosen next
+	outcome string    // and, when next is end, the outcome it ends with
 
 	outputs   map[string]json.RawMessage // each stage's latest output
 	writes    []lunad.ArtifactRef        // the run's writes, latest version per path, in order of first write
@@ -104,7 +105,7 @@ func (s *state) apply(ev lunad.RunEvent) {
 		s.succeeded[ev.Visit] = ev.Seq
 		s.outputs[ev.Stage] = ev.Output
 		s.cur().Status, s.cur().Output, s.cur().Error = "succeeded", ev.Output, ""
-		s.next = ev.Next
+		s.next, s.outcome = ev.Next, ev.Outcome
 		s.phase = phaseSucceeded
 	case lunad.EventStageCommitted:
 		for _, w := range ev.Writes {
@@ -122,6 +123,9 @@ func (s *state) apply(ev lunad.RunEvent) {
 		s.phase = phaseFinished
 	case lunad.EventRunCompleted:
 		in.Status = lunad.RunCompleted
+		if ev.Outcome != "" {
+			in.Status = lunad.RunStatus(ev.Outcome)
+		}
 		s.phase = phaseFinished
 	case lunad.EventRunCancelled:
 		in.Status, in.Error = lunad.RunCancelled, ev.Error

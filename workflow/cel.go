@@ -145,32 +145,39 @@ func (e *EvalError) Unwrap() []error { return []error{lunad.ErrInvalid, e.Err} }
 // branch. It returns End when the run is to finish. Every error is an
 // *EvalError, but for a stage the workflow does not have (lunad.ErrNotFound).
 func (w *Workflow) Next(stage string, env Env) (string, error) {
+	t, err := w.Choose(stage, env)
+	return t.To, err
+}
+
+// Choose is Next's transition itself, with its Status (the outcome, when
+// it ends the run). The errors are Next's.
+func (w *Workflow) Choose(stage string, env Env) (Transition, error) {
 	st, ok := w.Stages[stage]
 	if !ok {
-		return "", fmt.Errorf("%w: workflow %q has no stage %q", lunad.ErrNotFound, w.Name, stage)
+		return Transition{}, fmt.Errorf("%w: workflow %q has no stage %q", lunad.ErrNotFound, w.Name, stage)
 	}
 	vars, err := activation(w, env)
 	if err != nil {
-		return "", &EvalError{Stage: stage, Inputs: inputsJSON(vars), Err: err}
+		return Transition{}, &EvalError{Stage: stage, Inputs: inputsJSON(vars), Err: err}
 	}
 	for _, t := range st.Next {
 		if t.prog == nil {
-			return t.To, nil
+			return t, nil
 		}
 		val, _, err := t.prog.Eval(vars)
 		if err != nil {
-			return "", &EvalError{Stage: stage, Expr: t.When, Inputs: inputsJSON(vars), Err: err}
+			return Transition{}, &EvalError{Stage: stage, Expr: t.When, Inputs: inputsJSON(vars), Err: err}
 		}
 		b, ok := val.Value().(bool)
 		if !ok {
 			err := fmt.Errorf("the result is %s %s, not a bool", val.Type().TypeName(), truncate(fmt.Sprint(val.Value()), 100))
-			return "", &EvalError{Stage: stage, Expr: t.When, Inputs: inputsJSON(vars), Err: err}
+			return Transition{}, &EvalError{Stage: stage, Expr: t.When, Inputs: inputsJSON(vars), Err: err}
 		}
 		if b {
-			return t.To, nil
+			return t, nil
 		}
 	}
-	return "", &EvalError{Stage: stage, Inputs: inputsJSON(vars), Err: fmt.Errorf("%w: no `when` is true and there is no default branch", ErrNoTransition)}
+	return Transition{}, &EvalError{Stage: stage, Inputs: inputsJSON(vars), Err: fmt.Errorf("%w: no `when` is true and there is no default branch", ErrNoTransition)}
 }
 
 // activation decodes env into the variables of a CEL evaluation. On an

@@ -27,6 +27,11 @@
 //	[[stages.draft.next]]
 //	to = "rework"                  # no when: the default branch
 //
+//	[[stages.rework.next]]
+//	to = "end"
+//	when = "output.gave_up"
+//	status = "abandoned"           # the run's outcome: its status instead of "completed"
+//
 // Stage names are letters, digits, '_' and '-'; "end" is not a stage but
 // what `to` names to finish the run. Durations are Go durations ("30s",
 // "1m30s", "100ms").
@@ -36,6 +41,11 @@
 // a random time between 0 and min(max, initial·2^(n-1)) (exponential
 // backoff with full jitter; defaults initial 100ms, max 5s). See
 // Retry.Delay.
+//
+// status, only on a transition to end, names the outcome the run ends with:
+// a lowercase identifier (a-z, 0-9, '_', a letter first) other than the
+// engine's own statuses (running, completed, aborted, cancelled,
+// dead_lettered). The run's status is then that outcome.
 //
 // `next` may also be written as an array of inline tables:
 // next = [{ to = "a", when = "..." }, { to = "end" }].
@@ -66,7 +76,9 @@
 // or a `to` naming no stage, stages that start cannot reach, stages from
 // which no path reaches end, `when` expressions that do not compile or are
 // not boolean, two default branches or one that is not last, a stage with
-// both or neither of command and agent, bad durations, max_attempts < 1.
+// both or neither of command and agent, bad durations, max_attempts < 1,
+// a status on a transition that does not end the run, or one that is not
+// a lowercase identifier or is the engine's own.
 //
 // # Versions
 //

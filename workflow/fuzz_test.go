@@ -44,6 +44,9 @@ func FuzzParse(f *testing.F) {
 				if _, ok := w.Stages[tr.To]; !ok && tr.To != End {
 					t.Fatalf("stage %s: transition to unknown %q", name, tr.To)
 				}
+				if tr.Status != "" && (tr.To != End || lunad.RunStatus(tr.Status) == lunad.RunCompleted || !lunad.RunStatus(tr.Status).Ended()) {
+					t.Fatalf("stage %s: transition to %q with status %q", name, tr.To, tr.Status)
+				}
 			}
 			to, err := w.Next(name, env)
 			var ee *EvalError

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/lunad/lunad"
 )
 
 // validName is what a workflow or stage name may be: it names files and
@@ -22,7 +24,7 @@ var (
 	workflowKeys   = []string{"name", "version", "start", "stages"}
 	stageKeys      = []string{"command", "agent", "params", "timeout", "retry", "next"}
 	retryKeys      = []string{"max_attempts", "initial", "max"}
-	transitionKeys = []string{"to", "when"}
+	transitionKeys = []string{"to", "when", "status"}
 )
 
 // Parse parses and checks the workflow definition data, read from file
@@ -290,6 +292,11 @@ func (p *parser) rawTransitions(m map[string]any, path []string, st *Stage) {
 		} else if isStr && tr.To == "" {
 			p.at(append(tp, "to"), "to is empty: name a stage, or \"end\"")
 		}
+		if _, has := t["status"]; has {
+			if tr.Status, isStr = p.str(t, tp, "status"); isStr {
+				p.status(tr, append(tp, "status"))
+			}
+		}
 		when, has := t["when"]
 		tr.When, isStr = p.str(t, tp, "when")
 		switch {
@@ -305,6 +312,27 @@ func (p *parser) rawTransitions(m map[string]any, path []string, st *Stage) {
 		st.Next = append(st.Next, tr)
 	}
 }
+
+// outcomeName is what an end outcome may be: it becomes the run's status.
+var outcomeName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+
+// status checks a transition's `status`: an outcome of the run, so only
+// on a transition to end, and none of the statuses the engine gives.
+func (p *parser) status(tr Transition, path []string) {
+	switch {
+	case tr.To != "" && tr.To != End:
+		p.at(path, "status %q on a transition to %q: only a transition to %q ends the run with an outcome", tr.Status, tr.To, End)
+	case tr.Status == "":
+		p.at(path, "status is empty: leave it out, and a run that ends here is %q", lunad.RunCompleted)
+	case !outcomeName.MatchString(tr.Status):
+		p.at(path, "status %q: use a lowercase identifier (a-z, 0-9, '_'; a letter first; at most 63), like \"budget_exhausted\"", tr.Status)
+	case slices.Contains(engineStatuses, lunad.RunStatus(tr.Status)):
+		p.at(path, "status %q is the engine's own; choose another outcome (or leave status out: a run that ends here is %q)", tr.Status, lunad.RunCompleted)
+	}
+}
+
+// engineStatuses are the run statuses the engine gives itself.
+var engineStatuses = []lunad.RunStatus{lunad.RunRunning, lunad.RunCompleted, lunad.RunAborted, lunad.RunCancelled, lunad.RunDeadLettered}
 
 // compile compiles a `when`, reporting its problems at their place in the
 // expression when the file holds it verbatim, else at the key.

@@ -78,10 +78,13 @@ func (r Retry) Delay(attempt int, u float64) time.Duration {
 
 // Transition is one branch out of a stage: to To when When (a CEL
 // expression) is true, or always when When is empty (the default branch).
+// Status, only on a transition to End, is the outcome the run ends with
+// (its status instead of "completed").
 type Transition struct {
-	To   string
-	When string
-	prog program
+	To     string
+	When   string
+	Status string
+	prog   program
 }
 
 // VersionID is the workflow version recorded on every event of a run:

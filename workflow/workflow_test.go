@@ -15,6 +15,23 @@ import (
 // validWorkflows are the paper's shapes and a few more; the seeds of
 // FuzzParse too.
 var validWorkflows = map[string]string{
+	"outcomes": `name = "outcomes"
+start = "a"
+[stages.a]
+command = ["a"]
+[[stages.a.next]]
+to = "end"
+when = "output.spent"
+status = "budget_exhausted"
+[[stages.a.next]]
+to = "b"
+when = "output.more"
+[[stages.a.next]]
+to = "end"
+[stages.b]
+command = ["b"]
+next = [{ to = "end", status = "question" }]
+`,
 	"linear": `name = "linear"
 version = "1"
 start = "a"
@@ -165,6 +182,26 @@ func TestNext(t *testing.T) {
 			got, err := w.Next(c.stage, c.env)
 			if err != nil || got != c.want {
 				t.Fatalf("Next(%s) = %q, %v; want %q", c.stage, got, err, c.want)
+			}
+		})
+	}
+}
+
+// TestChooseStatus: the transition chosen carries its end outcome.
+func TestChooseStatus(t *testing.T) {
+	w := mustParse(t, "outcomes")
+	for _, c := range []struct {
+		name, stage, output, to, status string
+	}{
+		{"an outcome", "a", `{"spent": true, "more": true}`, End, "budget_exhausted"},
+		{"another stage", "a", `{"spent": false, "more": true}`, "b", ""},
+		{"the default end has none", "a", `{"spent": false, "more": false}`, End, ""},
+		{"an inline transition's outcome", "b", `{}`, End, "question"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr, err := w.Choose(c.stage, Env{Output: json.RawMessage(c.output)})
+			if err != nil || tr.To != c.to || tr.Status != c.status {
+				t.Fatalf("Choose(%s) = %q %q, %v; want %q %q", c.stage, tr.To, tr.Status, err, c.to, c.status)
 			}
 		})
 	}

@@ -214,7 +214,7 @@ print(json.dumps({"status": "ok", "output": {"stdin": sys.stdin.read()}}))`
 	}{
 		{"full", testRequest, mustJSON(t, testRequest)},
 		{"large", large, mustJSON(t, large)},
-		{"empty collections", empty, `{"run_id":"r","correlation_id":"","stage":"s","attempt":1,"workflow":"","workflow_version":"","idempotency_key":"","inputs":[],"params":{},"outputs":{}}`},
+		{"empty collections", empty, `{"run_id":"r","correlation_id":"","stage":"s","attempt":1,"workflow":"","workflow_version":"","idempotency_key":"","inputs":[],"params":{},"outputs":{},"visit":0}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

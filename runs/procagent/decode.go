@@ -35,6 +35,16 @@ func decodeResponse(stdout []byte) (lunad.StageResponse, error) {
 	if err := decodeField(fields, "error", &resp.Error); err != nil {
 		return lunad.StageResponse{}, brokeContract("%v", err)
 	}
+	if err := decodeField(fields, "agent", &resp.Agent); err != nil {
+		return lunad.StageResponse{}, brokeContract("%v", err)
+	}
+	var err error
+	if resp.Trailers, err = stringMap(fields, "trailers"); err != nil {
+		return lunad.StageResponse{}, err
+	}
+	if resp.Files, err = stringMap(fields, "files"); err != nil {
+		return lunad.StageResponse{}, err
+	}
 	switch resp.Status {
 	case "ok", "fail":
 	case "":
@@ -79,6 +89,31 @@ func decodeResponse(stdout []byte) (lunad.StageResponse, error) {
 		}
 	}
 	return resp, nil
+}
+
+// stringMap decodes fields[name], when present and not null, as an object
+// of strings (the response's trailers and files).
+func stringMap(fields map[string]json.RawMessage, name string) (map[string]string, error) {
+	raw, ok := fields[name]
+	if !ok || isNull(raw) {
+		return nil, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, brokeContract(`%q is %s, not an object`, name, kind(raw))
+	}
+	var out map[string]string
+	for k, v := range obj {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return nil, brokeContract(`%s[%q] is %s, not a string`, name, k, kind(v))
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = s
+	}
+	return out, nil
 }
 
 // decodeField decodes fields[name], when present and not null, into dst

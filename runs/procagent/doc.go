@@ -9,16 +9,23 @@
 //	{"run_id": …, "correlation_id": …, "stage": …, "attempt": 1,
 //	 "workflow": …, "workflow_version": …, "idempotency_key": …,
 //	 "inputs": [{"id": …, "path": …, "version": 3, "commit": …}],
-//	 "params": {…}, "outputs": {"earlier-stage": {…}}}
+//	 "params": {…}, "outputs": {"earlier-stage": {…}}, "visit": 1}
 //
 // (inputs is always an array and params and outputs always objects, never
-// null) and prints one JSON object on stdout, then exits 0:
+// null; visit is the stage visit's position in the run's path; a live
+// replay adds "replay": true) and prints one JSON object on stdout, then exits 0:
 //
 //	{"status": "ok"|"fail", "permanent": false, "output": {…},
-//	 "writes": [{"path": "notes/a.md", "content": "…"}], "error": "…"}
+//	 "writes": [{"path": "notes/a.md", "content": "…"}], "error": "…",
+//	 "agent": "writer", "trailers": {"Model": "…"}, "files": {"llm/0001.json": "…"}}
 //
-// Only status is required. output, when present and not null, must be a
-// JSON object (a small structured summary the engine's transitions read);
+// Only status is required. agent (the author of the commit of the writes),
+// trailers (extra Luna-<key> trailers of that commit; lunad's own names,
+// Run, Stage and Attempt refused) and files (text files stored with the
+// run's log under files/NAME) are optional; the engine checks them, and
+// one it refuses fails the attempt for good.
+//
+// output, when present and not null, must be a JSON object (a small structured summary the engine's transitions read);
 // each write's path is relative to the workspace root. Unknown fields are
 // ignored. The agent never writes to the workspace itself: the engine
 // commits the writes (and rejects paths outside the workspace or in .git
@@ -47,7 +54,8 @@
 //	a JSON object that breaks the contract: status  permanent: "broke the agent contract: status \"done\" is neither \"ok\" nor \"fail\""
 //	  missing or not ok/fail, a field of the wrong
 //	  type, output not an object, a write with an
-//	  empty path
+//	  empty path, trailers or files not an object
+//	  of strings
 //	ctx cancelled                                   ctx.Err(), wrapped (not an AgentError)
 //
 // A non-zero exit is a failure even when stdout holds a valid response.
