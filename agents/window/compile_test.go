@@ -260,5 +260,5 @@ type uncached struct{ t window.Tokenizer }
 
 func (u uncached) Name() string { return u.t.Name() }
 func (u uncached) Count(s string) int {
-	return u.t.Count(strings.Clone(s + " ")) - u.t.Count(" ") // never the cached string
+	return u.t.Count(strings.Clone(s+" ")) - u.t.Count(" ") // never the cached string
 }

@@ -51,7 +51,7 @@ func TestTokenizerCounts(t *testing.T) {
 		{"gpt-4o", "this is a test example, tutorialexample.com", 9},
 		{"gpt-3.5-turbo", "Hello, how are you doing today?", 8},
 		{"gpt-4", "The quick brown fox jumps over the lazy dog.", 10},
-		{"gpt-4", "<|endoftext|>", 7}, // a special token in content is ordinary text
+		{"gpt-4", "<|endoftext|>", 7},       // a special token in content is ordinary text
 		{"claude-opus-4", "hello world", 3}, // ceil(2 × 1.2)
 		{"claude-opus-4", "tiktoken is great!", 8},
 	} {
