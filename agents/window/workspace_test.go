@@ -35,7 +35,7 @@ func TestCompileWorkspace(t *testing.T) {
 		{"full", 4000, notes + ":full " + code + ":full " + doc + ":full",
 			[]string{`path="src/config.py" title="src/config.py" mode="read_only" form="full">` + "\n" + wstest.Src}},
 		{"outlined", 560, notes + ":full " + code + ":outline " + doc + ":full",
-			[]string{`mode="read_only" form="outline" lines="27">` + "\n1\tdef parse_config(path):\n6\tdef main():\n10\tdef unused_helper_with_a_long_name(value):\n"}},
+			[]string{`mode="read_only" form="outline" lines="31">` + "\n1\tdef parse_config(path):\n6\tdef main():\n10\tdef unused_helper_with_a_long_name(value):\n"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := window.Compile(ctx, s, tok, window.Input{Active: doc, Mode: window.ModeWrite, Budget: c.budget})
