@@ -55,9 +55,8 @@ type compiler struct {
 	in   Input
 	mode string
 
-	byID   map[string]int // index into list
 	list   []lunad.Artifact
-	shown  map[string]bool
+	shown  idSet // IDs shown as blocks
 	used   int
 	blocks []string // text of the dependency blocks, in order
 	out    Context
@@ -79,11 +78,6 @@ func (c *compiler) run() (Context, error) {
 		return Context{}, fmt.Errorf("list artifacts: %w", err)
 	}
 	c.list = list
-	c.byID = make(map[string]int, len(list))
-	for i, a := range list {
-		c.byID[a.ID] = i
-	}
-	c.shown = map[string]bool{}
 	c.out = Context{Budget: c.in.Budget, Tokenizer: c.tok.Name()}
 	c.used = c.tok.Count(preamble)
 
@@ -96,7 +90,7 @@ func (c *compiler) run() (Context, error) {
 			return Context{}, fmt.Errorf("read the active artifact %q: %w", c.in.Active, err)
 		}
 		active = &a
-		c.shown[a.ID] = true
+		c.shown.add(a.ID)
 		if deps, err = c.depsOf(a); err != nil {
 			return Context{}, err
 		}
@@ -156,11 +150,6 @@ func (c *compiler) depsOf(a lunad.Artifact) ([]*dep, error) {
 	if a.ID == "" {
 		return out, nil
 	}
-	for _, l := range a.Links {
-		if i, ok := c.byID[l.To]; ok {
-			add(&dep{a: c.list[i]})
-		}
-	}
 	refs, err := c.src.Outgoing(c.ctx, a.ID)
 	if err != nil && !errors.Is(err, lunad.ErrInvalid) { // ErrInvalid: not indexed, so no references
 		return nil, fmt.Errorf("references of %s: %w", a.Path, err)
@@ -171,10 +160,23 @@ func (c *compiler) depsOf(a lunad.Artifact) ([]*dep, error) {
 			counts[r.To.ID]++
 		}
 	}
+	var want idSet
+	for _, l := range a.Links {
+		want.add(l.To)
+	}
+	for id := range counts {
+		want.add(id)
+	}
+	found := c.lookup(want)
+	for _, l := range a.Links {
+		if fa, ok := found[l.To]; ok {
+			add(&dep{a: fa})
+		}
+	}
 	var targets []*dep
 	for id, n := range counts {
-		if i, ok := c.byID[id]; ok && !seen[id] {
-			targets = append(targets, &dep{a: c.list[i], tokens: n})
+		if fa, ok := found[id]; ok && !seen[id] {
+			targets = append(targets, &dep{a: fa, tokens: n})
 		}
 	}
 	slices.SortFunc(targets, func(x, y *dep) int {
@@ -185,6 +187,21 @@ func (c *compiler) depsOf(a lunad.Artifact) ([]*dep, error) {
 		add(d)
 	}
 	return out, nil
+}
+
+// lookup finds the listed artifacts of the given IDs, in one pass over the
+// list (cheaper than a map of every artifact for the few looked up).
+func (c *compiler) lookup(ids idSet) map[string]lunad.Artifact {
+	out := make(map[string]lunad.Artifact, ids.len())
+	if ids.len() == 0 {
+		return out
+	}
+	for _, a := range c.list {
+		if ids.has(a.ID) {
+			out[a.ID] = a
+		}
+	}
+	return out
 }
 
 // header is a block's opening tag.
@@ -358,7 +375,7 @@ func (c *compiler) fillDeps(deps []*dep, windowNote string) error {
 		if texts[i] == "" {
 			continue
 		}
-		c.shown[d.a.ID] = true
+		c.shown.add(d.a.ID)
 		c.blocks = append(c.blocks, texts[i])
 		form := FormFull
 		if !d.full {
@@ -412,45 +429,61 @@ func clip(s string, n int) string {
 	return s[:i] + " …"
 }
 
-// indexEntry is one index candidate with its sort keys.
-type indexEntry struct {
-	i        int // into list
-	archived bool
-	near     int // directory segments shared with the active artifact
-}
-
 // fillIndex writes the index: the artifacts not shown as blocks nor named
 // in the note, non-archived first, nearest to the active artifact's
-// directory first, then by path; as many lines as fit.
+// directory first (most leading directories shared), then by path; as
+// many lines as fit. The order is made in linear time from a list sorted
+// by path (as the workspace's List is; another is sorted first).
 func (c *compiler) fillIndex(active *lunad.Artifact, deps []*dep, windowNote string) (string, error) {
-	named := map[string]bool{}
+	skip := c.shown // shown as blocks, or named in the note
+	skip.few = slices.Clone(skip.few)
 	for _, d := range deps {
-		named[d.a.ID] = true
+		skip.add(d.a.ID)
 	}
 	adir := ""
 	if active != nil {
-		adir = path.Dir(active.Path)
+		if adir = path.Dir(active.Path); adir != "." {
+			adir += "/"
+		} else {
+			adir = ""
+		}
 	}
-	entries := make([]indexEntry, 0, len(c.list))
+	byPath := func(a, b lunad.Artifact) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	}
+	if !slices.IsSortedFunc(c.list, byPath) {
+		c.list = slices.Clone(c.list)
+		slices.SortFunc(c.list, byPath)
+	}
+	// Buckets by (archived, near), each in path order.
+	var buckets [2][][]int
 	for i, a := range c.list {
-		if c.shown[a.ID] || named[a.ID] {
+		if skip.has(a.ID) {
 			continue
 		}
-		entries = append(entries, indexEntry{i: i, archived: a.Status == lunad.StatusArchived, near: shared(adir, a.Path)})
-	}
-	slices.SortFunc(entries, func(x, y indexEntry) int {
-		if x.archived != y.archived {
-			if x.archived {
-				return 1
-			}
-			return -1
+		arch := 0
+		if a.Status == lunad.StatusArchived {
+			arch = 1
 		}
-		return cmp.Or(cmp.Compare(y.near, x.near), cmp.Compare(c.list[x.i].Path, c.list[y.i].Path), cmp.Compare(c.list[x.i].ID, c.list[y.i].ID))
-	})
+		near := shared(adir, a.Path)
+		for len(buckets[arch]) <= near {
+			buckets[arch] = append(buckets[arch], nil)
+		}
+		buckets[arch][near] = append(buckets[arch][near], i)
+	}
+	var entries []int
+	for arch := range buckets {
+		for near := len(buckets[arch]) - 1; near >= 0; near-- {
+			entries = append(entries, buckets[arch][near]...)
+		}
+	}
 	c.out.IndexTotal = len(entries)
 	// Omitted dependencies come first in Omitted.
 	for _, d := range deps {
-		if !c.shown[d.a.ID] {
+		if !c.shown.has(d.a.ID) {
 			c.out.Omitted = append(c.out.Omitted, d.a.ID)
 		}
 	}
@@ -466,7 +499,7 @@ func (c *compiler) fillIndex(active *lunad.Artifact, deps []*dep, windowNote str
 	var counts []int
 	sum := frame
 	for _, e := range entries {
-		l := indexLine(c.list[e.i])
+		l := indexLine(c.list[e])
 		n := c.tok.Count(l)
 		if c.used+sum+n+reserve > c.in.Budget {
 			break
@@ -490,7 +523,7 @@ func (c *compiler) fillIndex(active *lunad.Artifact, deps []*dep, windowNote str
 	}
 	c.out.Indexed = len(lines)
 	for _, e := range entries[len(lines):] {
-		c.out.Omitted = append(c.out.Omitted, c.list[e.i].ID)
+		c.out.Omitted = append(c.out.Omitted, c.list[e].ID)
 	}
 	if len(lines) == 0 {
 		return "", nil
@@ -534,25 +567,16 @@ func clean(s string) string {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-// shared counts the leading directory segments dir and p's directory share.
+// shared counts the leading directories p shares with dir, a directory
+// with a trailing slash ("" for the root).
 func shared(dir, p string) int {
-	if dir == "" || dir == "." {
-		return 0
-	}
-	pd := path.Dir(p)
 	n := 0
-	for {
-		d, rest, more := strings.Cut(dir, "/")
-		e, prest, pmore := strings.Cut(pd, "/")
-		if d != e {
-			return n
+	for i := 0; i < len(dir) && i < len(p) && dir[i] == p[i]; i++ {
+		if dir[i] == '/' {
+			n++
 		}
-		n++
-		if !more || !pmore {
-			return n
-		}
-		dir, pd = rest, prest
 	}
+	return n
 }
 
 // note says what was left out; "" when nothing was.

@@ -20,6 +20,7 @@ type fakeSource struct {
 	// Compile does not depend on the order List returns.
 	reversed bool
 	reads    int
+	byRef    map[string]int // ID and path -> index in arts, made on first use
 }
 
 func newFake() *fakeSource {
@@ -32,26 +33,36 @@ func (f *fakeSource) add(id, path, typ, title, content string, links ...string) 
 		a.Links = append(a.Links, lunad.Link{To: l, Kind: "about"})
 	}
 	f.arts = append(f.arts, a)
+	f.byRef = nil
 	f.content[id] = content
 }
 
 func (f *fakeSource) find(ref string) (lunad.Artifact, error) {
-	for _, a := range f.arts {
-		if a.ID == ref || a.Path == ref {
-			return a, nil
+	if f.byRef == nil {
+		f.byRef = map[string]int{}
+		for i, a := range f.arts {
+			f.byRef[a.ID], f.byRef[a.Path] = i, i
 		}
+	}
+	if i, ok := f.byRef[ref]; ok {
+		return f.arts[i], nil
 	}
 	return lunad.Artifact{}, fmt.Errorf("%w: artifact %q", lunad.ErrNotFound, ref)
 }
 
 func (f *fakeSource) List(ctx context.Context) ([]lunad.Artifact, error) {
+	if !slices.IsSortedFunc(f.arts, byPath) {
+		slices.SortStableFunc(f.arts, byPath)
+		f.byRef = nil
+	}
 	out := slices.Clone(f.arts)
-	slices.SortFunc(out, func(a, b lunad.Artifact) int { return strings.Compare(a.Path, b.Path) })
 	if f.reversed {
 		slices.Reverse(out)
 	}
 	return out, nil
 }
+
+func byPath(a, b lunad.Artifact) int { return strings.Compare(a.Path, b.Path) }
 
 func (f *fakeSource) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error) {
 	a, err := f.find(ref)
