@@ -270,7 +270,7 @@ func (c *compiler) activeBlock(a lunad.Artifact, content []byte, reserve int) (t
 	// the per-line counts fit; then check the block's exact count.
 	frame := c.tok.Count(header(a, c.mode, FormWindow, "lines", total, "shown", total+"-"+total)) + c.tok.Count(closing)
 	if frame > limit {
-		return "", "", fmt.Errorf("%w: window budget of %d tokens is too small for %s (the frame takes %d, the active artifact's block alone at least %d): raise Input.Budget", lunad.ErrInvalid, c.in.Budget, a.Path, c.in.Budget-avail+reserve, frame)
+		return "", "", fmt.Errorf("%w: window budget of %d tokens is too small for %s (the frame takes %d, the active artifact's block alone at least %d): raise Input.Budget", lunad.ErrInvalid, c.in.Budget, a.Path, c.in.Budget-avail, frame)
 	}
 	counts := make(map[int]int)
 	cost := func(i int) int {
