@@ -257,4 +257,3 @@ func TestCompileDeterministic(t *testing.T) {
 		t.Errorf("two compiles of one state differ:\n%s\n----\n%s", a.Text, b.Text)
 	}
 }
-
