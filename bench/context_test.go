@@ -30,7 +30,8 @@ var (
 // committed with git and adopted in-process with workspace.Init. The
 // Source is the workspace service itself (List from the store, Outgoing
 // from the reference index and staleness evaluation, Symbols parsed by
-// tree-sitter). For -bench.ctxactive artifacts of each language as the
+// tree-sitter), through one window.Compiler, which lists the artifacts
+// again only when HEAD moves. For -bench.ctxactive artifacts of each language as the
 // active artifact, it compiles a context of -bench.ctxbudget tokens with
 // the o200k_base tokenizer (gpt-4o): once cold (nothing tokenized yet),
 // then -bench.ctxrounds times warm, and reports the warm p50/p99, the cold
@@ -82,9 +83,10 @@ func BenchmarkContext(b *testing.B) {
 	tok.Count("warm the vocabulary")
 	b.ResetTimer()
 
+	comp := window.NewCompiler(s, tok) // as a worker holds one: the list is kept while HEAD stays
 	compile := func(id string) (window.Context, time.Duration) {
 		t := time.Now()
-		c, err := window.Compile(ctx, s, tok, window.Input{Active: id, Mode: window.ModeWrite, Budget: *flagCtxBudget})
+		c, err := comp.Compile(ctx, window.Input{Active: id, Mode: window.ModeWrite, Budget: *flagCtxBudget})
 		d := time.Since(t)
 		if err != nil {
 			b.Fatalf("compile %s: %v", id, err)

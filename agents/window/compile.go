@@ -33,19 +33,22 @@ const windowShare = 3.0 / 4
 // an unknown active artifact or dependency wraps the Source's error
 // (lunad.ErrNotFound).
 func Compile(ctx context.Context, src Source, tok Tokenizer, in Input) (Context, error) {
+	return NewCompiler(src, tok).Compile(ctx, in)
+}
+
+// checkInput checks an Input and returns the active artifact's mode.
+func checkInput(in Input) (string, error) {
 	if in.Budget <= 0 {
-		return Context{}, fmt.Errorf("%w: window budget is %d tokens: give Input.Budget the tokens the context may take (the model's context less the prompt and the answer)", lunad.ErrInvalid, in.Budget)
+		return "", fmt.Errorf("%w: window budget is %d tokens: give Input.Budget the tokens the context may take (the model's context less the prompt and the answer)", lunad.ErrInvalid, in.Budget)
 	}
-	mode := in.Mode
-	switch mode {
+	switch in.Mode {
 	case "":
-		mode = ModeRead
+		return ModeRead, nil
 	case ModeRead, ModeWrite:
+		return in.Mode, nil
 	default:
-		return Context{}, fmt.Errorf("%w: window mode %q: use %q or %q", lunad.ErrInvalid, in.Mode, ModeWrite, ModeRead)
+		return "", fmt.Errorf("%w: window mode %q: use %q or %q", lunad.ErrInvalid, in.Mode, ModeWrite, ModeRead)
 	}
-	c := &compiler{ctx: ctx, src: src, tok: tok, in: in, mode: mode}
-	return c.run()
 }
 
 type compiler struct {
@@ -73,11 +76,6 @@ type dep struct {
 }
 
 func (c *compiler) run() (Context, error) {
-	list, err := c.src.List(c.ctx)
-	if err != nil {
-		return Context{}, fmt.Errorf("list artifacts: %w", err)
-	}
-	c.list = list
 	c.out = Context{Budget: c.in.Budget, Tokenizer: c.tok.Name()}
 	c.used = c.tok.Count(preamble)
 
