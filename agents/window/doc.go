@@ -26,6 +26,11 @@
 // "<artifact" or "</artifact" (any case) as "<\artifact" / "<\/artifact"
 // (and adds a backslash to an already escaped one, so Unescape inverts it).
 //
+// Compile reads everything anew; a Compiler (NewCompiler) keeps the
+// artifact list between calls while the Source's HEAD commit stays the
+// same (a Source that is a Header, as the workspace service is) — what a
+// worker's loop of model calls holds.
+//
 // # Budget
 //
 // The budget is filled in a fixed priority order: the active artifact
