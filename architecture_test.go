@@ -45,6 +45,8 @@ func TestArchitecture(t *testing.T) {
 		// interface, and to the workspace through Effects.
 		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/workflow", mod + "/runs/procagent"}},
 		{pkg: "workflow", siblings: []string{mod}, noCgo: true},
+		// Context compilation reads a Source interface: no store, no parser.
+		{pkg: "agents/window", siblings: []string{mod}, noCgo: true},
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
 		// The working memory of an agent run knows only the vocabulary.
 		{pkg: "agents/memory", siblings: []string{mod}, noCgo: true},

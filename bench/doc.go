@@ -51,4 +51,10 @@
 // orphans, duplicates, dead letters, latency, per-transition overhead,
 // events and bytes per run, runs per minute). `-bench.runs W1,W3` picks
 // workloads.
+//
+// BenchmarkContext (issue 13) times context compilation (agents/window)
+// through the workspace service on the references tree of -bench.files
+// artifacts: warm and cold p50/p99 and CPU time per compile, the tokens of
+// a compiled context of -bench.ctxbudget tokens, and the naive baseline of
+// every artifact in the prompt, with the ratio.
 package bench

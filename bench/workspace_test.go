@@ -276,6 +276,16 @@ func genContent(rng *rand.Rand, p, ext string, i, size int) []byte {
 	return b.Bytes()
 }
 
+// commitTree makes root a git repository with its files in one commit,
+// made with the git CLI.
+func commitTree(b *testing.B, root string) {
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "tree"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
 // adoptedTree builds lunad and generates the references tree of
 // -bench.files files in scratch/name, committed with the git CLI and
 // adopted with `lunad init` (which takes adopt).
@@ -294,11 +304,7 @@ func adoptedTree(b *testing.B, name string) (bin, root string, tree *rwTree, ado
 	if tree, err = generateRefsTree(root, *flagFiles); err != nil {
 		b.Fatal(err)
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "tree"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	commitTree(b, root)
 	t0 := time.Now()
 	if out, err := exec.Command(bin, "--dir", root, "init").CombinedOutput(); err != nil {
 		b.Fatalf("lunad init: %v\n%s", err, out)
