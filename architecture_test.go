@@ -24,6 +24,7 @@ func TestArchitecture(t *testing.T) {
 		forbidden []string // import path prefixes
 		noCgo     bool     // no cgo outside the standard library
 		siblings  []string // lunad packages it may import (nil: any)
+		stdOnly   bool     // nothing outside the standard library and lunad
 	}{
 		{pkg: "lsp", forbidden: adapterForbidden, noCgo: true},
 		{pkg: "mcp", forbidden: adapterForbidden, noCgo: true},
@@ -50,6 +51,21 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
 		// The working memory of an agent run knows only the vocabulary.
 		{pkg: "agents/memory", siblings: []string{mod}, noCgo: true},
+		// The agents' tool layer stages writes over the workspace's reads.
+		{pkg: "agents/tools", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm"}},
+		// The router, the workers and the ask workflow's agents: no git, no
+		// parser, no protocol; the workspace only through lunad's interfaces.
+		{pkg: "agents/supervisor", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools"}},
+		{pkg: "agents/worker", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools"}},
+		{pkg: "agents/ask", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/worker", mod + "/agents/supervisor"}},
+		// The model providers: agents/llm is the vocabulary (root and the
+		// standard library only); each SDK is linked by its provider only.
+		{pkg: "agents/llm", siblings: []string{mod}, stdOnly: true},
+		{pkg: "agents/llm/openai", siblings: []string{mod, mod + "/agents/llm"}, forbidden: []string{"github.com/anthropics/"}},
+		{pkg: "agents/llm/process", siblings: []string{mod, mod + "/agents/llm"}, stdOnly: true},
+		{pkg: "agents/llm/scripted", siblings: []string{mod, mod + "/agents/llm"}, stdOnly: true},
+		{pkg: "agents/llm/providers", siblings: []string{mod, mod + "/agents/llm", mod + "/agents/llm/openai", mod + "/agents/llm/anthropic", mod + "/agents/llm/process", mod + "/agents/llm/scripted"}},
+		{pkg: "agents/llm/anthropic", siblings: []string{mod, mod + "/agents/llm"}, forbidden: []string{"github.com/openai/"}},
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent"}},
 	}
 	for _, c := range cases {
@@ -62,6 +78,9 @@ func TestArchitecture(t *testing.T) {
 			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 				f := strings.Fields(line)
 				path, std, cgo := f[0], f[1] == "true", f[2] != "0"
+				if c.stdOnly && !std && path != mod && !strings.HasPrefix(path, mod+"/") {
+					t.Errorf("%s links %s; it may link only the standard library and lunad", c.pkg, path)
+				}
 				for _, bad := range c.forbidden {
 					if strings.HasPrefix(path, bad) {
 						t.Errorf("%s links %s", c.pkg, path)

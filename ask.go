@@ -125,6 +125,10 @@ type AskResult struct {
 	Findings []AskFinding  `json:"findings,omitempty"`
 	Usage    AskUsage      `json:"usage"`
 	Prompts  []AskPrompt   `json:"prompts,omitempty"`
+	// Memory is the run's working memory's summary: consumption per
+	// role, the handoffs, breaker trips, guard detections, budget
+	// warnings (agents/memory.Summary's JSON).
+	Memory json.RawMessage `json:"memory,omitempty"`
 }
 
 // AskResultOf reads an ask's result from its finished run: the Output of

@@ -1,0 +1,165 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/llm"
+)
+
+// Control is a call that ends the worker's turn: a handoff to another
+// worker, or finish.
+type Control struct {
+	Kind    string `json:"kind"` // "handoff" or "finish"
+	To      string `json:"to,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Summary string `json:"summary,omitempty"`
+}
+
+// Result is a tool call's outcome, sent back to the model as the tool
+// message (Content, IsError).
+type Result struct {
+	Content string
+	IsError bool
+	// Control is set by handoff and finish.
+	Control *Control
+	// Change is the artifact a write tool tried to change ("" for other
+	// tools): the worker counts failed attempts per change.
+	Change string
+	// Progress: the call staged a change or recorded a finding.
+	Progress bool
+}
+
+// Ack is an acknowledgement the reviewer recorded.
+type Ack struct {
+	ID     string `json:"id"`
+	Symbol string `json:"symbol,omitempty"`
+}
+
+// Set is one role's tools over an Overlay: what the model is offered
+// (Tools) and the execution of its calls (Call), with the role's
+// permissions enforced. Safe for concurrent use.
+type Set struct {
+	role string
+	ov   *Overlay
+
+	mu       sync.Mutex
+	findings []lunad.AskFinding
+	acks     []Ack
+}
+
+// For is role's tool set over ov. ErrInvalid for an unknown role.
+func For(role string, ov *Overlay) (*Set, error) {
+	if _, ok := roleTools[role]; !ok {
+		return nil, fmt.Errorf("%w: no worker role %q: the roles are %s", lunad.ErrInvalid, role, strings.Join(Roles, ", "))
+	}
+	return &Set{role: role, ov: ov}, nil
+}
+
+// Role is the set's role.
+func (s *Set) Role() string { return s.role }
+
+// Overlay is the overlay the set's writes are staged on.
+func (s *Set) Overlay() *Overlay { return s.ov }
+
+// Tools are the tools offered to the role's model.
+func (s *Set) Tools() []llm.Tool { return toolsOf(s.role) }
+
+// Findings are the reviewer's findings, in the order reported.
+func (s *Set) Findings() []lunad.AskFinding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.findings)
+}
+
+// Acks are the acknowledgements the reviewer recorded, in order.
+func (s *Set) Acks() []Ack {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.acks)
+}
+
+// Call executes one tool call. Every failure — a tool the role may not
+// call, bad arguments, a refused or failed write, an unknown artifact —
+// is a Result with IsError and a message for the model, never a Go error:
+// the model gets to correct itself (the worker bounds how often).
+func (s *Set) Call(ctx context.Context, call llm.ToolCall) Result {
+	sp, known := specs[call.Name]
+	if !known {
+		return fail("", "unknown tool %q: the tools you may call are %s", call.Name, strings.Join(roleTools[s.role], ", "))
+	}
+	if !slices.Contains(roleTools[s.role], call.Name) {
+		if sp.write {
+			return fail(idOf(call), "the %s cannot write: %s is refused; report what should change with report_finding, or hand off to the coder or the writer", s.role, call.Name)
+		}
+		return fail("", "the %s may not call %s: the tools you may call are %s", s.role, call.Name, strings.Join(roleTools[s.role], ", "))
+	}
+	switch call.Name {
+	case ReadArtifact:
+		return s.read(ctx, call)
+	case ListArtifacts:
+		return s.list(ctx, call)
+	case FindReferences:
+		return s.refs(ctx, call)
+	case EditArtifact:
+		return s.edit(ctx, call)
+	case CreateArtifact:
+		return s.create(ctx, call)
+	case RewriteArtifact:
+		return s.rewrite(ctx, call)
+	case Handoff:
+		return s.handoff(call)
+	case Finish:
+		var a struct {
+			Summary string `json:"summary"`
+		}
+		if err := decode(call.Name, call.Arguments, &a); err != nil {
+			return fail("", "%v", err)
+		}
+		return Result{Content: "finished", Control: &Control{Kind: "finish", Summary: a.Summary}}
+	case ReportFinding:
+		return s.report(ctx, call)
+	case Acknowledge:
+		return s.acknowledge(ctx, call)
+	}
+	return fail("", "unknown tool %q", call.Name)
+}
+
+func fail(change, format string, args ...any) Result {
+	return Result{Content: fmt.Sprintf(format, args...), IsError: true, Change: change}
+}
+
+// mayWrite refuses a write of role on an artifact of type typ that is not
+// the role's.
+func (s *Set) mayWrite(a lunad.Artifact) error {
+	switch {
+	case s.role == Writer && IsCode(a.Type):
+		return fmt.Errorf("%s (%s) is %s: code is read-only for the writer; hand off to the coder (handoff {\"to\":\"coder\"}) for a change to it", a.ID, a.Path, a.Type)
+	case s.role == Coder && !IsCode(a.Type):
+		return fmt.Errorf("%s (%s) is %s: prose is the writer's; hand off to the writer (handoff {\"to\":\"writer\"}) for a change to it", a.ID, a.Path, a.Type)
+	case s.role == Reviewer:
+		return fmt.Errorf("the reviewer cannot write: report a finding instead")
+	}
+	return nil
+}
+
+func (s *Set) handoff(call llm.ToolCall) Result {
+	var a struct {
+		To     string `json:"to"`
+		Reason string `json:"reason"`
+	}
+	if err := decode(call.Name, call.Arguments, &a); err != nil {
+		return fail("", "%v", err)
+	}
+	if _, ok := roleTools[a.To]; !ok {
+		return fail("", "handoff: no worker %q: hand off to one of %s", a.To, strings.Join(Roles, ", "))
+	}
+	if a.To == s.role {
+		return fail("", "handoff: you are the %s: hand off to another worker, or finish", s.role)
+	}
+	return Result{Content: "handed off to the " + a.To, Control: &Control{Kind: "handoff", To: a.To, Reason: a.Reason}}
+}
