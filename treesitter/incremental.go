@@ -49,6 +49,9 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 	g := grammars[lang]
 	if r := skipReason(content); r != "" || g == nil {
 		d.skip(content, lang, r)
+		if r == "" {
+			d.file = parseScanned(lang, content)
+		}
 		return d.file, nil
 	}
 	var old *sitter.Tree

@@ -152,7 +152,7 @@ func (p *Parser) Parse(typ string, content []byte) (*File, error) {
 	}
 	g := grammars[lang]
 	if g == nil {
-		return &File{Language: lang}, nil
+		return parseScanned(lang, content), nil
 	}
 	p.start()
 	tree, partial, err := p.parseTree(g, nil, content)
@@ -238,4 +238,13 @@ func guardDigits(src []byte) []byte {
 		return src
 	}
 	return out
+}
+
+// parseScanned parses content of a language without a grammar: a
+// reStructuredText file by its scanner, anything else to an empty File.
+func parseScanned(lang string, content []byte) *File {
+	if lang == LangRST {
+		return parseRST(content, NewLines(content))
+	}
+	return &File{Language: lang}
 }
