@@ -120,6 +120,11 @@ func LanguageFor(typOrName string) string {
 	return LangText
 }
 
+// IsProse reports whether lang is a language of documents rather than
+// code (Markdown, reStructuredText, plain text): its names may refer to
+// code in any language.
+func IsProse(lang string) bool { return lang == LangMarkdown || lang == LangRST || lang == LangText }
+
 // Languages lists the languages with a grammar (LangText excluded).
 func Languages() []string {
 	return []string{LangGo, LangPython, LangJavaScript, LangTypeScript, LangRust, LangJava, LangC, LangMarkdown}

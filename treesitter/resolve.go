@@ -254,7 +254,7 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 			return
 		}
 	}
-	fromCode := e.File.Language != LangMarkdown && e.File.Language != LangText
+	fromCode := !IsProse(e.File.Language)
 	var cands []Target
 	for _, l := range g.byName[name] {
 		b := g.entries[l.id]

@@ -104,3 +104,31 @@ func TestSiteLinks(t *testing.T) {
 		})
 	}
 }
+
+// TestRSTResolves: a reStructuredText artifact's roles name code in any
+// language, as Markdown's code spans do, and its links follow the link rules.
+func TestRSTResolves(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	g := NewGraph()
+	for _, a := range siteFixture {
+		f, err := p.Parse(a.path, []byte(a.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Put(Entry{ID: a.id, Path: a.path, Title: a.id, File: f})
+	}
+	f, err := p.Parse("docs/api.rst", []byte("API\n===\n\n:py:func:`app.run` and :func:`Run`, see `the guide <guide.html>`_.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Put(Entry{ID: "RST", Path: "docs/api.rst", File: f})
+	var got []string
+	for _, r := range g.Resolve("RST") {
+		got = append(got, siteDescribe(r))
+	}
+	want := []string{"code resolved APP#run", "code resolved MAIN#Run", "link unverified GUIDE via page"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
