@@ -254,7 +254,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 				continue // cannot point at id: not resolved at all
 			}
 			r := g.resolve(u, ref)
-			if r.Target.ID == id && (r.State == Resolved || r.State == Broken) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
+			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
 			}
 		}

@@ -266,5 +266,9 @@ func (g *Graph) resolveDoc(e *Entry, res *Resolution) {
 // and its stem, which a page it may be the site's rendering of has.
 func pageKeys(p string) []string {
 	base := strings.ToLower(path.Base(p))
-	return []string{"f:" + base, "w:" + strings.TrimSuffix(base, path.Ext(base))}
+	keys := []string{"f:" + base, "w:" + strings.TrimSuffix(base, path.Ext(base))}
+	if base == "." || base == ".." || base == "/" || strings.HasSuffix(p, "/") {
+		keys = append(keys, "w:index") // a directory: its README or index page
+	}
+	return keys
 }

@@ -132,3 +132,42 @@ func TestRSTResolves(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestSiteLinksIncoming: the page a site link reaches lists it among its
+// incoming references, unverified ones included.
+func TestSiteLinksIncoming(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	g := NewGraph()
+	docs := append(siteFixture, []struct{ id, path, content string }{
+		{"A", "docs/a.md", "[home](../index.html) and [docs](./) and {doc}`guide` and [g](guide.html)\n"},
+		{"B", "docs/b.md", "```python\nrun()\n```\n"},
+		{"DOCS", "docs/README.md", "# Docs\n"},
+	}...)
+	for _, a := range docs {
+		f, err := p.Parse(a.path, []byte(a.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Put(Entry{ID: a.id, Path: a.path, Title: a.id, File: f})
+	}
+	for _, tc := range []struct {
+		id   string
+		want []string
+	}{
+		{"README", []string{"link unverified README via page"}},
+		{"GUIDE", []string{"doc resolved GUIDE", "link unverified GUIDE via page"}},
+		{"APP", []string{"example resolved APP#run"}},
+		{"DOCS", []string{"link resolved DOCS"}},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			var got []string
+			for _, r := range g.Incoming(tc.id) {
+				got = append(got, siteDescribe(r))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("incoming %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
