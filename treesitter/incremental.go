@@ -50,7 +50,11 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 	if r := skipReason(content); r != "" || g == nil {
 		d.skip(content, lang, r)
 		if r == "" {
-			d.file = parseScanned(lang, content)
+			f, err := d.p.parseScanned(lang, content)
+			if err != nil {
+				return nil, err
+			}
+			d.file = f
 		}
 		return d.file, nil
 	}

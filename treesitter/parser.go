@@ -152,7 +152,7 @@ func (p *Parser) Parse(typ string, content []byte) (*File, error) {
 	}
 	g := grammars[lang]
 	if g == nil {
-		return parseScanned(lang, content), nil
+		return p.parseScanned(lang, content)
 	}
 	p.start()
 	tree, partial, err := p.parseTree(g, nil, content)
@@ -241,10 +241,16 @@ func guardDigits(src []byte) []byte {
 }
 
 // parseScanned parses content of a language without a grammar: a
-// reStructuredText file by its scanner, anything else to an empty File.
-func parseScanned(lang string, content []byte) *File {
-	if lang == LangRST {
-		return parseRST(content, NewLines(content))
+// reStructuredText file by its scanner (and its code blocks by their
+// grammar), anything else to an empty File.
+func (p *Parser) parseScanned(lang string, content []byte) (*File, error) {
+	if lang != LangRST {
+		return &File{Language: lang}, nil
 	}
-	return &File{Language: lang}
+	p.start()
+	f, err := p.parseRST(content, NewLines(content))
+	if errors.Is(err, errBudget) {
+		return &File{Language: lang, Skipped: p.budgetNote(len(content))}, nil
+	}
+	return f, err
 }

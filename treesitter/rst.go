@@ -77,8 +77,23 @@ func rstAdornment(line []byte) bool {
 // line of text underlined, optionally also overlined, by an adornment at
 // least as long) is a definition of kind "heading" spanning the title and
 // its adornments; references are those of rstRefs.
-func parseRST(src []byte, lines *Lines) *File {
+func (p *Parser) parseRST(src []byte, lines *Lines) (*File, error) {
 	col := newCollector()
+	for _, b := range rstCodeBlocks(src) {
+		col.addRef(&ref{Reference: Reference{Kind: "snippet", Name: b.lang}, start: b.start, end: b.end})
+		lang := fenceLanguages[strings.ToLower(b.lang)]
+		if lang == "" {
+			continue
+		}
+		refs, err := p.exampleRefs(lang, src[b.start:b.end])
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			r.start, r.end = r.start+b.start, r.end+b.start
+			col.addRef(&r)
+		}
+	}
 	var starts []int // line start offsets
 	for i := 0; i <= len(src); {
 		starts = append(starts, i)
@@ -114,5 +129,66 @@ func parseRST(src []byte, lines *Lines) *File {
 	for _, r := range rstRefs(src) {
 		col.addRef(&r)
 	}
-	return col.finish(&File{Language: LangRST}, src, lines)
+	return col.finish(&File{Language: LangRST}, src, lines), nil
+}
+
+// rstCodeDirective matches the directives whose content is code:
+// ".. code-block:: python", ".. code:: go", ".. sourcecode:: rust".
+var rstCodeDirective = regexp.MustCompile(`^([ \t]*)\.\. (?:code-block|code|sourcecode)::[ \t]*(\S*)`)
+
+// rstBlock is the content of a code directive.
+type rstBlock struct {
+	lang       string
+	start, end int
+}
+
+// rstCodeBlocks finds the content of the code directives of src: the
+// lines after the directive (its ":option:" lines skipped) indented more
+// than it, up to the first line that is not.
+func rstCodeBlocks(src []byte) []rstBlock {
+	if !bytes.Contains(src, []byte("::")) {
+		return nil
+	}
+	var out []rstBlock
+	var cur *rstBlock
+	indent, inOptions := 0, false
+	for off := 0; off < len(src); {
+		end := len(src)
+		if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		line := src[off:end]
+		text := bytes.TrimSpace(line)
+		lead := len(line) - len(bytes.TrimLeft(line, " \t"))
+		switch {
+		case cur != nil && len(text) == 0:
+			inOptions = false
+		case cur != nil && lead > indent:
+			if inOptions && text[0] == ':' {
+				break
+			}
+			inOptions = false
+			if cur.start < 0 {
+				cur.start = off
+			}
+			cur.end = end
+		default:
+			if cur != nil && cur.start >= 0 {
+				out = append(out, *cur)
+			}
+			cur = nil
+			if m := rstCodeDirective.FindSubmatch(line); m != nil {
+				cur = &rstBlock{lang: string(m[2]), start: -1}
+				if cur.lang == "" {
+					cur.lang = "code"
+				}
+				indent, inOptions = len(m[1]), true
+			}
+		}
+		off = end
+	}
+	if cur != nil && cur.start >= 0 {
+		out = append(out, *cur)
+	}
+	return out
 }

@@ -55,6 +55,12 @@ func TestSiteMarkup(t *testing.T) {
 		{"rst links, targets and includes", "text/x-rst",
 			"See `the guide <guide.rst#usage>`_ and `web <https://x.org>`__.\n\n.. _api: api/index.rst\n.. literalinclude:: ../src/app.py\n",
 			[]string{"link usage 0 guide.rst#usage", "link api/index.rst 2 api/index.rst", "include ../src/app.py 3 ../src/app.py"}},
+		{"rst code-block is a snippet and an example", "text/x-rst",
+			"Use it:\n\n.. code-block:: python\n   :caption: demo\n\n   if ok:\n       click.echo(x)\n\nDone.\n",
+			[]string{"snippet python 5 ", "example echo 6 python", "example x 6 python"}},
+		{"an example in a list item (indented)", "text/markdown",
+			"- step:\n\n  ```python\n  if ok:\n      run(cfg)\n  ```\n",
+			[]string{"snippet python 3 ", "example run 4 python", "example cfg 4 python"}},
 		{"rst by file name", "docs/index.rst", "Title\n=====\n\n:doc:`install`\n", []string{"doc install 3 install"}},
 	}
 	for _, tc := range tests {
@@ -105,6 +111,7 @@ func FuzzSiteMarkup(f *testing.F) {
 		"::: a.b.c\n:::\n::: x y\n",
 		"Title\n=====\n\n===\nT\n===\n`a <b>`__:c:`d`",
 		"{}`x` {:}`y` {a}``",
+		".. code-block:: python\n   :caption: x\n\n   run(1)\n.. code::\n\n  y()\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -129,6 +136,11 @@ func FuzzSiteMarkup(f *testing.F) {
 		file, err := p.Parse("text/x-rst", data)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, r := range file.References {
+			if r.Span.Start.Byte < 0 || r.Span.End.Byte > len(data) || r.Span.Start.Byte > r.Span.End.Byte {
+				t.Fatalf("reference %+v outside %d bytes", r, len(data))
+			}
 		}
 		doc, err := p.Open("text/x-rst", data[:len(data)/2])
 		if err != nil {
