@@ -81,11 +81,12 @@ func (g *Graph) sitePath(e *Entry, p string, res *Resolution) bool {
 			return true
 		}
 	}
-	ext := path.Ext(p)
-	if ext != ".html" && ext != ".htm" && ext != "" {
+	page := strings.TrimSuffix(p, "/") // MkDocs' directory URLs: guide/ is guide.md
+	ext := path.Ext(page)
+	if ext != ".html" && ext != ".htm" && ext != "" || page == "" {
 		return false
 	}
-	stem := strings.TrimSuffix(p, ext)
+	stem := strings.TrimSuffix(page, ext)
 	var tries []string
 	if path.Base(stem) == "index" {
 		dir := path.Dir(stem)

@@ -67,6 +67,7 @@ func TestSiteLinks(t *testing.T) {
 		{"index.html is README.md", "[r](../index.html)", "link unverified README via page"},
 		{"index.html is index.md", "[a](api/index.html)", "link unverified APIIDX via page"},
 		{"a page without extension", "[i](install)", "link unverified INST via page"},
+		{"a page as a directory URL", "[g](../docs/guide/)", "link unverified GUIDE via page"},
 		{"a missing page is broken", "[x](nothing.html)", "link broken docs/nothing.html"},
 		{"GitHub's user-content anchors", "[u](../README.md#user-content-usage)", "link resolved README#Usage"},
 		{"GitHub's numbered anchors of repeated headings", "[u](../README.md#usage-1)", "link resolved README#Usage"},
