@@ -7,7 +7,7 @@ import (
 
 // siteFixture is a small documentation tree: a README at the root, pages
 // and a directory index under docs, code without a README under src.
-var siteFixture = []struct{ id, path, content string }{
+var siteFixture = []siteDoc{
 	{"README", "README.md", "# Project\n\n## Usage\n\nOne.\n\n## Usage\n\nTwo.\n\n## Don't panic!\n"},
 	{"GUIDE", "docs/guide.md", "# Guide\n\n## API: get()\n"},
 	{"APIIDX", "docs/api/index.md", "# API\n"},
@@ -17,19 +17,28 @@ var siteFixture = []struct{ id, path, content string }{
 	{"LIB", "listings/lib.rs", "// ANCHOR: setup\nfn setup() {}\n"},
 }
 
-func siteGraph(t *testing.T, doc string) []Resolution {
+type siteDoc = struct{ id, path, content string }
+
+// siteGraphOf parses docs into a new graph.
+func siteGraphOf(t *testing.T, docs ...siteDoc) *Graph {
 	t.Helper()
 	p := NewParser()
 	defer p.Close()
 	g := NewGraph()
-	for _, a := range append(siteFixture, struct{ id, path, content string }{"DOC", "docs/page.md", doc}) {
+	for _, a := range docs {
 		f, err := p.Parse(a.path, []byte(a.content))
 		if err != nil {
 			t.Fatal(err)
 		}
 		g.Put(Entry{ID: a.id, Path: a.path, Title: a.id, File: f})
 	}
-	return g.Resolve("DOC")
+	return g
+}
+
+// siteGraph resolves doc, at docs/page.md next to siteFixture.
+func siteGraph(t *testing.T, doc string) []Resolution {
+	t.Helper()
+	return siteGraphOf(t, append(siteFixture, siteDoc{"DOC", "docs/page.md", doc})...).Resolve("DOC")
 }
 
 func siteDescribe(r Resolution) string {
@@ -109,21 +118,8 @@ func TestSiteLinks(t *testing.T) {
 // TestRSTResolves: a reStructuredText artifact's roles name code in any
 // language, as Markdown's code spans do, and its links follow the link rules.
 func TestRSTResolves(t *testing.T) {
-	p := NewParser()
-	defer p.Close()
-	g := NewGraph()
-	for _, a := range siteFixture {
-		f, err := p.Parse(a.path, []byte(a.content))
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Put(Entry{ID: a.id, Path: a.path, Title: a.id, File: f})
-	}
-	f, err := p.Parse("docs/api.rst", []byte("API\n===\n\n:py:func:`app.run` and :func:`Run`, see `the guide <guide.html>`_.\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Put(Entry{ID: "RST", Path: "docs/api.rst", File: f})
+	g := siteGraphOf(t, append(siteFixture,
+		siteDoc{"RST", "docs/api.rst", "API\n===\n\n:py:func:`app.run` and :func:`Run`, see `the guide <guide.html>`_.\n"})...)
 	var got []string
 	for _, r := range g.Resolve("RST") {
 		got = append(got, siteDescribe(r))
@@ -137,21 +133,10 @@ func TestRSTResolves(t *testing.T) {
 // TestSiteLinksIncoming: the page a site link reaches lists it among its
 // incoming references, unverified ones included.
 func TestSiteLinksIncoming(t *testing.T) {
-	p := NewParser()
-	defer p.Close()
-	g := NewGraph()
-	docs := append(siteFixture, []struct{ id, path, content string }{
-		{"A", "docs/a.md", "[home](../index.html) and [docs](./) and {doc}`guide` and [g](guide.html)\n"},
-		{"B", "docs/b.md", "```python\nrun()\n```\n"},
-		{"DOCS", "docs/README.md", "# Docs\n"},
-	}...)
-	for _, a := range docs {
-		f, err := p.Parse(a.path, []byte(a.content))
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Put(Entry{ID: a.id, Path: a.path, Title: a.id, File: f})
-	}
+	g := siteGraphOf(t, append(siteFixture,
+		siteDoc{"A", "docs/a.md", "[home](../index.html) and [docs](./) and {doc}`guide` and [g](guide.html)\n"},
+		siteDoc{"B", "docs/b.md", "```python\nrun()\n```\n"},
+		siteDoc{"DOCS", "docs/README.md", "# Docs\n"})...)
 	for _, tc := range []struct {
 		id   string
 		want []string
