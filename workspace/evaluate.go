@@ -158,6 +158,9 @@ func (ev *evaluator) evaluate(r treesitter.Resolution) (ref lunad.Reference, ok 
 		if r.Via != treesitter.ViaSlug || !ev.s.looseSlugs.Load() {
 			return unverified(ref, r), true, nil
 		}
+		if r.Target.ID == r.From {
+			return ref, false, nil // under the loose rule, a heading of its own: local
+		}
 	}
 	to := location(r.Target)
 	ref.To, ref.Baseline = &to, b.all.Commit
