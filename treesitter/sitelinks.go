@@ -186,7 +186,8 @@ func foldSlug(s string) string {
 // resolveSite resolves the references documentation sites add: an
 // include (mdBook, MyST, reStructuredText) like a link; a {doc} by its
 // document name; a {ref} label as Unverified; an example's name like a
-// code span, but only to definitions in the example's language family.
+// code span, but only to definitions in the example's language family,
+// and never ambiguous (unresolved instead).
 func (g *Graph) resolveSite(e *Entry, res *Resolution) {
 	switch res.Ref.Kind {
 	case "include":
@@ -199,6 +200,11 @@ func (g *Graph) resolveSite(e *Entry, res *Resolution) {
 	case "example":
 		g.resolveName(e, res)
 		g.keepFamily(res, res.Ref.Target)
+		if res.State == Ambiguous {
+			// An example cannot be qualified (client.get() is recorded as
+			// get): several definitions say nothing about it.
+			res.State, res.Candidates = Unresolved, nil
+		}
 	}
 }
 

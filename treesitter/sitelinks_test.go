@@ -14,6 +14,7 @@ var siteFixture = []siteDoc{
 	{"INST", "docs/install.rst", "Install\n=======\n"},
 	{"APP", "src/app.py", "def run():\n    pass\n\nclass Group:\n    def get_command(self):\n        pass\n"},
 	{"MAIN", "cmd/main.go", "package main\n\nfunc Run() {}\n"},
+	{"UTIL", "src/util.py", "def get_command():\n    pass\n"},
 	{"LIB", "listings/lib.rs", "// ANCHOR: setup\nfn setup() {}\n"},
 }
 
@@ -95,6 +96,8 @@ func TestSiteLinks(t *testing.T) {
 		{"a missing include is broken", "```rust\n{{#include ../listings/gone.rs}}\n```", "include broken listings/gone.rs"},
 		{"a python example resolves to python", "```python\nrun()\n```", "example resolved APP#run"},
 		{"a go example does not bind to python", "```go\nfunc main() { run() }\n```", "example unresolved"},
+		{"an example name with several definitions is unresolved, not ambiguous", "```python\ncli.get_command()\n```", "example unresolved"},
+		{"the same name in a code span is ambiguous", "`get_command`", "code ambiguous"},
 		{"a MyST method role", "{meth}`~Group.get_command`", "code resolved APP#get_command"},
 		{"mkdocstrings autodoc line", "::: app.run", "code resolved APP#run"},
 	}
