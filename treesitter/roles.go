@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ var autodocLine = regexp.MustCompile(`(?m)^[ \t]*:::[ \t]+([A-Za-z_][A-Za-z0-9_]
 // scanAutodoc finds mkdocstrings "::: dotted.name" lines: references of
 // kind "code" to the named definition (or module).
 func scanAutodoc(text []byte) []ref {
-	if !strings.Contains(string(text), ":::") {
+	if !bytes.Contains(text, []byte(":::")) {
 		return nil
 	}
 	var out []ref
@@ -107,7 +108,7 @@ var includeDirective = regexp.MustCompile(`\{\{#(include|rustdoc_include|playgro
 // "include" to the file (Target: the path, with "#L10" or "#L10-L20" for
 // a line range; Name: the anchor, the line fragment or the path).
 func scanIncludes(text []byte) []ref {
-	if !strings.Contains(string(text), "{{#") {
+	if !bytes.Contains(text, []byte("{{#")) {
 		return nil
 	}
 	var out []ref
