@@ -35,7 +35,7 @@ var codeDirectives = map[string]bool{"code-block": true, "code": true, "sourceco
 // nor code lunad reads (math, diagrams, raw output, tables of data).
 var plainDirectives = map[string]bool{"raw": true, "math": true, "mermaid": true, "graphviz": true, "csv-table": true,
 	"literalinclude": true, "include": true, "image": true, "contents": true, "code-block": true, "code": true,
-	"sourcecode": true, "code-cell": true, "toctree": true, "eval-rst": true}
+	"sourcecode": true, "code-cell": true, "toctree": true, "eval-rst": true, "automodule": true}
 
 // readFence reads an info string: "python", "rust,ignore", "{code-block}
 // python", "{note}", "{literalinclude} ../src/x.py".
@@ -149,12 +149,12 @@ func toctreeRefs(content []byte) []ref {
 }
 
 // addFence adds the references of one fenced block to col: the quoted
-// snippet, a {literalinclude} argument, and fenceRefs (cached by the
+// snippet, a directive's argument (directiveArgRef), and fenceRefs (cached by the
 // block's info string and content, like inline spans).
 func (p *Parser) addFence(col *collector, src []byte, b fenceBlock, lang string, cache, next map[uint64][]ref) error {
 	f := readFence(b.info)
 	content := src[b.start:b.end]
-	if f.snippet && !bytes.Contains(content, []byte("{{#")) {
+	if f.snippet && len(content) > 0 && !bytes.Contains(content, []byte("{{#")) {
 		name := lang
 		if f.directive != "" {
 			name = f.lang
@@ -164,13 +164,11 @@ func (p *Parser) addFence(col *collector, src []byte, b fenceBlock, lang string,
 		}
 		col.addRef(&ref{Reference: Reference{Kind: "snippet", Name: name}, start: b.start, end: b.end})
 	}
-	if f.directive == "literalinclude" || f.directive == "include" {
-		if r, ok := includeRef(f.arg); ok {
-			// the fence line: the argument is written there
-			ls := bytes.LastIndexByte(src[:max(b.start-1, 0)], '\n') + 1
-			if i := bytes.Index(src[ls:b.start], []byte(f.arg)); i >= 0 {
-				col.addRef(&ref{Reference: r, start: ls + i, end: ls + i + len(f.arg)})
-			}
+	if r, ok := directiveArgRef(f.directive, f.arg); ok {
+		// the fence line: the argument is written there
+		ls := bytes.LastIndexByte(src[:max(b.start-1, 0)], '\n') + 1
+		if i := bytes.Index(src[ls:b.start], []byte(f.arg)); i >= 0 {
+			col.addRef(&ref{Reference: r, start: ls + i, end: ls + i + len(f.arg)})
 		}
 	}
 	h := maphash.Hash{}
@@ -196,4 +194,34 @@ func (p *Parser) addFence(col *collector, src []byte, b fenceBlock, lang string,
 		col.addRef(&r)
 	}
 	return nil
+}
+
+// directiveArgRef is the reference a directive's argument makes: the file
+// of {literalinclude} and {include} (kind "include"), the documented
+// object of Sphinx's autodoc directives ({autofunction} httpx.get,
+// {automodule}, ...) and of the Python domain's ({py:function}
+// get(url), ...), kind "code". ok is false for any other directive.
+func directiveArgRef(directive, arg string) (Reference, bool) {
+	switch {
+	case directive == "literalinclude" || directive == "include":
+		return includeRef(arg)
+	case autodocDirectives[strings.TrimPrefix(directive, "py:")] && (strings.HasPrefix(directive, "auto") || strings.HasPrefix(directive, "py:")):
+		name, _, _ := strings.Cut(arg, "(")
+		name = strings.TrimSpace(name)
+		if !symbolLike.MatchString(name) {
+			return Reference{}, false
+		}
+		return Reference{Name: name, Kind: "code"}, true
+	}
+	return Reference{}, false
+}
+
+// autodocDirectives are the directives that document a named object:
+// autodoc's (autofunction) and the Python domain's (py:function).
+var autodocDirectives = map[string]bool{}
+
+func init() {
+	for _, k := range []string{"function", "class", "method", "module", "attribute", "exception", "data", "property", "decorator"} {
+		autodocDirectives["auto"+k], autodocDirectives[k] = true, true
+	}
 }

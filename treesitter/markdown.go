@@ -53,18 +53,29 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 				addLink(col.addRef, d.Content(src), int(d.StartByte()), int(d.EndByte()))
 			}
 		case mdFenced:
-			if body := namedChild(n, mdFenceContent); body != nil {
-				b := fenceBlock{start: int(body.StartByte()), end: int(body.EndByte())}
-				lang := ""
-				if info := namedChild(n, mdInfoString); info != nil {
-					b.info = info.Content(src)
-					if l := namedChild(info, mdLanguage); l != nil {
-						lang = l.Content(src)
-					}
+			info, body := namedChild(n, mdInfoString), namedChild(n, mdFenceContent)
+			var b fenceBlock
+			lang := ""
+			switch {
+			case body != nil:
+				b.start, b.end = int(body.StartByte()), int(body.EndByte())
+			case info != nil: // no content: it would start after the fence line
+				b.start = int(info.EndByte())
+				if i := bytes.IndexByte(src[b.start:], '\n'); i >= 0 {
+					b.start += i + 1
 				}
-				fences = append(fences, b)
-				fenceLangs = append(fenceLangs, lang)
+				b.end = b.start
+			default:
+				return
 			}
+			if info != nil {
+				b.info = info.Content(src)
+				if l := namedChild(info, mdLanguage); l != nil {
+					lang = l.Content(src)
+				}
+			}
+			fences = append(fences, b)
+			fenceLangs = append(fenceLangs, lang)
 		}
 	})
 	next := make(map[uint64][]ref, len(inlines)+len(fences))

@@ -24,10 +24,15 @@ var rstTarget = regexp.MustCompile(`(?m)^[ \t]*\.\. _[^:\n]+:[ \t]+(\S+)[ \t]*$`
 // .. literalinclude:: path.
 var rstInclude = regexp.MustCompile(`(?m)^[ \t]*\.\. (?:literal)?include::[ \t]+(\S+)[ \t]*$`)
 
+// rstObject matches a directive documenting a named object:
+// .. autofunction:: httpx.get, .. py:method:: Client.get(url).
+var rstObject = regexp.MustCompile(`(?m)^[ \t]*\.\. ((?:auto|py:)[a-z]+)::[ \t]+([^\s(]+)`)
+
 // rstRefs returns the references of reStructuredText: roles (kind "code",
 // "doc" or "ref", see roleRef), hyperlinks with an embedded URI and
-// external hyperlink targets (kind "link", relative ones only), and
-// include directives (kind "include").
+// external hyperlink targets (kind "link", relative ones only), the
+// objects autodoc and Python-domain directives document (kind "code"),
+// and include directives (kind "include").
 func rstRefs(text []byte) []ref {
 	var out []ref
 	for _, m := range rstRole.FindAllSubmatchIndex(text, -1) {
@@ -45,6 +50,11 @@ func rstRefs(text []byte) []ref {
 	}
 	for _, m := range rstTarget.FindAllSubmatchIndex(text, -1) {
 		addLink(add, string(text[m[2]:m[3]]), m[2], m[3])
+	}
+	for _, m := range rstObject.FindAllSubmatchIndex(text, -1) {
+		if r, ok := directiveArgRef(string(text[m[2]:m[3]]), string(text[m[4]:m[5]])); ok {
+			out = append(out, ref{Reference: r, start: m[4], end: m[5]})
+		}
 	}
 	for _, m := range rstInclude.FindAllSubmatchIndex(text, -1) {
 		if r, ok := includeRef(string(text[m[2]:m[3]])); ok {

@@ -61,6 +61,14 @@ func TestSiteMarkup(t *testing.T) {
 		{"an example in a list item (indented)", "text/markdown",
 			"- step:\n\n  ```python\n  if ok:\n      run(cfg)\n  ```\n",
 			[]string{"snippet python 3 ", "example run 4 python", "example cfg 4 python"}},
+		{"MyST literalinclude without options", "text/markdown", "```{literalinclude} ../src/app.py\n```\n",
+			[]string{"include ../src/app.py 0 ../src/app.py"}},
+		{"MyST autodoc directives name the object", "text/markdown",
+			"```{autofunction} httpx.get\n```\n\n```{py:method} Client.send(request)\n:noindex:\n```\n",
+			[]string{"code httpx.get 0 ", "code Client.send 3 "}},
+		{"rst autodoc and Python-domain directives", "text/x-rst",
+			".. autoclass:: httpx.Client\n   :members:\n\n.. py:function:: httpx.get(url)\n.. note:: x\n",
+			[]string{"code httpx.Client 0 ", "code httpx.get 3 "}},
 		{"rst by file name", "docs/index.rst", "Title\n=====\n\n:doc:`install`\n", []string{"doc install 3 install"}},
 	}
 	for _, tc := range tests {
@@ -111,6 +119,7 @@ func FuzzSiteMarkup(f *testing.F) {
 		"::: a.b.c\n:::\n::: x y\n",
 		"Title\n=====\n\n===\nT\n===\n`a <b>`__:c:`d`",
 		"{}`x` {:}`y` {a}``",
+		".. autofunction:: a.b\n.. py:method:: C.d(x)\n.. auto::\n",
 		".. code-block:: python\n   :caption: x\n\n   run(1)\n.. code::\n\n  y()\n",
 	} {
 		f.Add([]byte(s))
