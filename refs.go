@@ -15,6 +15,21 @@ const (
 	RefBroken RefState = "broken"
 	// RefAmbiguous: a bare name matches several definitions; qualify it.
 	RefAmbiguous RefState = "ambiguous"
+	// RefUnverified: a link only a documentation site generator resolves
+	// (page.html for page.md, a heading anchor made another way, a
+	// directory without a page, a Sphinx label): not broken, not checked.
+	RefUnverified RefState = "unverified"
+)
+
+// Heading slug rules of a workspace (.luna/config.toml, [refs] slugs).
+const (
+	// SlugsGitHub: a link's #fragment names a heading by GitHub's anchor;
+	// one that matches only ignoring punctuation is unverified.
+	SlugsGitHub = "github"
+	// SlugsLoose: a #fragment that matches a heading ignoring punctuation
+	// and case is as good as GitHub's anchor (sites whose generator makes
+	// other anchors).
+	SlugsLoose = "loose"
 )
 
 // Position is a place in a text: a byte offset, its 0-based line and its
@@ -56,7 +71,7 @@ type Location struct {
 // Reference is one reference from an artifact, resolved, with its state.
 type Reference struct {
 	From       Location   `json:"from"` // Span: where the reference is written
-	Kind       string     `json:"kind"` // call, import, identifier, code, link, wiki, snippet, explicit
+	Kind       string     `json:"kind"` // call, import, identifier, code, example, link, include, doc, ref, wiki, snippet, explicit
 	Text       string     `json:"text"` // the name, destination or link kind as written
 	To         *Location  `json:"to,omitempty"`
 	Candidates []Location `json:"candidates,omitempty"` // when ambiguous

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/lunad/lunad"
 )
 
 // CodeAction offers, on a stale reference's diagnostic, "acknowledge"
@@ -20,8 +22,8 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	quickfix := protocol.CodeActionKindQuickFix
 	for _, d := range params.Context.Diagnostics {
 		src, _ := d.Source.Get()
-		if src != "lunad" || len(d.Data) == 0 {
-			continue
+		if src != "lunad" || len(d.Data) == 0 || d.Code == protocol.String(lunad.RefUnverified) {
+			continue // an unverified link is information: acknowledging it changes nothing
 		}
 		var data diagnosticData
 		if json.Unmarshal(d.Data, &data) != nil {

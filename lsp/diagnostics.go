@@ -20,14 +20,15 @@ type diagnosticData struct {
 }
 
 var severities = map[lunad.RefState]protocol.DiagnosticSeverity{
-	lunad.RefStale:     protocol.DiagnosticSeverityWarning,
-	lunad.RefBroken:    protocol.DiagnosticSeverityError,
-	lunad.RefAmbiguous: protocol.DiagnosticSeverityInformation,
+	lunad.RefStale:      protocol.DiagnosticSeverityWarning,
+	lunad.RefBroken:     protocol.DiagnosticSeverityError,
+	lunad.RefAmbiguous:  protocol.DiagnosticSeverityInformation,
+	lunad.RefUnverified: protocol.DiagnosticSeverityInformation,
 }
 
 // diagnostics are an artifact's references that are not ok: stale
 // (warning, with what changed and since which commit), broken (error),
-// ambiguous (information).
+// ambiguous and unverified (information: only a site generator resolves it).
 func (s *Server) diagnostics(ctx context.Context, id string) ([]protocol.Diagnostic, error) {
 	ws, err := s.ready()
 	if err != nil {

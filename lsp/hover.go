@@ -73,6 +73,8 @@ func describeRef(ctx context.Context, ws lunad.Workspace, b *strings.Builder, r 
 	switch r.State {
 	case lunad.RefOK:
 		b.WriteString("✓ up to date with this artifact's last edit or acknowledgement\n")
+	case lunad.RefUnverified:
+		fmt.Fprintf(b, "ℹ **unverified**: %s\n", r.Reason)
 	default:
 		fmt.Fprintf(b, "⚠ **%s**: %s\n", r.State, r.Reason)
 	}

@@ -86,7 +86,7 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:        "find_references",
 		Title:       "Find references",
-		Description: "Resolve an artifact's references: what it refers to (outgoing) and what refers to it (incoming), each with its state (ok, stale, broken...).",
+		Description: "Resolve an artifact's references: what it refers to (outgoing) and what refers to it (incoming), each with its state (ok, stale, broken, ambiguous, or unverified: a link only a site generator resolves).",
 		Annotations: readOnly,
 	}, s.refs)
 	addTool(s, &sdk.Tool{

@@ -42,14 +42,22 @@
 // ("[label]: dest"), not at each use. A fenced code block is one reference
 // of kind "snippet" (Name: its info-string language, Span: its content),
 // checked by the daemon as a quote of another artifact; nothing inside it is
-// a reference. In Go, pkg.Func() and pkg.Type are recorded qualified
+// a reference — except, in a language lunad parses, the names the code
+// uses (kind "example", Target: the language; fences.go). The markup of
+// documentation sites is read too (roles.go, fences.go): MyST roles
+// ({func}`x`, {doc}, {ref}) and directive fences, mkdocstrings "::: name"
+// lines, mdBook {{#include}} (kind "include"); footnotes are not links.
+// reStructuredText has no grammar: rst.go scans titles, roles, links and
+// includes. In Go, pkg.Func() and pkg.Type are recorded qualified
 // ("pkg.Func"), so that the graph can resolve them by package.
 //
 // # Graph
 //
 // Graph (graph.go, resolve.go) resolves the references of every artifact
 // of a workspace against the definitions of the others; its doc gives the
-// rules. It holds name indexes only, so updating one artifact costs one file.
+// rules. sitelinks.go adds the rules of documentation sites: a directory
+// is its README, page.html its page.md, GitHub's user-content- and
+// numbered anchors; what only a site generator resolves is Unverified. It holds name indexes only, so updating one artifact costs one file.
 //
 // # Fingerprints
 //

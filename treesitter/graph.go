@@ -23,6 +23,10 @@ const (
 	Ambiguous  = "ambiguous"  // several definitions and no scoping rule picks one
 	Broken     = "broken"     // a qualified target (path, path#symbol, [[title]]) that does not exist
 	Unresolved = "unresolved" // a bare name defined nowhere in the workspace (library, builtin, prose)
+	// Unverified: a link only a site generator resolves (page.html for
+	// page.md, a heading matched ignoring punctuation, a directory without
+	// a README, a Sphinx label); Via says which rule, Target what it found.
+	Unverified = "unverified"
 )
 
 // Target is what a reference points at: an artifact, and within it a
@@ -47,7 +51,8 @@ type Resolution struct {
 	State      string    // Resolved, Local, Ambiguous, Broken or Unresolved
 	Target     Target    // for Resolved and Local (and Broken: the artifact, if any)
 	Candidates []Target  // for Ambiguous
-	Reason     string    // for Broken: what is missing
+	Reason     string    // for Broken: what is missing; for Unverified: why it is not checked
+	Via        string    // for Unverified: ViaPage, ViaSlug, ViaDir or ViaLabel
 }
 
 // defLoc is one code definition: an artifact and an index into its Symbols.
@@ -93,12 +98,13 @@ type Graph struct {
 	byName  map[string][]defLoc // code symbol name -> definitions
 	byKey   map[string][]string // lower(title), lower(file name), path stem -> IDs
 	users   map[string][]string // reference key -> IDs of the artifacts with such references (a slice: maps cost 3x)
+	dirs    map[string]int      // directory -> how many artifacts are under it (links to directories)
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
 	return &Graph{entries: map[string]*Entry{}, keys: map[string][]string{}, strs: map[string]string{}, byPath: map[string]string{},
-		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]string{}}
+		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]string{}, dirs: map[string]int{}}
 }
 
 // Len is the number of artifacts in the graph.
@@ -132,6 +138,7 @@ func (g *Graph) Put(e Entry) {
 	ent := &e
 	g.entries[e.ID] = ent
 	g.byPath[e.Path] = e.ID
+	g.countDirs(e.Path, 1)
 	for _, k := range artifactKeys(ent) {
 		g.byKey[k] = append(g.byKey[k], e.ID)
 	}
@@ -164,6 +171,7 @@ func (g *Graph) Remove(id string) {
 	if g.byPath[e.Path] == id {
 		delete(g.byPath, e.Path)
 	}
+	g.countDirs(e.Path, -1)
 	for _, k := range artifactKeys(e) {
 		g.byKey[k] = without(g.byKey[k], id)
 		if len(g.byKey[k]) == 0 {
@@ -246,7 +254,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 				continue // cannot point at id: not resolved at all
 			}
 			r := g.resolve(u, ref)
-			if r.Target.ID == id && (r.State == Resolved || r.State == Broken) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
+			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
 			}
 		}
@@ -314,9 +322,14 @@ func refKeys(r Reference) []string {
 		if p == "" {
 			return nil
 		}
-		return []string{"f:" + strings.ToLower(path.Base(p))}
+		return pageKeys(p)
 	case "wiki":
 		return []string{"w:" + strings.ToLower(r.Target)}
+	case "include", "doc":
+		p, _ := splitFragment(r.Target)
+		return pageKeys(p)
+	case "ref":
+		return nil
 	}
 	parts := splitQualified(r.Name)
 	keys := []string{"n:" + parts[len(parts)-1]}
@@ -334,6 +347,9 @@ func targetKeys(e *Entry) []string {
 		"w:" + strings.ToLower(e.Path), "w:" + base, "w:" + stem, "m:" + stem, "i:" + e.ID}
 	if stem == "index" || stem == "__init__" || stem == "mod" {
 		keys = append(keys, "m:"+strings.ToLower(path.Base(path.Dir(e.Path))))
+	}
+	if stem == "readme" || stem == "index" || stem == "_index" { // a directory's page (sitelinks.go)
+		keys = append(keys, "w:"+strings.ToLower(path.Base(path.Dir(e.Path))), "w:index")
 	}
 	for _, s := range e.File.Symbols {
 		if s.Kind != "heading" {

@@ -49,6 +49,13 @@ func (d *Doc) reparse(content []byte, incremental bool) (*File, error) {
 	g := grammars[lang]
 	if r := skipReason(content); r != "" || g == nil {
 		d.skip(content, lang, r)
+		if r == "" {
+			f, err := d.p.parseScanned(lang, content)
+			if err != nil {
+				return nil, err
+			}
+			d.file = f
+		}
 		return d.file, nil
 	}
 	var old *sitter.Tree

@@ -90,6 +90,8 @@ var typeLanguages = map[string]string{
 	"code/java":       LangJava,
 	"code/c":          LangC,
 	"text/markdown":   LangMarkdown,
+	"text/mdx":        LangMarkdown,
+	"text/x-rst":      LangRST,
 }
 
 var extLanguages = map[string]string{
@@ -97,7 +99,8 @@ var extLanguages = map[string]string{
 	".js": LangJavaScript, ".mjs": LangJavaScript, ".cjs": LangJavaScript, ".jsx": LangJavaScript,
 	".ts": LangTypeScript, ".mts": LangTypeScript, ".cts": LangTypeScript,
 	".rs": LangRust, ".java": LangJava, ".c": LangC, ".h": LangC,
-	".md": LangMarkdown, ".markdown": LangMarkdown,
+	".md": LangMarkdown, ".markdown": LangMarkdown, ".mdx": LangMarkdown,
+	".rst": LangRST,
 }
 
 // LanguageFor maps an artifact type ("code/go", "text/markdown", ...) or,
@@ -117,6 +120,11 @@ func LanguageFor(typOrName string) string {
 	return LangText
 }
 
+// IsProse reports whether lang is a language of documents rather than
+// code (Markdown, reStructuredText, plain text): its names may refer to
+// code in any language.
+func IsProse(lang string) bool { return lang == LangMarkdown || lang == LangRST || lang == LangText }
+
 // Languages lists the languages with a grammar (LangText excluded).
 func Languages() []string {
 	return []string{LangGo, LangPython, LangJavaScript, LangTypeScript, LangRust, LangJava, LangC, LangMarkdown}
@@ -124,7 +132,7 @@ func Languages() []string {
 
 // extractorVersion changes whenever the Go code that turns captures into
 // Files changes what it produces; Schema folds it in with the queries.
-const extractorVersion = "2"
+const extractorVersion = "3"
 
 var schema = sync.OnceValue(func() string {
 	h := sha256.New()

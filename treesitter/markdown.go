@@ -27,6 +27,8 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 	col := newCollector()
 	g := grammars[LangMarkdown]
 	var inlines [][2]int
+	var fences []fenceBlock
+	var fenceLangs []string
 	walkBlocks(g.ts, root, func(kind string, n *sitter.Node) {
 		switch kind {
 		case mdInline:
@@ -44,22 +46,44 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 				}
 			}
 		case mdLinkRefDef:
+			if l := namedChild(n, mdLinkLabel); l != nil && strings.HasPrefix(l.Content(src), "[^") {
+				return // a footnote ("[^1]: text"), not a link
+			}
 			if d := namedChild(n, mdLinkDest); d != nil {
 				addLink(col.addRef, d.Content(src), int(d.StartByte()), int(d.EndByte()))
 			}
 		case mdFenced:
-			if body := namedChild(n, mdFenceContent); body != nil {
-				r := &ref{Reference: Reference{Kind: "snippet", Name: "code"}, start: int(body.StartByte()), end: int(body.EndByte())}
-				if info := namedChild(n, mdInfoString); info != nil {
-					if l := namedChild(info, mdLanguage); l != nil {
-						r.Name = l.Content(src)
-					}
+			info, body := namedChild(n, mdInfoString), namedChild(n, mdFenceContent)
+			var b fenceBlock
+			lang := ""
+			switch {
+			case body != nil:
+				b.start, b.end = int(body.StartByte()), int(body.EndByte())
+			case info != nil: // no content: it would start after the fence line
+				b.start = int(info.EndByte())
+				if i := bytes.IndexByte(src[b.start:], '\n'); i >= 0 {
+					b.start += i + 1
 				}
-				col.addRef(r)
+				b.end = b.start
+			default:
+				return
 			}
+			if info != nil {
+				b.info = info.Content(src)
+				if l := namedChild(info, mdLanguage); l != nil {
+					lang = l.Content(src)
+				}
+			}
+			fences = append(fences, b)
+			fenceLangs = append(fenceLangs, lang)
 		}
 	})
-	next := make(map[uint64][]ref, len(inlines))
+	next := make(map[uint64][]ref, len(inlines)+len(fences))
+	for i, b := range fences {
+		if err := p.addFence(col, src, b, fenceLangs[i], cache, next); err != nil {
+			return nil, nil, err
+		}
+	}
 	for i, in := range splitInlines(src, inlines) {
 		if i%256 == 255 && p.overBudget() {
 			return nil, nil, errBudget
@@ -153,6 +177,8 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 			add(&ref{Reference: Reference{Name: name, Kind: "wiki", Target: name}, start: w[0], end: w[1]})
 		}
 	}
+	out = append(out, scanAutodoc(text)...)
+	out = append(out, scanIncludes(text)...)
 	if !bytes.ContainsAny(text, "`[") {
 		return out, nil
 	}
@@ -200,6 +226,12 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		switch c.tag {
 		case "reference.code":
 			code := strings.TrimSpace(strings.Trim(c.tagged.Content(text), "`"))
+			if rs, role := mystRoleBefore(text, s); rs >= 0 {
+				if r, ok := roleRef(role, code); ok {
+					add(&ref{Reference: r, start: rs, end: e})
+				}
+				return // a role's content is what the role says, never a plain code span
+			}
 			if !symbolLike.MatchString(code) {
 				return
 			}

@@ -21,7 +21,7 @@ func TestMarkdownInline(t *testing.T) {
 			[]string{"wiki Design 0 Design", "wiki id-42 0 id-42"}},
 		{"heading inline code and list item", "# The `load` function\n\n- call `load()` in [cfg](cfg.go#Load)\n",
 			[]string{"code load 0 ", "code load 2 ", "link Load 2 cfg.go#Load"}},
-		{"fenced code is a snippet, nothing inside it is a reference", "```go\n`x` [a](b.md) [[w]]\n```\n", []string{"snippet go 1 "}},
+		{"fenced code is a snippet, nothing inside it is a reference", "```text\n`x` [a](b.md) [[w]]\n```\n", []string{"snippet text 1 "}},
 		{"no wiki link inside a code span", "use `[[x]]` or [[y]]\n", []string{"wiki y 0 y"}},
 	}
 	for _, tc := range tests {

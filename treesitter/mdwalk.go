@@ -19,6 +19,7 @@ const (
 	mdSetext       = "setext_heading"
 	mdLinkRefDef   = "link_reference_definition"
 	mdLinkDest     = "link_destination"
+	mdLinkLabel    = "link_label"
 	mdFenced       = "fenced_code_block"
 	mdInfoString   = "info_string"
 	mdLanguage     = "language"

@@ -152,7 +152,7 @@ func (p *Parser) Parse(typ string, content []byte) (*File, error) {
 	}
 	g := grammars[lang]
 	if g == nil {
-		return &File{Language: lang}, nil
+		return p.parseScanned(lang, content)
 	}
 	p.start()
 	tree, partial, err := p.parseTree(g, nil, content)
@@ -238,4 +238,19 @@ func guardDigits(src []byte) []byte {
 		return src
 	}
 	return out
+}
+
+// parseScanned parses content of a language without a grammar: a
+// reStructuredText file by its scanner (and its code blocks by their
+// grammar), anything else to an empty File.
+func (p *Parser) parseScanned(lang string, content []byte) (*File, error) {
+	if lang != LangRST {
+		return &File{Language: lang}, nil
+	}
+	p.start()
+	f, err := p.parseRST(content, NewLines(content))
+	if errors.Is(err, errBudget) {
+		return &File{Language: lang, Skipped: p.budgetNote(len(content))}, nil
+	}
+	return f, err
 }

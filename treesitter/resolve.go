@@ -19,6 +19,9 @@ func (g *Graph) resolve(e *Entry, r Reference) Resolution {
 	case "wiki":
 		g.resolveWiki(&res)
 		return res
+	case "include", "doc", "ref", "example": // sitelinks.go
+		g.resolveSite(e, &res)
+		return res
 	case "import":
 		if id, ok := g.resolveModule(e, r.Name); ok {
 			res.State, res.Target = Resolved, g.artifactTarget(id)
@@ -48,8 +51,11 @@ func (g *Graph) resolveLink(e *Entry, res *Resolution) {
 		if frag == "" {
 			return
 		}
-		if t, n := findFragment(e, frag); n == 1 {
+		if t, n, loose := siteFragment(e, frag); n == 1 {
 			res.State, res.Target = Local, t[0]
+			if loose {
+				unverifiedSlug(res, frag)
+			}
 		} else if n == 0 {
 			res.State, res.Target = Broken, g.artifactTarget(e.ID)
 			res.Reason = "no heading #" + frag + " in " + e.Path
@@ -62,13 +68,22 @@ func (g *Graph) resolveLink(e *Entry, res *Resolution) {
 		return
 	}
 	id, want := g.lookupPath(e.Path, p)
+	if id == "" && g.sitePath(e, p, res) {
+		id = res.Target.ID
+	}
+	if id == "" && res.State == Unverified {
+		return // a directory without a page: nothing to check a fragment in
+	}
 	if id == "" {
 		res.State, res.Reason = Broken, "no artifact at "+want
 		res.Target = Target{Path: want}
 		return
 	}
 	b := g.entries[id]
-	res.State, res.Target = Resolved, g.artifactTarget(id)
+	if res.State != Unverified {
+		res.State = Resolved
+	}
+	res.Target = g.artifactTarget(id)
 	if frag == "" {
 		return
 	}
@@ -76,11 +91,14 @@ func (g *Graph) resolveLink(e *Entry, res *Resolution) {
 		res.Target.Line, _ = strconv.Atoi(m[1])
 		return
 	}
-	switch t, n := findFragment(b, frag); {
+	switch t, n, loose := siteFragment(b, frag); {
 	case n == 1:
 		res.Target = t[0]
+		if loose && res.State != Unverified {
+			unverifiedSlug(res, frag)
+		}
 	case n == 0:
-		res.State, res.Reason = Broken, "no symbol or heading "+strconv.Quote(frag)+" in "+b.Path
+		res.State, res.Reason, res.Via = Broken, "no symbol or heading "+strconv.Quote(frag)+" in "+b.Path, ""
 	default:
 		res.State, res.Candidates, res.Target = Ambiguous, t, Target{}
 	}
@@ -236,7 +254,7 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 			return
 		}
 	}
-	fromCode := e.File.Language != LangMarkdown && e.File.Language != LangText
+	fromCode := !IsProse(e.File.Language)
 	var cands []Target
 	for _, l := range g.byName[name] {
 		b := g.entries[l.id]
@@ -421,7 +439,7 @@ func Fragment(e Entry, frag string) []Target {
 	if e.File == nil {
 		return nil
 	}
-	t, _ := findFragment(&e, frag)
+	t, _, _ := siteFragment(&e, frag)
 	return t
 }
 

@@ -128,7 +128,7 @@ func (ev *evaluator) evaluate(r treesitter.Resolution) (ref lunad.Reference, ok 
 	sp := span(r.Ref.Span)
 	ref = lunad.Reference{From: lunad.Location{ID: r.From, Path: from.entry.Path, Span: &sp},
 		Kind: r.Ref.Kind, Text: r.Ref.Name, State: lunad.RefOK}
-	if r.Ref.Target != "" {
+	if r.Ref.Target != "" && r.Ref.Kind != "example" { // an example's Target is its language
 		ref.Text = r.Ref.Target
 	}
 	b, err := ev.baseline(r.From)
@@ -154,6 +154,13 @@ func (ev *evaluator) evaluate(r treesitter.Resolution) (ref lunad.Reference, ok 
 		return ref, true, nil
 	case treesitter.Broken:
 		return ev.broken(ref, r, b)
+	case treesitter.Unverified:
+		if r.Via != treesitter.ViaSlug || !ev.s.looseSlugs.Load() {
+			return unverified(ref, r), true, nil
+		}
+		if r.Target.ID == r.From {
+			return ref, false, nil // under the loose rule, a heading of its own: local
+		}
 	}
 	to := location(r.Target)
 	ref.To, ref.Baseline = &to, b.all.Commit
@@ -316,7 +323,7 @@ func (ev *evaluator) broken(ref lunad.Reference, r treesitter.Resolution, b *bas
 		to := location(r.Target)
 		ref.To = &to
 	}
-	if r.Ref.Kind != "link" {
+	if r.Ref.Kind != "link" && r.Ref.Kind != "include" {
 		return ref, true, nil
 	}
 	if r.Target.ID == "" {
@@ -346,8 +353,13 @@ func (ev *evaluator) broken(ref lunad.Reference, r treesitter.Resolution, b *bas
 // exactly one other artifact (changed since) defined it, the reference is
 // broken — the symbol was deleted or renamed.
 func (ev *evaluator) vanished(ref lunad.Reference, r treesitter.Resolution, from *fileAt, b *baseline) (lunad.Reference, bool, error) {
-	if r.Ref.Kind == "link" || r.Ref.Kind == "wiki" || r.Ref.Kind == "import" && from.entry.File.Language == treesitter.LangGo {
+	switch r.Ref.Kind {
+	case "link", "wiki", "include", "doc", "ref":
 		return ref, false, nil
+	case "import":
+		if from.entry.File.Language == treesitter.LangGo {
+			return ref, false, nil
+		}
 	}
 	base := ev.forSymbol(b, nil, r.Ref.Name)
 	p := ev.pos(base)
@@ -356,9 +368,13 @@ func (ev *evaluator) vanished(ref lunad.Reference, r treesitter.Resolution, from
 		return ref, false, err
 	}
 	var hits []treesitter.Target
-	fromCode := from.entry.File.Language != treesitter.LangMarkdown && from.entry.File.Language != treesitter.LangText
+	lang := from.entry.File.Language
+	fromCode := !treesitter.IsProse(lang)
+	if r.Ref.Kind == "example" { // an example names code of its own language
+		lang, fromCode = r.Ref.Target, true
+	}
 	for _, e := range then[lastPart(r.Ref.Name)] {
-		if e.ID == r.From || fromCode && !treesitter.SameFamily(e.File.Language, from.entry.File.Language) {
+		if e.ID == r.From || fromCode && !treesitter.SameFamily(e.File.Language, lang) {
 			continue
 		}
 		hits = append(hits, treesitter.Defines(e, r.Ref.Name)...)
@@ -440,4 +456,15 @@ func (ev *evaluator) moved(ref *lunad.Reference, base lunad.Version, p string) e
 		return nil
 	}
 	return nil
+}
+
+// unverified reports a link only a site generator resolves: what it
+// found (the page, the heading), and why it is not checked.
+func unverified(ref lunad.Reference, r treesitter.Resolution) lunad.Reference {
+	ref.State, ref.Reason = lunad.RefUnverified, r.Reason
+	if r.Target.Path != "" {
+		to := location(r.Target)
+		ref.To = &to
+	}
+	return ref
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
@@ -24,6 +25,23 @@ type Service struct {
 	events *events.Hub
 	log    *slog.Logger // the store's (gitstore.Options.Logger)
 	runner runner       // the workflow engine (runs.go)
+	// looseSlugs: [refs] slugs = "loose" (SetSlugRule).
+	looseSlugs atomic.Bool
+}
+
+// SetSlugRule sets how a link's #fragment names a heading: lunad.SlugsGitHub
+// (the default) or lunad.SlugsLoose (docs/references.md). Returns
+// lunad.ErrInvalid for any other rule.
+func (s *Service) SetSlugRule(rule string) error {
+	switch rule {
+	case lunad.SlugsGitHub, "":
+		s.looseSlugs.Store(false)
+	case lunad.SlugsLoose:
+		s.looseSlugs.Store(true)
+	default:
+		return fmt.Errorf("%w: heading slug rule %q: set [refs] slugs in .luna/config.toml to %q or %q", lunad.ErrInvalid, rule, lunad.SlugsGitHub, lunad.SlugsLoose)
+	}
+	return nil
 }
 
 // Open serves the workspace at dir in this process: what runs when no

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/lsp"
 	"github.com/lunad/lunad/workspace"
 )
@@ -50,7 +52,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (l
 	opts.Logger = m.logger()
 	if m.Options != nil {
 		m.Options(&opts)
-		return workspace.Open(dir, opts) // injected clock and IDs work in-process only
+		return openConfigured(dir, opts, cfg) // injected clock and IDs work in-process only
 	}
 	// The workspace's daemon (started if none runs) is the single writer
 	// and watches the repository, so changes made by other processes reach
@@ -59,7 +61,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (l
 	if err == nil {
 		return ws, nil
 	}
-	svc, oerr := workspace.Open(dir, opts)
+	svc, oerr := openConfigured(dir, opts, cfg)
 	if oerr != nil {
 		return nil, oerr // not a workspace, say: that is the error, not the daemon
 	}
@@ -78,4 +80,17 @@ func (s stdio) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// openConfigured opens the workspace at dir in this process with cfg's
+// reference rules.
+func openConfigured(dir string, opts gitstore.Options, cfg Config) (*workspace.Service, error) {
+	svc, err := workspace.Open(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := svc.SetSlugRule(cfg.Refs.Slugs); err != nil {
+		return nil, errors.Join(err, svc.Close())
+	}
+	return svc, nil
 }

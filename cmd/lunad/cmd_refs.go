@@ -48,7 +48,9 @@ var cmdRefs = &command{
 	args:    "ID",
 	summary: "list an artifact's outgoing and incoming references, resolved, with their state",
 	help: `
-STATE is ok, stale, broken or ambiguous (docs/references.md). References to
+STATE is ok, stale, broken, ambiguous or unverified (a link only a
+documentation site generator resolves, such as page.html for page.md;
+docs/references.md). References to
 names defined nowhere in the workspace (libraries, builtins) and inside the
 artifact itself are not listed. With --json, prints {"artifact", "outgoing",
 "incoming"}.`,

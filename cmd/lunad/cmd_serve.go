@@ -125,6 +125,9 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		return err
 	}
 	defer closeService(svc, &err)
+	if err := svc.SetSlugRule(cfg.Refs.Slugs); err != nil {
+		return err
+	}
 	ln, err := daemon.Listen(svc)
 	if errors.Is(err, daemon.ErrDaemonRunning) && *auto {
 		log.Info("not serving: " + err.Error())

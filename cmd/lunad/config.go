@@ -48,6 +48,16 @@ type Config struct {
 	// Queue sends stage messages through NATS JetStream to `lunad worker`
 	// processes when URL is set.
 	Queue QueueConfig `toml:"queue"`
+	// Refs configures how references are resolved.
+	Refs RefsConfig `toml:"refs"`
+}
+
+// RefsConfig configures reference resolution (docs/references.md).
+type RefsConfig struct {
+	// Slugs is how a link's #fragment names a heading: "github" (GitHub's
+	// anchors; one matching only ignoring punctuation is unverified) or
+	// "loose" (such a match is as good).
+	Slugs string `toml:"slugs"`
 }
 
 // QueueConfig configures the queue of stage messages (docs/runs.md).
@@ -120,7 +130,7 @@ func DefaultConfig() Config {
 		Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: daemon.DefaultMaxConns, ConnIdleTimeout: daemon.DefaultConnIdleTimeout},
 		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100, MaxSessions: mcp.DefaultMaxSessions,
 			MaxSessionsPerAddress: mcp.DefaultMaxSessionsPerAddress, SessionTimeout: mcp.DefaultSessionTimeout},
-		Runs:  RunsConfig{Slots: 4},
+		Runs: RunsConfig{Slots: 4}, Refs: RefsConfig{Slugs: lunad.SlugsGitHub},
 		Queue: QueueConfig{Name: natsqueue.DefaultName, AckWait: natsqueue.DefaultAckWait, MaxDeliver: natsqueue.DefaultMaxDeliver}}
 }
 
@@ -268,6 +278,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxContent <= 0 || c.MaxContent > maxMaxContent {
 		return bad("max_content %d must be between 1 and %d bytes", c.MaxContent, maxMaxContent)
+	}
+	if c.Refs.Slugs != lunad.SlugsGitHub && c.Refs.Slugs != lunad.SlugsLoose {
+		return bad("refs.slugs %q must be %q or %q", c.Refs.Slugs, lunad.SlugsGitHub, lunad.SlugsLoose)
 	}
 	for _, f := range []struct{ what, v string }{{"author.name", c.Author.Name}, {"author.email", c.Author.Email}} {
 		if len(f.v) > 256 || strings.ContainsAny(f.v, "<>") || strings.IndexFunc(f.v, unicode.IsControl) >= 0 || strings.TrimSpace(f.v) != f.v {

@@ -295,6 +295,7 @@ func TestConfig(t *testing.T) {
 		{"queue env not a URL", "", []string{"LUNAD_QUEUE_URL", "127.0.0.1"}, "queue.url"},
 		{"queue name", "[queue]\nname = \"a.b\"\n", nil, "queue.name"},
 		{"queue ack_wait", "[queue]\nack_wait = \"10ms\"\n", nil, "queue.ack_wait"},
+		{"slug rule", "[refs]\nslugs = \"sphinx\"\n", nil, "refs.slugs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadConfig(root(tc.toml), env(tc.env...))

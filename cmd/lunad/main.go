@@ -228,6 +228,9 @@ func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := svc.SetSlugRule(cfg.Refs.Slugs); err != nil {
+		return err
+	}
 	snapshot, err := cfg.snapshot()
 	if err != nil {
 		return err
