@@ -24,6 +24,7 @@ func TestArchitecture(t *testing.T) {
 		forbidden []string // import path prefixes
 		noCgo     bool     // no cgo outside the standard library
 		siblings  []string // lunad packages it may import (nil: any)
+		stdOnly   bool     // nothing outside the standard library and lunad
 	}{
 		{pkg: "lsp", forbidden: adapterForbidden, noCgo: true},
 		{pkg: "mcp", forbidden: adapterForbidden, noCgo: true},
@@ -46,6 +47,10 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/workflow", mod + "/runs/procagent"}},
 		{pkg: "workflow", siblings: []string{mod}, noCgo: true},
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
+		// The model providers: agents/llm is the vocabulary (root and the
+		// standard library only); each SDK is linked by its provider only.
+		{pkg: "agents/llm", siblings: []string{mod}, stdOnly: true},
+		{pkg: "agents/llm/openai", siblings: []string{mod, mod + "/agents/llm"}, forbidden: []string{"github.com/anthropics/"}},
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent"}},
 	}
 	for _, c := range cases {
@@ -58,6 +63,9 @@ func TestArchitecture(t *testing.T) {
 			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 				f := strings.Fields(line)
 				path, std, cgo := f[0], f[1] == "true", f[2] != "0"
+				if c.stdOnly && !std && path != mod && !strings.HasPrefix(path, mod+"/") {
+					t.Errorf("%s links %s; it may link only the standard library and lunad", c.pkg, path)
+				}
 				for _, bad := range c.forbidden {
 					if strings.HasPrefix(path, bad) {
 						t.Errorf("%s links %s", c.pkg, path)

@@ -1,0 +1,60 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// The helpers below are shared by the HTTP providers (openai, anthropic).
+
+// TransportError classifies a failed HTTP call that has no error status:
+// a cancelled context (Transient, wrapping context.Canceled), a timeout
+// (Transient, Setting "[llm] timeout"), a 2xx answer whose body could not
+// be decoded (Permanent, Setting "[llm] base_url"), a connection failure
+// (Transient, Setting "[llm] base_url"), anything else Permanent. The key
+// is redacted from the quoted cause.
+func TransportError(provider string, err error, status int, key string, timeout time.Duration) *Error {
+	var netErr net.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &Error{Provider: provider, Kind: Transient, Err: context.Canceled}
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		return &Error{Provider: provider, Kind: Transient, Setting: "[llm] timeout",
+			Err: fmt.Errorf("no answer within %s: %w", timeout, context.DeadlineExceeded)}
+	case status >= 200 && status < 300:
+		return &Error{Provider: provider, Kind: Permanent, Status: status, Setting: "[llm] base_url",
+			Err: fmt.Errorf("invalid response body (does the base URL serve this provider's API?): %s", Quote(err.Error(), key))}
+	case errors.As(err, &netErr):
+		return &Error{Provider: provider, Kind: Transient, Setting: "[llm] base_url",
+			Err: fmt.Errorf("cannot reach the server: %s", Quote(err.Error(), key))}
+	}
+	return &Error{Provider: provider, Kind: Permanent, Status: status, Err: errors.New(Quote(err.Error(), key))}
+}
+
+// RetryAfterHeader reads Retry-After-Ms (OpenAI's), then Retry-After.
+func RetryAfterHeader(h http.Header, now time.Time) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if ms := h.Get("Retry-After-Ms"); ms != "" {
+		if d := ParseRetryAfter(ms, now); d > 0 {
+			return d / 1000
+		}
+	}
+	return ParseRetryAfter(h.Get("Retry-After"), now)
+}
+
+// Quote redacts secret from a message quoted from a server and bounds it
+// to 300 bytes.
+func Quote(s, secret string) string {
+	s = strings.TrimSpace(Redact(s, secret))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,394 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lunad/lunad/agents/llm"
+	"github.com/lunad/lunad/agents/llm/openai"
+)
+
+const secret = "sk-test-SECRET-0123456789"
+
+// reply is one canned HTTP answer of the fake server.
+type reply struct {
+	status int
+	header map[string]string
+	body   string
+	wait   <-chan struct{} // block until closed (or the request is cancelled)
+}
+
+// server is a chat-completions endpoint on 127.0.0.1 that records every
+// request and answers with the replies in order (the last one repeats).
+type server struct {
+	*httptest.Server
+	mu      sync.Mutex
+	replies []reply
+	bodies  []map[string]any
+	headers []http.Header
+	paths   []string
+}
+
+func newServer(t *testing.T, replies ...reply) *server {
+	t.Helper()
+	s := &server{replies: replies}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("request body is not JSON: %v: %s", err, raw)
+		}
+		s.mu.Lock()
+		n := len(s.bodies)
+		s.bodies = append(s.bodies, body)
+		s.headers = append(s.headers, r.Header.Clone())
+		s.paths = append(s.paths, r.URL.Path)
+		rep := s.replies[min(n, len(s.replies)-1)]
+		s.mu.Unlock()
+		if rep.wait != nil {
+			select {
+			case <-rep.wait:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		for k, v := range rep.header {
+			w.Header().Set(k, v)
+		}
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(rep.status)
+		io.WriteString(w, rep.body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *server) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.bodies)
+}
+
+func (s *server) body(i int) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bodies[i]
+}
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func newProvider(t *testing.T, s *server, mod func(*llm.Config)) *openai.Provider {
+	t.Helper()
+	cfg := llm.Config{Provider: "openai", BaseURL: s.URL + "/v1", Model: "gpt-test", APIKeyEnv: "TEST_OPENAI_KEY"}
+	if mod != nil {
+		mod(&cfg)
+	}
+	p, err := openai.New(cfg, env(map[string]string{"TEST_OPENAI_KEY": secret}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func completion(message string, finish string) string {
+	return `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-test-2025",
+"choices":[{"index":0,"finish_reason":"` + finish + `","message":{"role":"assistant","content":` + message + `,"refusal":null}}],
+"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}`
+}
+
+const toolCallCompletion = `{"id":"chatcmpl-2","object":"chat.completion","created":1700000000,"model":"gpt-test-2025",
+"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"refusal":null,
+"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_artifact","arguments":"{\"id\":\"a1\"}"}},
+{"id":"call_2","type":"function","function":{"name":"finish","arguments":"{not json"}}]}}],
+"usage":{"prompt_tokens":20,"completion_tokens":9,"total_tokens":29}}`
+
+func ptr[T any](v T) *T { return &v }
+
+func TestChatRequestBody(t *testing.T) {
+	s := newServer(t, reply{status: 200, body: completion(`"{\"intent\":\"create\"}"`, "stop")})
+	p := newProvider(t, s, func(c *llm.Config) { c.Temperature = ptr(0.2); c.Seed = ptr(int64(7)); c.MaxTokens = 512 })
+	req := llm.Request{
+		System: "you route",
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: "write a parser"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_0", Name: "list_artifacts", Arguments: json.RawMessage(`{"type":"code"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "call_0", Content: "no such type", IsError: true},
+		},
+		Tools:  []llm.Tool{{Name: "list_artifacts", Description: "lists artifacts", Schema: json.RawMessage(`{"type":"object","properties":{"type":{"type":"string"}}}`)}},
+		Format: &llm.ResponseFormat{Name: "route", Schema: json.RawMessage(`{"type":"object","properties":{"intent":{"type":"string"}},"required":["intent"],"additionalProperties":false}`)},
+	}
+	resp, err := p.Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := llm.Response{
+		Message:    llm.Message{Role: llm.RoleAssistant, Content: `{"intent":"create"}`},
+		Usage:      llm.Usage{InputTokens: 11, OutputTokens: 7},
+		Model:      "gpt-test-2025",
+		StopReason: llm.StopEnd,
+	}
+	if g, w := mustJSON(t, resp), mustJSON(t, want); g != w {
+		t.Errorf("response\n got %s\nwant %s", g, w)
+	}
+	if s.count() != 1 {
+		t.Fatalf("%d requests, want 1", s.count())
+	}
+	if got := s.paths[0]; got != "/v1/chat/completions" {
+		t.Errorf("path %s, want /v1/chat/completions", got)
+	}
+	if got := s.headers[0].Get("Authorization"); got != "Bearer "+secret {
+		t.Errorf("Authorization = %q, want the key from TEST_OPENAI_KEY", got)
+	}
+	body := s.body(0)
+	wantBody := `{
+  "max_tokens": 512,
+  "messages": [
+    {"content": "you route", "role": "system"},
+    {"content": "write a parser", "role": "user"},
+    {"role": "assistant", "tool_calls": [{"function": {"arguments": "{\"type\":\"code\"}", "name": "list_artifacts"}, "id": "call_0", "type": "function"}]},
+    {"content": "error: no such type", "role": "tool", "tool_call_id": "call_0"}
+  ],
+  "model": "gpt-test",
+  "response_format": {"json_schema": {"name": "route", "schema": {"additionalProperties": false, "properties": {"intent": {"type": "string"}}, "required": ["intent"], "type": "object"}, "strict": true}, "type": "json_schema"},
+  "seed": 7,
+  "temperature": 0.2,
+  "tools": [{"function": {"description": "lists artifacts", "name": "list_artifacts", "parameters": {"properties": {"type": {"type": "string"}}, "type": "object"}}, "type": "function"}]
+}`
+	var wb map[string]any
+	if err := json.Unmarshal([]byte(wantBody), &wb); err != nil {
+		t.Fatal(err)
+	}
+	if g, w := mustJSON(t, body), mustJSON(t, wb); g != w {
+		t.Errorf("request body\n got %s\nwant %s", g, w)
+	}
+}
+
+func TestMaxCompletionTokensForOpenAI(t *testing.T) {
+	// Only the official host gets max_completion_tokens; the params are
+	// built the same way, so check the local-server branch sends max_tokens
+	// and never max_completion_tokens.
+	s := newServer(t, reply{status: 200, body: completion(`"hi"`, "stop")})
+	p := newProvider(t, s, func(c *llm.Config) { c.MaxTokens = 9 })
+	if _, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	b := s.body(0)
+	if _, ok := b["max_completion_tokens"]; ok {
+		t.Errorf("a local server got max_completion_tokens: %v", b)
+	}
+	if b["max_tokens"] != 9.0 {
+		t.Errorf("max_tokens = %v, want 9", b["max_tokens"])
+	}
+}
+
+func TestToolCallRoundTrip(t *testing.T) {
+	s := newServer(t,
+		reply{status: 200, body: toolCallCompletion},
+		reply{status: 200, body: completion(`"done"`, "stop")})
+	p := newProvider(t, s, nil)
+	req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "read a1"}},
+		Tools: []llm.Tool{{Name: "read_artifact", Schema: json.RawMessage(`{"type":"object"}`)}, {Name: "finish"}}}
+	resp, err := p.Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StopReason != llm.StopToolCalls || len(resp.Message.ToolCalls) != 2 {
+		t.Fatalf("response %+v, want two tool calls", resp)
+	}
+	c0, c1 := resp.Message.ToolCalls[0], resp.Message.ToolCalls[1]
+	if c0.ID != "call_1" || c0.Name != "read_artifact" || string(c0.Arguments) != `{"id":"a1"}` {
+		t.Errorf("first call %+v", c0)
+	}
+	if c1.Name != "finish" || string(c1.Arguments) != `{not json` {
+		t.Errorf("invalid arguments must reach the tool layer as written: %+v", c1)
+	}
+	// Send the calls back with their results: the server sees the same
+	// calls, and the results tied to their IDs.
+	req.Messages = append(req.Messages, resp.Message,
+		llm.Message{Role: llm.RoleTool, ToolCallID: "call_1", Content: "content of a1"},
+		llm.Message{Role: llm.RoleTool, ToolCallID: "call_2", Content: "invalid JSON arguments", IsError: true})
+	if _, err := p.Chat(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	msgs := s.body(1)["messages"].([]any)
+	if len(msgs) != 4 {
+		t.Fatalf("second request has %d messages, want 4: %v", len(msgs), msgs)
+	}
+	calls := msgs[1].(map[string]any)["tool_calls"].([]any)
+	fn := calls[1].(map[string]any)["function"].(map[string]any)
+	if calls[1].(map[string]any)["id"] != "call_2" || fn["arguments"] != "{not json" {
+		t.Errorf("echoed tool call %v", calls[1])
+	}
+	if m := msgs[3].(map[string]any); m["tool_call_id"] != "call_2" || m["content"] != "error: invalid JSON arguments" {
+		t.Errorf("tool result %v", m)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	errBody := func(msg string) string {
+		return `{"error":{"message":"` + msg + `","type":"invalid_request_error","param":null,"code":null}}`
+	}
+	cases := []struct {
+		name     string
+		reply    reply
+		kind     llm.ErrorKind
+		status   int
+		setting  string
+		retryIn  time.Duration
+		contains string
+	}{
+		{name: "401 names the env var", reply: reply{status: 401, body: errBody("Incorrect API key provided: " + secret)},
+			kind: llm.Auth, status: 401, setting: "TEST_OPENAI_KEY", contains: "TEST_OPENAI_KEY"},
+		{name: "403", reply: reply{status: 403, body: errBody("forbidden")}, kind: llm.Auth, status: 403, setting: "TEST_OPENAI_KEY"},
+		{name: "400 permanent", reply: reply{status: 400, body: errBody("Invalid schema for response_format 'route'")},
+			kind: llm.Permanent, status: 400, contains: "Invalid schema"},
+		{name: "404 names the model", reply: reply{status: 404, body: errBody("The model `gpt-test` does not exist")},
+			kind: llm.Permanent, status: 404, setting: "[llm] model and [llm] base_url"},
+		{name: "429 with Retry-After", reply: reply{status: 429, header: map[string]string{"Retry-After": "7"}, body: errBody("Rate limit")},
+			kind: llm.Transient, status: 429, retryIn: 7 * time.Second},
+		{name: "429 with Retry-After-Ms", reply: reply{status: 429, header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "9"}, body: errBody("Rate limit")},
+			kind: llm.Transient, status: 429, retryIn: 1500 * time.Millisecond},
+		{name: "500", reply: reply{status: 500, body: errBody("boom")}, kind: llm.Transient, status: 500},
+		{name: "502 with an HTML body", reply: reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, body: "<html>bad gateway</html>"},
+			kind: llm.Transient, status: 502},
+		{name: "invalid JSON body", reply: reply{status: 200, body: `{"id": "x", "choices": [`},
+			kind: llm.Permanent, status: 200, setting: "[llm] base_url", contains: "invalid response body"},
+		{name: "no choices", reply: reply{status: 200, body: `{"id":"x","object":"chat.completion","model":"m","choices":[]}`},
+			kind: llm.Permanent, setting: "[llm] base_url", contains: "no choices"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newServer(t, c.reply)
+			p := newProvider(t, s, nil)
+			_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+			var e *llm.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("err = %v (%T), want *llm.Error", err, err)
+			}
+			if e.Kind != c.kind || e.Status != c.status || e.Setting != c.setting || e.RetryAfter != c.retryIn {
+				t.Errorf("got kind %s status %d setting %q retry-after %s; want %s %d %q %s (%v)",
+					e.Kind, e.Status, e.Setting, e.RetryAfter, c.kind, c.status, c.setting, c.retryIn, err)
+			}
+			if !strings.Contains(err.Error(), c.contains) {
+				t.Errorf("error %q does not contain %q", err, c.contains)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("the key leaked into the error: %s", err)
+			}
+			if s.count() != 1 {
+				t.Errorf("the SDK made %d requests, want 1 (its retries must be off)", s.count())
+			}
+		})
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	s := newServer(t, reply{status: 200, body: completion(`"late"`, "stop"), wait: block})
+	p := newProvider(t, s, func(c *llm.Config) { c.Timeout = 50 * time.Millisecond })
+	_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != llm.Transient || e.Setting != "[llm] timeout" || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a transient timeout naming [llm] timeout", err)
+	}
+	if s.count() != 1 {
+		t.Errorf("%d requests, want 1", s.count())
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	s := newServer(t, reply{status: 200})
+	url := s.URL
+	s.Close()
+	p, err := openai.New(llm.Config{Provider: "openai", BaseURL: url + "/v1", Model: "m"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != llm.Transient || e.Setting != "[llm] base_url" {
+		t.Fatalf("err = %v, want transient naming [llm] base_url", err)
+	}
+}
+
+func TestNewNeedsKeyForOpenAI(t *testing.T) {
+	_, err := openai.New(llm.Config{Provider: "openai", Model: "gpt-5"}, env(nil))
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != llm.Auth || e.Setting != "OPENAI_API_KEY" || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+		t.Fatalf("err = %v, want an auth error naming OPENAI_API_KEY", err)
+	}
+	// A local server (Ollama, llama.cpp) needs no key.
+	if _, err := openai.New(llm.Config{Provider: "openai", Model: "llama3", BaseURL: "http://127.0.0.1:11434/v1"}, env(nil)); err != nil {
+		t.Fatalf("local server without a key: %v", err)
+	}
+}
+
+func TestRetryThroughProvider(t *testing.T) {
+	t.Run("429 then success", func(t *testing.T) {
+		s := newServer(t,
+			reply{status: 429, header: map[string]string{"Retry-After": "3"}, body: `{"error":{"message":"slow down"}}`},
+			reply{status: 200, body: completion(`"ok"`, "stop")})
+		var slept []time.Duration
+		var attempts []llm.Attempt
+		p := llm.Retry(newProvider(t, s, nil), llm.RetryOptions{
+			Sleep:     func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil },
+			OnAttempt: func(a llm.Attempt) { attempts = append(attempts, a) },
+		})
+		resp, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+		if err != nil || resp.Message.Content != "ok" {
+			t.Fatalf("resp %+v err %v", resp, err)
+		}
+		if s.count() != 2 || len(attempts) != 2 || len(slept) != 1 || slept[0] != 3*time.Second {
+			t.Errorf("requests %d attempts %d slept %v; want 2, 2, [3s] (Retry-After honoured)", s.count(), len(attempts), slept)
+		}
+		if attempts[0].Err == nil || attempts[1].Err != nil || attempts[1].Usage.InputTokens != 11 {
+			t.Errorf("attempts %+v", attempts)
+		}
+	})
+	t.Run("500s exhaust the attempts", func(t *testing.T) {
+		s := newServer(t, reply{status: 500, body: `{"error":{"message":"internal"}}`})
+		p := llm.Retry(newProvider(t, s, nil), llm.RetryOptions{Attempts: 3,
+			Sleep:  func(context.Context, time.Duration) error { return nil },
+			Jitter: func(d time.Duration) time.Duration { return d }})
+		_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+		if !llm.Retryable(err) || !strings.Contains(err.Error(), "gave up after 3 attempts") {
+			t.Fatalf("err = %v", err)
+		}
+		if s.count() != 3 {
+			t.Errorf("%d requests, want 3", s.count())
+		}
+	})
+	t.Run("401 is not retried", func(t *testing.T) {
+		s := newServer(t, reply{status: 401, body: `{"error":{"message":"bad key ` + secret + `"}}`})
+		p := llm.Retry(newProvider(t, s, nil), llm.RetryOptions{Sleep: func(context.Context, time.Duration) error {
+			t.Error("slept before retrying an auth error")
+			return nil
+		}})
+		_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+		if llm.KindOf(err) != llm.Auth || s.count() != 1 || strings.Contains(err.Error(), secret) {
+			t.Fatalf("err = %v after %d requests", err, s.count())
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
