@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -57,4 +58,32 @@ func Quote(s, secret string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// LastResponse keeps the status and header of the last HTTP answer of a
+// call, seen through an SDK's middleware (both SDKs turn a non-JSON error
+// body into a decoding error that hides the status). Safe for concurrent
+// use.
+type LastResponse struct {
+	mu     sync.Mutex
+	status int
+	header http.Header
+}
+
+// Middleware passes r on and keeps the answer's status and header.
+func (l *LastResponse) Middleware(r *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	res, err := next(r)
+	if res != nil {
+		l.mu.Lock()
+		l.status, l.header = res.StatusCode, res.Header.Clone()
+		l.mu.Unlock()
+	}
+	return res, err
+}
+
+// Get returns the last status (0 if none) and header.
+func (l *LastResponse) Get() (int, http.Header) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.status, l.header
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -89,8 +88,8 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.CallTimeout())
 	defer cancel()
-	var seen lastResponse
-	res, err := p.svc.New(ctx, params, option.WithMiddleware(seen.middleware))
+	var seen llm.LastResponse
+	res, err := p.svc.New(ctx, params, option.WithMiddleware(seen.Middleware))
 	if err != nil {
 		return llm.Response{}, p.classify(err, &seen)
 	}
@@ -238,34 +237,9 @@ func (p *Provider) permanent(err error, setting string) *llm.Error {
 	return &llm.Error{Provider: Name, Kind: llm.Permanent, Setting: setting, Err: err}
 }
 
-// lastResponse is what the middleware saw of the last HTTP answer: the
-// SDK turns a non-JSON error body into a decoding error that hides the
-// status.
-type lastResponse struct {
-	mu     sync.Mutex
-	status int
-	header http.Header
-}
-
-func (l *lastResponse) middleware(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(r)
-	if res != nil {
-		l.mu.Lock()
-		l.status, l.header = res.StatusCode, res.Header.Clone()
-		l.mu.Unlock()
-	}
-	return res, err
-}
-
-func (l *lastResponse) get() (int, http.Header) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.status, l.header
-}
-
 // classify turns the SDK's error into an *llm.Error without the key.
-func (p *Provider) classify(err error, seen *lastResponse) *llm.Error {
-	status, header := seen.get()
+func (p *Provider) classify(err error, seen *llm.LastResponse) *llm.Error {
+	status, header := seen.Get()
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) && apiErr.StatusCode != 0 {
 		status = apiErr.StatusCode

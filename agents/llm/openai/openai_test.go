@@ -4,98 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lunad/lunad/agents/llm"
+	"github.com/lunad/lunad/agents/llm/internal/llmtest"
 	"github.com/lunad/lunad/agents/llm/openai"
 )
 
 const secret = "sk-test-SECRET-0123456789"
 
-// reply is one canned HTTP answer of the fake server.
-type reply struct {
-	status int
-	header map[string]string
-	body   string
-	wait   <-chan struct{} // block until closed (or the request is cancelled)
-}
-
-// server is a chat-completions endpoint on 127.0.0.1 that records every
-// request and answers with the replies in order (the last one repeats).
-type server struct {
-	*httptest.Server
-	mu      sync.Mutex
-	replies []reply
-	bodies  []map[string]any
-	headers []http.Header
-	paths   []string
-}
-
-func newServer(t *testing.T, replies ...reply) *server {
-	t.Helper()
-	s := &server{replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON: %v: %s", err, raw)
-		}
-		s.mu.Lock()
-		n := len(s.bodies)
-		s.bodies = append(s.bodies, body)
-		s.headers = append(s.headers, r.Header.Clone())
-		s.paths = append(s.paths, r.URL.Path)
-		rep := s.replies[min(n, len(s.replies)-1)]
-		s.mu.Unlock()
-		if rep.wait != nil {
-			select {
-			case <-rep.wait:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		for k, v := range rep.header {
-			w.Header().Set(k, v)
-		}
-		if w.Header().Get("Content-Type") == "" {
-			w.Header().Set("Content-Type", "application/json")
-		}
-		w.WriteHeader(rep.status)
-		io.WriteString(w, rep.body)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
-
-func (s *server) body(i int) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.bodies[i]
-}
-
-func env(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
-}
-
-func newProvider(t *testing.T, s *server, mod func(*llm.Config)) *openai.Provider {
+func newProvider(t *testing.T, s *llmtest.Server, mod func(*llm.Config)) *openai.Provider {
 	t.Helper()
 	cfg := llm.Config{Provider: "openai", BaseURL: s.URL + "/v1", Model: "gpt-test", APIKeyEnv: "TEST_OPENAI_KEY"}
 	if mod != nil {
 		mod(&cfg)
 	}
-	p, err := openai.New(cfg, env(map[string]string{"TEST_OPENAI_KEY": secret}))
+	p, err := openai.New(cfg, llmtest.Env(map[string]string{"TEST_OPENAI_KEY": secret}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +43,7 @@ const toolCallCompletion = `{"id":"chatcmpl-2","object":"chat.completion","creat
 func ptr[T any](v T) *T { return &v }
 
 func TestChatRequestBody(t *testing.T) {
-	s := newServer(t, reply{status: 200, body: completion(`"{\"intent\":\"create\"}"`, "stop")})
+	s := llmtest.New(t, llmtest.Reply{Status: 200, Body: completion(`"{\"intent\":\"create\"}"`, "stop")})
 	p := newProvider(t, s, func(c *llm.Config) { c.Temperature = ptr(0.2); c.Seed = ptr(int64(7)); c.MaxTokens = 512 })
 	req := llm.Request{
 		System: "you route",
@@ -139,19 +65,19 @@ func TestChatRequestBody(t *testing.T) {
 		Model:      "gpt-test-2025",
 		StopReason: llm.StopEnd,
 	}
-	if g, w := mustJSON(t, resp), mustJSON(t, want); g != w {
+	if g, w := llmtest.JSON(t, resp), llmtest.JSON(t, want); g != w {
 		t.Errorf("response\n got %s\nwant %s", g, w)
 	}
-	if s.count() != 1 {
-		t.Fatalf("%d requests, want 1", s.count())
+	if s.Count() != 1 {
+		t.Fatalf("%d requests, want 1", s.Count())
 	}
-	if got := s.paths[0]; got != "/v1/chat/completions" {
+	if got := s.Path(0); got != "/v1/chat/completions" {
 		t.Errorf("path %s, want /v1/chat/completions", got)
 	}
-	if got := s.headers[0].Get("Authorization"); got != "Bearer "+secret {
+	if got := s.Header(0).Get("Authorization"); got != "Bearer "+secret {
 		t.Errorf("Authorization = %q, want the key from TEST_OPENAI_KEY", got)
 	}
-	body := s.body(0)
+	body := s.Body(0)
 	wantBody := `{
   "max_tokens": 512,
   "messages": [
@@ -170,7 +96,7 @@ func TestChatRequestBody(t *testing.T) {
 	if err := json.Unmarshal([]byte(wantBody), &wb); err != nil {
 		t.Fatal(err)
 	}
-	if g, w := mustJSON(t, body), mustJSON(t, wb); g != w {
+	if g, w := llmtest.JSON(t, body), llmtest.JSON(t, wb); g != w {
 		t.Errorf("request body\n got %s\nwant %s", g, w)
 	}
 }
@@ -179,12 +105,12 @@ func TestMaxCompletionTokensForOpenAI(t *testing.T) {
 	// Only the official host gets max_completion_tokens; the params are
 	// built the same way, so check the local-server branch sends max_tokens
 	// and never max_completion_tokens.
-	s := newServer(t, reply{status: 200, body: completion(`"hi"`, "stop")})
+	s := llmtest.New(t, llmtest.Reply{Status: 200, Body: completion(`"hi"`, "stop")})
 	p := newProvider(t, s, func(c *llm.Config) { c.MaxTokens = 9 })
 	if _, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}
-	b := s.body(0)
+	b := s.Body(0)
 	if _, ok := b["max_completion_tokens"]; ok {
 		t.Errorf("a local server got max_completion_tokens: %v", b)
 	}
@@ -194,9 +120,9 @@ func TestMaxCompletionTokensForOpenAI(t *testing.T) {
 }
 
 func TestToolCallRoundTrip(t *testing.T) {
-	s := newServer(t,
-		reply{status: 200, body: toolCallCompletion},
-		reply{status: 200, body: completion(`"done"`, "stop")})
+	s := llmtest.New(t,
+		llmtest.Reply{Status: 200, Body: toolCallCompletion},
+		llmtest.Reply{Status: 200, Body: completion(`"done"`, "stop")})
 	p := newProvider(t, s, nil)
 	req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "read a1"}},
 		Tools: []llm.Tool{{Name: "read_artifact", Schema: json.RawMessage(`{"type":"object"}`)}, {Name: "finish"}}}
@@ -222,7 +148,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 	if _, err := p.Chat(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	msgs := s.body(1)["messages"].([]any)
+	msgs := s.Body(1)["messages"].([]any)
 	if len(msgs) != 4 {
 		t.Fatalf("second request has %d messages, want 4: %v", len(msgs), msgs)
 	}
@@ -242,35 +168,35 @@ func TestErrors(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		reply    reply
+		reply    llmtest.Reply
 		kind     llm.ErrorKind
 		status   int
 		setting  string
 		retryIn  time.Duration
 		contains string
 	}{
-		{name: "401 names the env var", reply: reply{status: 401, body: errBody("Incorrect API key provided: " + secret)},
+		{name: "401 names the env var", reply: llmtest.Reply{Status: 401, Body: errBody("Incorrect API key provided: " + secret)},
 			kind: llm.Auth, status: 401, setting: "TEST_OPENAI_KEY", contains: "TEST_OPENAI_KEY"},
-		{name: "403", reply: reply{status: 403, body: errBody("forbidden")}, kind: llm.Auth, status: 403, setting: "TEST_OPENAI_KEY"},
-		{name: "400 permanent", reply: reply{status: 400, body: errBody("Invalid schema for response_format 'route'")},
+		{name: "403", reply: llmtest.Reply{Status: 403, Body: errBody("forbidden")}, kind: llm.Auth, status: 403, setting: "TEST_OPENAI_KEY"},
+		{name: "400 permanent", reply: llmtest.Reply{Status: 400, Body: errBody("Invalid schema for response_format 'route'")},
 			kind: llm.Permanent, status: 400, contains: "Invalid schema"},
-		{name: "404 names the model", reply: reply{status: 404, body: errBody("The model `gpt-test` does not exist")},
+		{name: "404 names the model", reply: llmtest.Reply{Status: 404, Body: errBody("The model `gpt-test` does not exist")},
 			kind: llm.Permanent, status: 404, setting: "[llm] model and [llm] base_url"},
-		{name: "429 with Retry-After", reply: reply{status: 429, header: map[string]string{"Retry-After": "7"}, body: errBody("Rate limit")},
+		{name: "429 with Retry-After", reply: llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errBody("Rate limit")},
 			kind: llm.Transient, status: 429, retryIn: 7 * time.Second},
-		{name: "429 with Retry-After-Ms", reply: reply{status: 429, header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "9"}, body: errBody("Rate limit")},
+		{name: "429 with Retry-After-Ms", reply: llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "9"}, Body: errBody("Rate limit")},
 			kind: llm.Transient, status: 429, retryIn: 1500 * time.Millisecond},
-		{name: "500", reply: reply{status: 500, body: errBody("boom")}, kind: llm.Transient, status: 500},
-		{name: "502 with an HTML body", reply: reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, body: "<html>bad gateway</html>"},
+		{name: "500", reply: llmtest.Reply{Status: 500, Body: errBody("boom")}, kind: llm.Transient, status: 500},
+		{name: "502 with an HTML body", reply: llmtest.Reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>bad gateway</html>"},
 			kind: llm.Transient, status: 502},
-		{name: "invalid JSON body", reply: reply{status: 200, body: `{"id": "x", "choices": [`},
+		{name: "invalid JSON body", reply: llmtest.Reply{Status: 200, Body: `{"id": "x", "choices": [`},
 			kind: llm.Permanent, status: 200, setting: "[llm] base_url", contains: "invalid response body"},
-		{name: "no choices", reply: reply{status: 200, body: `{"id":"x","object":"chat.completion","model":"m","choices":[]}`},
+		{name: "no choices", reply: llmtest.Reply{Status: 200, Body: `{"id":"x","object":"chat.completion","model":"m","choices":[]}`},
 			kind: llm.Permanent, setting: "[llm] base_url", contains: "no choices"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := newServer(t, c.reply)
+			s := llmtest.New(t, c.reply)
 			p := newProvider(t, s, nil)
 			_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 			var e *llm.Error
@@ -287,8 +213,8 @@ func TestErrors(t *testing.T) {
 			if strings.Contains(err.Error(), secret) {
 				t.Errorf("the key leaked into the error: %s", err)
 			}
-			if s.count() != 1 {
-				t.Errorf("the SDK made %d requests, want 1 (its retries must be off)", s.count())
+			if s.Count() != 1 {
+				t.Errorf("the SDK made %d requests, want 1 (its retries must be off)", s.Count())
 			}
 		})
 	}
@@ -297,23 +223,23 @@ func TestErrors(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	block := make(chan struct{})
 	defer close(block)
-	s := newServer(t, reply{status: 200, body: completion(`"late"`, "stop"), wait: block})
+	s := llmtest.New(t, llmtest.Reply{Status: 200, Body: completion(`"late"`, "stop"), Wait: block})
 	p := newProvider(t, s, func(c *llm.Config) { c.Timeout = 50 * time.Millisecond })
 	_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 	var e *llm.Error
 	if !errors.As(err, &e) || e.Kind != llm.Transient || e.Setting != "[llm] timeout" || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want a transient timeout naming [llm] timeout", err)
 	}
-	if s.count() != 1 {
-		t.Errorf("%d requests, want 1", s.count())
+	if s.Count() != 1 {
+		t.Errorf("%d requests, want 1", s.Count())
 	}
 }
 
 func TestConnectionRefused(t *testing.T) {
-	s := newServer(t, reply{status: 200})
+	s := llmtest.New(t, llmtest.Reply{Status: 200})
 	url := s.URL
 	s.Close()
-	p, err := openai.New(llm.Config{Provider: "openai", BaseURL: url + "/v1", Model: "m"}, env(nil))
+	p, err := openai.New(llm.Config{Provider: "openai", BaseURL: url + "/v1", Model: "m"}, llmtest.Env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,22 +251,22 @@ func TestConnectionRefused(t *testing.T) {
 }
 
 func TestNewNeedsKeyForOpenAI(t *testing.T) {
-	_, err := openai.New(llm.Config{Provider: "openai", Model: "gpt-5"}, env(nil))
+	_, err := openai.New(llm.Config{Provider: "openai", Model: "gpt-5"}, llmtest.Env(nil))
 	var e *llm.Error
 	if !errors.As(err, &e) || e.Kind != llm.Auth || e.Setting != "OPENAI_API_KEY" || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
 		t.Fatalf("err = %v, want an auth error naming OPENAI_API_KEY", err)
 	}
 	// A local server (Ollama, llama.cpp) needs no key.
-	if _, err := openai.New(llm.Config{Provider: "openai", Model: "llama3", BaseURL: "http://127.0.0.1:11434/v1"}, env(nil)); err != nil {
+	if _, err := openai.New(llm.Config{Provider: "openai", Model: "llama3", BaseURL: "http://127.0.0.1:11434/v1"}, llmtest.Env(nil)); err != nil {
 		t.Fatalf("local server without a key: %v", err)
 	}
 }
 
 func TestRetryThroughProvider(t *testing.T) {
 	t.Run("429 then success", func(t *testing.T) {
-		s := newServer(t,
-			reply{status: 429, header: map[string]string{"Retry-After": "3"}, body: `{"error":{"message":"slow down"}}`},
-			reply{status: 200, body: completion(`"ok"`, "stop")})
+		s := llmtest.New(t,
+			llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: `{"error":{"message":"slow down"}}`},
+			llmtest.Reply{Status: 200, Body: completion(`"ok"`, "stop")})
 		var slept []time.Duration
 		var attempts []llm.Attempt
 		p := llm.Retry(newProvider(t, s, nil), llm.RetryOptions{
@@ -351,15 +277,15 @@ func TestRetryThroughProvider(t *testing.T) {
 		if err != nil || resp.Message.Content != "ok" {
 			t.Fatalf("resp %+v err %v", resp, err)
 		}
-		if s.count() != 2 || len(attempts) != 2 || len(slept) != 1 || slept[0] != 3*time.Second {
-			t.Errorf("requests %d attempts %d slept %v; want 2, 2, [3s] (Retry-After honoured)", s.count(), len(attempts), slept)
+		if s.Count() != 2 || len(attempts) != 2 || len(slept) != 1 || slept[0] != 3*time.Second {
+			t.Errorf("requests %d attempts %d slept %v; want 2, 2, [3s] (Retry-After honoured)", s.Count(), len(attempts), slept)
 		}
 		if attempts[0].Err == nil || attempts[1].Err != nil || attempts[1].Usage.InputTokens != 11 {
 			t.Errorf("attempts %+v", attempts)
 		}
 	})
 	t.Run("500s exhaust the attempts", func(t *testing.T) {
-		s := newServer(t, reply{status: 500, body: `{"error":{"message":"internal"}}`})
+		s := llmtest.New(t, llmtest.Reply{Status: 500, Body: `{"error":{"message":"internal"}}`})
 		p := llm.Retry(newProvider(t, s, nil), llm.RetryOptions{Attempts: 3,
 			Sleep:  func(context.Context, time.Duration) error { return nil },
 			Jitter: func(d time.Duration) time.Duration { return d }})
@@ -367,28 +293,19 @@ func TestRetryThroughProvider(t *testing.T) {
 		if !llm.Retryable(err) || !strings.Contains(err.Error(), "gave up after 3 attempts") {
 			t.Fatalf("err = %v", err)
 		}
-		if s.count() != 3 {
-			t.Errorf("%d requests, want 3", s.count())
+		if s.Count() != 3 {
+			t.Errorf("%d requests, want 3", s.Count())
 		}
 	})
 	t.Run("401 is not retried", func(t *testing.T) {
-		s := newServer(t, reply{status: 401, body: `{"error":{"message":"bad key ` + secret + `"}}`})
+		s := llmtest.New(t, llmtest.Reply{Status: 401, Body: `{"error":{"message":"bad key ` + secret + `"}}`})
 		p := llm.Retry(newProvider(t, s, nil), llm.RetryOptions{Sleep: func(context.Context, time.Duration) error {
 			t.Error("slept before retrying an auth error")
 			return nil
 		}})
 		_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
-		if llm.KindOf(err) != llm.Auth || s.count() != 1 || strings.Contains(err.Error(), secret) {
-			t.Fatalf("err = %v after %d requests", err, s.count())
+		if llm.KindOf(err) != llm.Auth || s.Count() != 1 || strings.Contains(err.Error(), secret) {
+			t.Fatalf("err = %v after %d requests", err, s.Count())
 		}
 	})
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
