@@ -53,6 +53,7 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "agents/llm/openai", siblings: []string{mod, mod + "/agents/llm"}, forbidden: []string{"github.com/anthropics/"}},
 		{pkg: "agents/llm/process", siblings: []string{mod, mod + "/agents/llm"}, stdOnly: true},
 		{pkg: "agents/llm/scripted", siblings: []string{mod, mod + "/agents/llm"}, stdOnly: true},
+		{pkg: "agents/llm/providers", siblings: []string{mod, mod + "/agents/llm", mod + "/agents/llm/openai", mod + "/agents/llm/anthropic", mod + "/agents/llm/process", mod + "/agents/llm/scripted"}},
 		{pkg: "agents/llm/anthropic", siblings: []string{mod, mod + "/agents/llm"}, forbidden: []string{"github.com/openai/"}},
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent"}},
 	}
