@@ -239,17 +239,10 @@ func (p *Provider) permanent(err error, setting string) *llm.Error {
 
 // classify turns the SDK's error into an *llm.Error without the key.
 func (p *Provider) classify(err error, seen *llm.LastResponse) *llm.Error {
-	status, header := seen.Get()
 	var apiErr *sdk.Error
-	if errors.As(err, &apiErr) && apiErr.StatusCode != 0 {
-		status = apiErr.StatusCode
+	status, msg := 0, ""
+	if errors.As(err, &apiErr) {
+		status, msg = apiErr.StatusCode, apiErr.Message
 	}
-	if status >= 400 {
-		msg := ""
-		if apiErr != nil {
-			msg = apiErr.Message
-		}
-		return llm.StatusError(Name, status, llm.RetryAfterHeader(header, p.now()), p.keyEnv, llm.Quote(msg, p.key))
-	}
-	return llm.TransportError(Name, err, status, p.key, p.cfg.CallTimeout())
+	return seen.Failure(Name, err, status, msg, p.key, p.keyEnv, p.cfg.CallTimeout(), p.now())
 }
