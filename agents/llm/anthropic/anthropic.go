@@ -45,13 +45,9 @@ func New(cfg llm.Config, getenv func(string) string) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p := &Provider{cfg: cfg, keyEnv: cfg.KeyEnv(), now: time.Now}
-	if getenv != nil {
-		p.key = strings.TrimSpace(getenv(p.keyEnv))
-	}
+	p := &Provider{cfg: cfg, key: cfg.APIKey(getenv), keyEnv: cfg.KeyEnv(), now: time.Now}
 	if p.key == "" {
-		return nil, &llm.Error{Provider: Name, Kind: llm.Auth, Setting: p.keyEnv,
-			Err: fmt.Errorf("no API key: the environment variable %s is empty or unset; export it, or name another variable in [llm] api_key_env", p.keyEnv)}
+		return nil, llm.NoKeyError(Name, p.keyEnv)
 	}
 	base := cfg.BaseURL
 	if base == "" {

@@ -51,15 +51,11 @@ func New(cfg llm.Config, getenv func(string) string) (*Provider, error) {
 	if !strings.HasSuffix(base, "/") {
 		base += "/"
 	}
-	p := &Provider{cfg: cfg, keyEnv: cfg.KeyEnv(), now: time.Now}
-	if getenv != nil {
-		p.key = strings.TrimSpace(getenv(p.keyEnv))
-	}
+	p := &Provider{cfg: cfg, key: cfg.APIKey(getenv), keyEnv: cfg.KeyEnv(), now: time.Now}
 	u, _ := url.Parse(base)
 	p.official = u.Hostname() == "api.openai.com"
 	if p.official && p.key == "" {
-		return nil, &llm.Error{Provider: Name, Kind: llm.Auth, Setting: p.keyEnv,
-			Err: fmt.Errorf("no API key: the environment variable %s is empty or unset; export it, or name another variable in [llm] api_key_env", p.keyEnv)}
+		return nil, llm.NoKeyError(Name, p.keyEnv)
 	}
 	// The service is made without openai.NewClient, which would read
 	// OPENAI_BASE_URL, OPENAI_ORG_ID, OPENAI_CUSTOM_HEADERS, ... from the
