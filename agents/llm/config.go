@@ -218,3 +218,18 @@ func (c Config) Apply(req Request) Request {
 	}
 	return req
 }
+
+// APIKey reads the key from the environment variable KeyEnv names ("" if
+// none is named or it is unset). getenv may be nil.
+func (c Config) APIKey(getenv func(string) string) string {
+	if getenv == nil || c.KeyEnv() == "" {
+		return ""
+	}
+	return strings.TrimSpace(getenv(c.KeyEnv()))
+}
+
+// NoKeyError is the Auth error of a provider whose key variable is empty.
+func NoKeyError(provider, keyEnv string) *Error {
+	return &Error{Provider: provider, Kind: Auth, Setting: keyEnv,
+		Err: fmt.Errorf("no API key: the environment variable %s is empty or unset; export it, or name another variable in [llm] api_key_env", keyEnv)}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
+	"github.com/lunad/lunad/agents/llm/internal/llmtest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -69,7 +70,7 @@ func TestMergeAndEnv(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := base.Merge(c.over)
-			if g, w := mustJSON(t, got), mustJSON(t, c.want); g != w {
+			if g, w := llmtest.JSON(t, got), llmtest.JSON(t, c.want); g != w {
 				t.Errorf("Merge\n got %s\nwant %s", g, w)
 			}
 		})

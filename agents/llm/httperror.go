@@ -87,3 +87,18 @@ func (l *LastResponse) Get() (int, http.Header) {
 	defer l.mu.Unlock()
 	return l.status, l.header
 }
+
+// Failure classifies a failed SDK call: an HTTP error status (the SDK's
+// apiStatus, else the last one seen) is a StatusError quoting apiMessage;
+// anything else a TransportError. key is redacted from what is quoted;
+// keyEnv is the setting an Auth error names.
+func (l *LastResponse) Failure(provider string, err error, apiStatus int, apiMessage, key, keyEnv string, timeout time.Duration, now time.Time) *Error {
+	status, header := l.Get()
+	if apiStatus != 0 {
+		status = apiStatus
+	}
+	if status >= 400 {
+		return StatusError(provider, status, RetryAfterHeader(header, now), keyEnv, Quote(apiMessage, key))
+	}
+	return TransportError(provider, err, status, key, timeout)
+}

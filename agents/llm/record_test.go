@@ -9,6 +9,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
+	"github.com/lunad/lunad/agents/llm/internal/llmtest"
 )
 
 // echo answers with the last message's content and counts its calls.
@@ -98,8 +99,8 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mustJSON(t, got1) != mustJSON(t, want1) || string(got1.Message.ToolCalls[0].Arguments) != `{bad json` {
-		t.Errorf("replayed\n%s\nwant\n%s", mustJSON(t, got1), mustJSON(t, want1))
+	if llmtest.JSON(t, got1) != llmtest.JSON(t, want1) || string(got1.Message.ToolCalls[0].Arguments) != `{bad json` {
+		t.Errorf("replayed\n%s\nwant\n%s", llmtest.JSON(t, got1), llmtest.JSON(t, want1))
 	}
 	_, err = rep.Chat(ctx, r2)
 	var e *llm.Error

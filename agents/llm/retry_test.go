@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad/agents/llm"
+	"github.com/lunad/lunad/agents/llm/internal/llmtest"
 )
 
 // flaky fails with errs in order, then answers.
@@ -74,7 +75,7 @@ func TestRetry(t *testing.T) {
 				t.Errorf("OnAttempt saw %d attempts of %d", len(seen), f.calls)
 			}
 			want := c.wantSleep
-			if mustJSON(t, slept) != mustJSON(t, want) {
+			if llmtest.JSON(t, slept) != llmtest.JSON(t, want) {
 				t.Errorf("slept %v, want %v", slept, want)
 			}
 			for i, a := range seen {

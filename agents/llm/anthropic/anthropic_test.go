@@ -119,52 +119,22 @@ func TestErrors(t *testing.T) {
 	errBody := func(typ, msg string) string {
 		return `{"type":"error","error":{"type":"` + typ + `","message":"` + msg + `"}}`
 	}
-	cases := []struct {
-		name     string
-		reply    llmtest.Reply
-		kind     llm.ErrorKind
-		status   int
-		setting  string
-		retryIn  time.Duration
-		contains string
-	}{
-		{name: "401 names the env var", reply: llmtest.Reply{Status: 401, Body: errBody("authentication_error", "invalid x-api-key "+secret)},
-			kind: llm.Auth, status: 401, setting: "TEST_ANTHROPIC_KEY", contains: "TEST_ANTHROPIC_KEY"},
-		{name: "403", reply: llmtest.Reply{Status: 403, Body: errBody("permission_error", "no access")}, kind: llm.Auth, status: 403, setting: "TEST_ANTHROPIC_KEY"},
-		{name: "400", reply: llmtest.Reply{Status: 400, Body: errBody("invalid_request_error", "tools.0.input_schema: invalid")},
-			kind: llm.Permanent, status: 400, contains: "input_schema"},
-		{name: "404 model", reply: llmtest.Reply{Status: 404, Body: errBody("not_found_error", "model: claude-test")},
-			kind: llm.Permanent, status: 404, setting: "[llm] model and [llm] base_url"},
-		{name: "429 Retry-After", reply: llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "12"}, Body: errBody("rate_limit_error", "slow")},
-			kind: llm.Transient, status: 429, retryIn: 12 * time.Second},
-		{name: "529 overloaded", reply: llmtest.Reply{Status: 529, Body: errBody("overloaded_error", "Overloaded")}, kind: llm.Transient, status: 529},
-		{name: "503 plain text", reply: llmtest.Reply{Status: 503, Header: map[string]string{"Content-Type": "text/plain"}, Body: "upstream down"}, kind: llm.Transient, status: 503},
-		{name: "invalid JSON body", reply: llmtest.Reply{Status: 200, Body: `{"id":"msg_1","content":[`},
-			kind: llm.Permanent, status: 200, setting: "[llm] base_url", contains: "invalid response body"},
+	cases := []llmtest.ErrorCase{
+		{Name: "401 names the env var", Reply: llmtest.Reply{Status: 401, Body: errBody("authentication_error", "invalid x-api-key "+secret)},
+			Kind: llm.Auth, Status: 401, Setting: "TEST_ANTHROPIC_KEY", Contains: "TEST_ANTHROPIC_KEY"},
+		{Name: "403", Reply: llmtest.Reply{Status: 403, Body: errBody("permission_error", "no access")}, Kind: llm.Auth, Status: 403, Setting: "TEST_ANTHROPIC_KEY"},
+		{Name: "400", Reply: llmtest.Reply{Status: 400, Body: errBody("invalid_request_error", "tools.0.input_schema: invalid")},
+			Kind: llm.Permanent, Status: 400, Contains: "input_schema"},
+		{Name: "404 model", Reply: llmtest.Reply{Status: 404, Body: errBody("not_found_error", "model: claude-test")},
+			Kind: llm.Permanent, Status: 404, Setting: "[llm] model and [llm] base_url"},
+		{Name: "429 Retry-After", Reply: llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "12"}, Body: errBody("rate_limit_error", "slow")},
+			Kind: llm.Transient, Status: 429, RetryIn: 12 * time.Second},
+		{Name: "529 overloaded", Reply: llmtest.Reply{Status: 529, Body: errBody("overloaded_error", "Overloaded")}, Kind: llm.Transient, Status: 529},
+		{Name: "503 plain text", Reply: llmtest.Reply{Status: 503, Header: map[string]string{"Content-Type": "text/plain"}, Body: "upstream down"}, Kind: llm.Transient, Status: 503},
+		{Name: "invalid JSON body", Reply: llmtest.Reply{Status: 200, Body: `{"id":"msg_1","content":[`},
+			Kind: llm.Permanent, Status: 200, Setting: "[llm] base_url", Contains: "invalid response body"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := llmtest.New(t, c.reply)
-			_, err := newProvider(t, s, nil).Chat(context.Background(), hi)
-			var e *llm.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("err = %v (%T), want *llm.Error", err, err)
-			}
-			if e.Kind != c.kind || e.Status != c.status || e.Setting != c.setting || e.RetryAfter != c.retryIn {
-				t.Errorf("got kind %s status %d setting %q retry-after %s; want %s %d %q %s (%v)",
-					e.Kind, e.Status, e.Setting, e.RetryAfter, c.kind, c.status, c.setting, c.retryIn, err)
-			}
-			if !strings.Contains(err.Error(), c.contains) {
-				t.Errorf("error %q does not contain %q", err, c.contains)
-			}
-			if strings.Contains(err.Error(), secret) {
-				t.Errorf("the key leaked into the error: %s", err)
-			}
-			if s.Count() != 1 {
-				t.Errorf("the SDK made %d requests, want 1 (its retries must be off)", s.Count())
-			}
-		})
-	}
+	llmtest.RunErrorCases(t, cases, secret, func(t *testing.T, s *llmtest.Server) llm.Provider { return newProvider(t, s, nil) })
 }
 
 func TestForcedToolMissing(t *testing.T) {

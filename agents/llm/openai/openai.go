@@ -51,15 +51,11 @@ func New(cfg llm.Config, getenv func(string) string) (*Provider, error) {
 	if !strings.HasSuffix(base, "/") {
 		base += "/"
 	}
-	p := &Provider{cfg: cfg, keyEnv: cfg.KeyEnv(), now: time.Now}
-	if getenv != nil {
-		p.key = strings.TrimSpace(getenv(p.keyEnv))
-	}
+	p := &Provider{cfg: cfg, key: cfg.APIKey(getenv), keyEnv: cfg.KeyEnv(), now: time.Now}
 	u, _ := url.Parse(base)
 	p.official = u.Hostname() == "api.openai.com"
 	if p.official && p.key == "" {
-		return nil, &llm.Error{Provider: Name, Kind: llm.Auth, Setting: p.keyEnv,
-			Err: fmt.Errorf("no API key: the environment variable %s is empty or unset; export it, or name another variable in [llm] api_key_env", p.keyEnv)}
+		return nil, llm.NoKeyError(Name, p.keyEnv)
 	}
 	// The service is made without openai.NewClient, which would read
 	// OPENAI_BASE_URL, OPENAI_ORG_ID, OPENAI_CUSTOM_HEADERS, ... from the
@@ -239,17 +235,10 @@ func (p *Provider) permanent(err error, setting string) *llm.Error {
 
 // classify turns the SDK's error into an *llm.Error without the key.
 func (p *Provider) classify(err error, seen *llm.LastResponse) *llm.Error {
-	status, header := seen.Get()
 	var apiErr *sdk.Error
-	if errors.As(err, &apiErr) && apiErr.StatusCode != 0 {
-		status = apiErr.StatusCode
+	status, msg := 0, ""
+	if errors.As(err, &apiErr) {
+		status, msg = apiErr.StatusCode, apiErr.Message
 	}
-	if status >= 400 {
-		msg := ""
-		if apiErr != nil {
-			msg = apiErr.Message
-		}
-		return llm.StatusError(Name, status, llm.RetryAfterHeader(header, p.now()), p.keyEnv, llm.Quote(msg, p.key))
-	}
-	return llm.TransportError(Name, err, status, p.key, p.cfg.CallTimeout())
+	return seen.Failure(Name, err, status, msg, p.key, p.keyEnv, p.cfg.CallTimeout(), p.now())
 }

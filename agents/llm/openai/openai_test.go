@@ -166,58 +166,27 @@ func TestErrors(t *testing.T) {
 	errBody := func(msg string) string {
 		return `{"error":{"message":"` + msg + `","type":"invalid_request_error","param":null,"code":null}}`
 	}
-	cases := []struct {
-		name     string
-		reply    llmtest.Reply
-		kind     llm.ErrorKind
-		status   int
-		setting  string
-		retryIn  time.Duration
-		contains string
-	}{
-		{name: "401 names the env var", reply: llmtest.Reply{Status: 401, Body: errBody("Incorrect API key provided: " + secret)},
-			kind: llm.Auth, status: 401, setting: "TEST_OPENAI_KEY", contains: "TEST_OPENAI_KEY"},
-		{name: "403", reply: llmtest.Reply{Status: 403, Body: errBody("forbidden")}, kind: llm.Auth, status: 403, setting: "TEST_OPENAI_KEY"},
-		{name: "400 permanent", reply: llmtest.Reply{Status: 400, Body: errBody("Invalid schema for response_format 'route'")},
-			kind: llm.Permanent, status: 400, contains: "Invalid schema"},
-		{name: "404 names the model", reply: llmtest.Reply{Status: 404, Body: errBody("The model `gpt-test` does not exist")},
-			kind: llm.Permanent, status: 404, setting: "[llm] model and [llm] base_url"},
-		{name: "429 with Retry-After", reply: llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errBody("Rate limit")},
-			kind: llm.Transient, status: 429, retryIn: 7 * time.Second},
-		{name: "429 with Retry-After-Ms", reply: llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "9"}, Body: errBody("Rate limit")},
-			kind: llm.Transient, status: 429, retryIn: 1500 * time.Millisecond},
-		{name: "500", reply: llmtest.Reply{Status: 500, Body: errBody("boom")}, kind: llm.Transient, status: 500},
-		{name: "502 with an HTML body", reply: llmtest.Reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>bad gateway</html>"},
-			kind: llm.Transient, status: 502},
-		{name: "invalid JSON body", reply: llmtest.Reply{Status: 200, Body: `{"id": "x", "choices": [`},
-			kind: llm.Permanent, status: 200, setting: "[llm] base_url", contains: "invalid response body"},
-		{name: "no choices", reply: llmtest.Reply{Status: 200, Body: `{"id":"x","object":"chat.completion","model":"m","choices":[]}`},
-			kind: llm.Permanent, setting: "[llm] base_url", contains: "no choices"},
+	cases := []llmtest.ErrorCase{
+		{Name: "401 names the env var", Reply: llmtest.Reply{Status: 401, Body: errBody("Incorrect API key provided: " + secret)},
+			Kind: llm.Auth, Status: 401, Setting: "TEST_OPENAI_KEY", Contains: "TEST_OPENAI_KEY"},
+		{Name: "403", Reply: llmtest.Reply{Status: 403, Body: errBody("forbidden")}, Kind: llm.Auth, Status: 403, Setting: "TEST_OPENAI_KEY"},
+		{Name: "400 permanent", Reply: llmtest.Reply{Status: 400, Body: errBody("Invalid schema for response_format 'route'")},
+			Kind: llm.Permanent, Status: 400, Contains: "Invalid schema"},
+		{Name: "404 names the model", Reply: llmtest.Reply{Status: 404, Body: errBody("The model `gpt-test` does not exist")},
+			Kind: llm.Permanent, Status: 404, Setting: "[llm] model and [llm] base_url"},
+		{Name: "429 with Retry-After", Reply: llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errBody("Rate limit")},
+			Kind: llm.Transient, Status: 429, RetryIn: 7 * time.Second},
+		{Name: "429 with Retry-After-Ms", Reply: llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "9"}, Body: errBody("Rate limit")},
+			Kind: llm.Transient, Status: 429, RetryIn: 1500 * time.Millisecond},
+		{Name: "500", Reply: llmtest.Reply{Status: 500, Body: errBody("boom")}, Kind: llm.Transient, Status: 500},
+		{Name: "502 with an HTML body", Reply: llmtest.Reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>bad gateway</html>"},
+			Kind: llm.Transient, Status: 502},
+		{Name: "invalid JSON body", Reply: llmtest.Reply{Status: 200, Body: `{"id": "x", "choices": [`},
+			Kind: llm.Permanent, Status: 200, Setting: "[llm] base_url", Contains: "invalid response body"},
+		{Name: "no choices", Reply: llmtest.Reply{Status: 200, Body: `{"id":"x","object":"chat.completion","model":"m","choices":[]}`},
+			Kind: llm.Permanent, Setting: "[llm] base_url", Contains: "no choices"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := llmtest.New(t, c.reply)
-			p := newProvider(t, s, nil)
-			_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
-			var e *llm.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("err = %v (%T), want *llm.Error", err, err)
-			}
-			if e.Kind != c.kind || e.Status != c.status || e.Setting != c.setting || e.RetryAfter != c.retryIn {
-				t.Errorf("got kind %s status %d setting %q retry-after %s; want %s %d %q %s (%v)",
-					e.Kind, e.Status, e.Setting, e.RetryAfter, c.kind, c.status, c.setting, c.retryIn, err)
-			}
-			if !strings.Contains(err.Error(), c.contains) {
-				t.Errorf("error %q does not contain %q", err, c.contains)
-			}
-			if strings.Contains(err.Error(), secret) {
-				t.Errorf("the key leaked into the error: %s", err)
-			}
-			if s.Count() != 1 {
-				t.Errorf("the SDK made %d requests, want 1 (its retries must be off)", s.Count())
-			}
-		})
-	}
+	llmtest.RunErrorCases(t, cases, secret, func(t *testing.T, s *llmtest.Server) llm.Provider { return newProvider(t, s, nil) })
 }
 
 func TestTimeout(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad/agents/llm"
+	"github.com/lunad/lunad/agents/llm/internal/llmtest"
 	"github.com/lunad/lunad/agents/llm/process"
 )
 
@@ -44,7 +45,7 @@ echo '{"message":{"content":"hello","tool_calls":[{"id":"c1","name":"finish","ar
 	want := llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "hello",
 		ToolCalls: []llm.ToolCall{{ID: "c1", Name: "finish", Arguments: json.RawMessage(`{"summary":"done"}`)}}},
 		Usage: llm.Usage{InputTokens: 4, OutputTokens: 2}, Model: "process", StopReason: llm.StopToolCalls}
-	if g, w := mustJSON(t, resp), mustJSON(t, want); g != w {
+	if g, w := llmtest.JSON(t, resp), llmtest.JSON(t, want); g != w {
 		t.Errorf("response\n got %s\nwant %s", g, w)
 	}
 	sent, err := os.ReadFile(filepath.Join(dir, "request.json"))
@@ -220,14 +221,5 @@ func FuzzDecode(f *testing.F) {
 
 func mustJSONf(v any) string {
 	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
 	return string(b)
 }
