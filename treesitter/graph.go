@@ -14,6 +14,9 @@ type Entry struct {
 	ID, Path, Title string
 	Links           []string
 	File            *File
+	// Package is the name of the package a root-level manifest
+	// (package.json, Cargo.toml, pyproject.toml, go.mod) declares, or "".
+	Package string
 }
 
 // Resolution states of a reference (see Resolve).
@@ -93,12 +96,13 @@ type Graph struct {
 	byName  map[string][]defLoc // code symbol name -> definitions
 	byKey   map[string][]string // lower(title), lower(file name), path stem -> IDs
 	users   map[string][]string // reference key -> IDs of the artifacts with such references (a slice: maps cost 3x)
+	roots   map[string]int      // lower-case top-level directory and package names -> artifacts that make them one
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
 	return &Graph{entries: map[string]*Entry{}, keys: map[string][]string{}, strs: map[string]string{}, byPath: map[string]string{},
-		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]string{}}
+		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]string{}, roots: map[string]int{}}
 }
 
 // Len is the number of artifacts in the graph.
@@ -132,6 +136,9 @@ func (g *Graph) Put(e Entry) {
 	ent := &e
 	g.entries[e.ID] = ent
 	g.byPath[e.Path] = e.ID
+	for _, r := range rootNames(ent) {
+		g.roots[r]++
+	}
 	for _, k := range artifactKeys(ent) {
 		g.byKey[k] = append(g.byKey[k], e.ID)
 	}
@@ -163,6 +170,11 @@ func (g *Graph) Remove(id string) {
 	delete(g.entries, id)
 	if g.byPath[e.Path] == id {
 		delete(g.byPath, e.Path)
+	}
+	for _, r := range rootNames(e) {
+		if g.roots[r]--; g.roots[r] <= 0 {
+			delete(g.roots, r)
+		}
 	}
 	for _, k := range artifactKeys(e) {
 		g.byKey[k] = without(g.byKey[k], id)

@@ -11,10 +11,6 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// symbolLike is the shape of an inline code span that names a symbol:
-// parse_config, Parser.Parse, std::fs::read, Foo#bar, optionally with "()".
-var symbolLike = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$`)
-
 // hasScheme matches absolute URLs (https:, mailto:, ...), which are not
 // references to artifacts.
 var hasScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
@@ -79,6 +75,9 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 		next[key] = refs
 		for _, r := range refs {
 			r.start, r.end = r.start+in[0], r.end+in[0]
+			if r.Kind == "code" && r.Role == "" && inParamList(src, r.start) {
+				r.Role = RoleParameter
+			}
 			col.addRef(&r)
 		}
 	}
@@ -199,11 +198,14 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		}
 		switch c.tag {
 		case "reference.code":
-			code := strings.TrimSpace(strings.Trim(c.tagged.Content(text), "`"))
-			if !symbolLike.MatchString(code) {
+			name, role, ok := spanName(strings.Trim(c.tagged.Content(text), "`"))
+			if !ok {
 				return
 			}
-			add(&ref{Reference: Reference{Name: strings.TrimSuffix(code, "()"), Kind: "code"}, start: s, end: e})
+			if role == "" {
+				role = spanRole(text[e:])
+			}
+			add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
 		case "reference.link":
 			addLink(add, c.tagged.Content(text), s, e)
 		}

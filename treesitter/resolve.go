@@ -219,6 +219,10 @@ func family(lang string) string {
 }
 
 func (g *Graph) resolveName(e *Entry, res *Resolution) {
+	if res.Ref.Kind == "code" && (e.File.Language == LangMarkdown || e.File.Language == LangText) {
+		g.resolveProse(e, res)
+		return
+	}
 	parts := splitQualified(res.Ref.Name)
 	name, quals := parts[len(parts)-1], parts[:len(parts)-1]
 	goPkg := "" // Go: the only directory the name can be defined in
