@@ -154,8 +154,8 @@ func judge(l label, res []treesitter.Resolution, src []byte) corpusResult {
 		switch l.kind {
 		case "link":
 			match = r.Ref.Kind == "link" && r.Ref.Target == l.text
-		case "code", "command", "flag":
-			match = match && r.Ref.Kind != "link"
+		case "code", "command", "flag": // the code span itself, not a link around it
+			match = r.Ref.Kind != "link" && strings.TrimSpace(strings.Trim(text, "`")) == l.text
 		}
 		if match && (hit == nil || sp.End.Byte-sp.Start.Byte < hit.Ref.Span.End.Byte-hit.Ref.Span.Start.Byte) {
 			hit = r

@@ -82,7 +82,8 @@ func nonCandidate(p string) bool {
 //   - a flag (--x) binds only to a flag definition;
 //   - a bare name binds only to visible definitions (not Hidden: exported
 //     or public, top-level or members) outside test, example, fixture,
-//     vendored and minified files, and never to a flag;
+//     vendored and minified files, and never to a flag; a plain lower-case
+//     word ("toc", "get") binds to a top-level definition, not a member;
 //   - a qualified name's qualifier matches a container case-insensitively
 //     (response.aread -> Response.aread), a file stem or a directory; a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches
@@ -142,7 +143,7 @@ func (g *Graph) proseCandidates(e *Entry, name string, quals []string, keep func
 		case s.Kind == "flag":
 			continue
 		case len(quals) == 0:
-			if s.Hidden || nonCandidate(b.Path) {
+			if s.Hidden || nonCandidate(b.Path) || s.Container != "" && plainWord(name) {
 				continue
 			}
 		default:
@@ -153,6 +154,19 @@ func (g *Graph) proseCandidates(e *Entry, name string, quals []string, keep func
 		cands = appendTarget(cands, symbolTarget(b, s))
 	}
 	return cands
+}
+
+// plainWord reports whether name is a plain lower-case word ("toc",
+// "get", "default"): prose uses such words for many things (an extension,
+// an HTTP method, a setting of another tool), so one binds to a member
+// (a method or field of a type) only when qualified ("page.toc").
+func plainWord(name string) bool {
+	for _, r := range name {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // qualifiesFold is qualifies with the qualifier compared to containers,

@@ -39,7 +39,9 @@ func spanName(code string) (name, role string, ok bool) {
 		code, role = n, RoleParameter
 	}
 	code = strings.TrimLeft(code, "~")
-	code = strings.TrimPrefix(code, ".")
+	if strings.HasSuffix(code, ")") { // ".aread()" is a method; ".gitconfig" a file
+		code = strings.TrimPrefix(code, ".")
+	}
 	if loc := sigPrefix.FindStringIndex(code); loc != nil {
 		code = code[loc[1]:]
 	}
