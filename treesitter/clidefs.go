@@ -38,7 +38,7 @@ var cliPatterns = map[string][]cliPattern{
 		{re: regexp.MustCompile(`Flags\(\)\.\w+\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)"`), kind: "flag"},
 	},
 	LangPython: {
-		{re: regexp.MustCompile(`@[\w.]*\b(?:command|group)\(([^)]*)\)\s*\n(?:\s*@[^\n]*\n)*\s*(?:async\s+)?def\s+(\w+)`), kind: "command", name: pyCommandName},
+		{re: regexp.MustCompile(`@[\w.]*\b(?:command|group)\(([^)]*)\)\s*\n`), kind: "command", name: pyCommandName},
 		{re: regexp.MustCompile(`\badd_parser\(\s*["']([A-Za-z][\w-]*)["']`), kind: "command"},
 		{re: regexp.MustCompile(`@[\w.]*\boption\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`), kind: "flag"},
 		{re: regexp.MustCompile(`\badd_argument\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`), kind: "flag"},
@@ -59,6 +59,7 @@ var jsCLI = []cliPattern{
 
 var (
 	quotedName = regexp.MustCompile(`^\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']|\bname\s*=\s*["']([A-Za-z][\w-]*)["']`)
+	pyNextDef  = regexp.MustCompile(`(?m)^\s*(?:async\s+)?def\s+(\w+)`) // the function under the decorators
 	clapLong   = regexp.MustCompile(`\blong\s*=\s*"([A-Za-z][\w-]*)"`)
 	variantRe  = regexp.MustCompile(`(?m)^\s*(?:#\[[^\n]*\n\s*)*([A-Z]\w*)\s*[({,]`)
 )
@@ -74,14 +75,19 @@ func pyCommandName(src []byte, m []int) (int, int, string) {
 		}
 		return m[2] + q[i], m[2] + q[i+1], args[q[i]:q[i+1]]
 	}
-	fn := string(src[m[4]:m[5]])
+	d := pyNextDef.FindSubmatchIndex(src[m[1]:])
+	if d == nil {
+		return m[2], m[3], ""
+	}
+	fs, fe := m[1]+d[2], m[1]+d[3]
+	fn := string(src[fs:fe])
 	for _, suf := range []string{"_command", "_cmd", "_group", "_grp"} {
 		if t, ok := strings.CutSuffix(fn, suf); ok && t != "" {
 			fn = t
 			break
 		}
 	}
-	return m[4], m[5], strings.ReplaceAll(fn, "_", "-")
+	return fs, fe, strings.ReplaceAll(fn, "_", "-")
 }
 
 // clapFlagName is a clap #[arg(long)] field's flag: long = "x", else the
@@ -123,7 +129,9 @@ func cliDefs(lang string, src []byte, add func(*def)) {
 			s, e := m[2], m[3]
 			name := string(src[s:e])
 			if p.name != nil {
-				s, e, name = p.name(src, m)
+				if s, e, name = p.name(src, m); name == "" {
+					continue
+				}
 			}
 			add(&def{Symbol: Symbol{Name: name, Kind: p.kind}, start: m[0], end: m[1], nameStart: s, nameEnd: e})
 		}

@@ -74,8 +74,9 @@ func nonCandidate(p string) bool {
 }
 
 // resolveProse resolves a code span of prose. The rules, in order:
-//   - a parameter (RoleParameter) is not indexed: Unresolved, never bound
-//     to a same-named function;
+//   - a parameter or option (RoleParameter) binds only to a field (an
+//     option of an options type, a config class attribute), never to a
+//     same-named function or method;
 //   - a command line or "the `x` command" (RoleCommand) binds only to a
 //     command definition, by its last word, and only when the first word
 //     of a two- or three-word line is this workspace's tool (isTool);
@@ -83,7 +84,8 @@ func nonCandidate(p string) bool {
 //   - a bare name binds only to visible definitions (not Hidden: exported
 //     or public, top-level or members) outside test, example, fixture,
 //     vendored and minified files, and never to a flag; a plain lower-case
-//     word ("toc", "get") binds to a top-level definition, not a member;
+//     word ("toc", "get") binds to a top-level definition, not a member,
+//     and a name written with a leading dot (".aread()") only to a member;
 //   - a qualified name's qualifier matches a container case-insensitively
 //     (response.aread -> Response.aread), a file stem or a directory; a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches
@@ -92,23 +94,30 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 	r := res.Ref
 	var cands []Target
 	switch r.Role {
-	case RoleParameter:
-		return
 	case RoleCommand:
 		words := strings.Fields(r.Name)
 		if len(words) > 1 && !g.isTool(words[0]) {
 			return
 		}
-		cands = g.proseCandidates(e, words[len(words)-1], nil, func(s Symbol, _ *Entry) bool { return s.Kind == "command" })
+		cands = g.proseCandidates(words[len(words)-1], nil, func(s Symbol) bool { return s.Kind == "command" })
 	case RoleFlag:
-		cands = g.proseCandidates(e, r.Name, nil, func(s Symbol, _ *Entry) bool { return s.Kind == "flag" })
+		cands = g.proseCandidates(r.Name, nil, func(s Symbol) bool { return s.Kind == "flag" })
 	default:
 		parts := splitQualified(r.Name)
 		name, quals := parts[len(parts)-1], parts[:len(parts)-1]
-		cands = g.proseCandidates(e, name, quals, nil)
+		keep := func(s Symbol) bool { return s.Kind != "flag" }
+		switch {
+		case r.Role == RoleParameter: // an option of an options type or a config class, never a function
+			keep = func(s Symbol) bool { return s.Kind == "field" }
+		case strings.HasPrefix(r.Name, "."): // ".aread()": a member
+			keep = func(s Symbol) bool { return s.Container != "" && s.Kind != "flag" }
+		case len(quals) == 0 && plainWord(name):
+			keep = func(s Symbol) bool { return s.Container == "" && s.Kind != "flag" }
+		}
+		cands = g.proseCandidates(name, quals, keep)
 		for len(cands) == 0 && len(quals) > 0 && g.isRoot(quals[0]) {
 			quals = quals[1:]
-			if cands = g.proseCandidates(e, name, quals, nil); len(cands) > 1 {
+			if cands = g.proseCandidates(name, quals, keep); len(cands) > 1 {
 				cands = nil // dropping the root is only safe when the rest is unique
 				break
 			}
@@ -127,29 +136,17 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 	}
 }
 
-// proseCandidates lists the definitions named name that prose can mean:
-// those keep accepts (nil: the bare-name rules of resolveProse when quals
-// is empty, any non-flag definition the qualifier fits otherwise).
-func (g *Graph) proseCandidates(e *Entry, name string, quals []string, keep func(Symbol, *Entry) bool) []Target {
+// proseCandidates lists the definitions named name that keep accepts and
+// the qualifier fits (qualifiesFold); without a qualifier, only visible
+// ones (not Hidden) outside test, example, fixture, vendored and minified
+// files.
+func (g *Graph) proseCandidates(name string, quals []string, keep func(Symbol) bool) []Target {
 	var cands []Target
 	for _, l := range g.byName[name] {
 		b := g.entries[l.id]
 		s := b.File.Symbols[l.i]
-		switch {
-		case keep != nil:
-			if !keep(s, b) || nonCandidate(b.Path) {
-				continue
-			}
-		case s.Kind == "flag":
+		if !keep(s) || len(quals) == 0 && (s.Hidden || nonCandidate(b.Path)) || len(quals) > 0 && !qualifiesFold(b, s, quals) {
 			continue
-		case len(quals) == 0:
-			if s.Hidden || nonCandidate(b.Path) || s.Container != "" && plainWord(name) {
-				continue
-			}
-		default:
-			if !qualifiesFold(b, s, quals) {
-				continue
-			}
 		}
 		cands = appendTarget(cands, symbolTarget(b, s))
 	}

@@ -16,6 +16,8 @@ var (
 	// a command line: "tool sub", "mkdocs gh-deploy", "cargo generate" —
 	// two or three lower-case words and nothing else
 	commandLine = regexp.MustCompile(`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*(?: [a-z][a-z0-9]*(?:-[a-z0-9]+)*){1,2}$`)
+	// a single dashed word ("gh-deploy") is no identifier: a command
+	dashedWord = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
 	// a long flag, optionally with its value: "--force", "--config <file>"
 	longFlag = regexp.MustCompile(`^--([A-Za-z][\w-]*[A-Za-z0-9])(?:[ =].*)?$`)
 )
@@ -26,22 +28,26 @@ var (
 // "~Group.get_command", ".aread()"), a def/fn/function signature, a return
 // type, the arguments of the last call ("devtools(fn, opts)" ->
 // "devtools"), generics ("UseBoundStore<T, S>"); "x=" is a parameter.
-// One-character names are not references.
+// One-character names are not references; a leading dot before a call is
+// kept in the name (a member); a span with any other leading dot (".git")
+// is not a reference.
 func spanName(code string) (name, role string, ok bool) {
 	code = strings.TrimSpace(code)
 	if m := longFlag.FindStringSubmatch(code); m != nil {
 		return m[1], RoleFlag, true
 	}
-	if commandLine.MatchString(code) {
+	if commandLine.MatchString(code) || dashedWord.MatchString(code) {
 		return code, RoleCommand, true
 	}
 	if n, found := strings.CutSuffix(code, "="); found && !strings.HasSuffix(n, "=") {
 		code, role = n, RoleParameter
 	}
 	code = strings.TrimLeft(code, "~")
-	if strings.HasSuffix(code, ")") { // ".aread()" is a method; ".gitconfig" a file
-		code = strings.TrimPrefix(code, ".")
+	member := strings.HasPrefix(code, ".") && strings.HasSuffix(code, ")") // ".aread()" is a method; ".gitconfig" a file
+	if strings.HasPrefix(code, ".") && !member {
+		return "", "", false // ".git", ".md": a file or an extension
 	}
+	code = strings.TrimPrefix(code, ".")
 	if loc := sigPrefix.FindStringIndex(code); loc != nil {
 		code = code[loc[1]:]
 	}
@@ -58,6 +64,9 @@ func spanName(code string) (name, role string, ok bool) {
 	}
 	if last := splitQualified(code); len(last[len(last)-1]) < 2 {
 		return "", "", false
+	}
+	if member {
+		code = "." + code // kept: resolveProse binds it to members only
 	}
 	return code, role, true
 }
