@@ -117,7 +117,7 @@ func kebab(s string) string {
 // cliDefs reports the commands and flags src (in lang) defines.
 func cliDefs(lang string, src []byte, add func(*def)) {
 	pats := cliPatterns[lang]
-	if len(pats) == 0 || !bytes.ContainsAny(src, "\"'`") {
+	if len(pats) == 0 {
 		return
 	}
 	for _, p := range pats {
