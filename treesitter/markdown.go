@@ -203,7 +203,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 				return
 			}
 			if role == "" {
-				role = spanRole(text[e:])
+				role = spanRole(text[e:min(len(text), e+maxRoleWords)])
 			}
 			add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
 		case "reference.link":

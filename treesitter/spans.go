@@ -109,6 +109,9 @@ var (
 	// written with dashes.
 )
 
+// maxRoleWords is how far after a span its role words are looked for.
+const maxRoleWords = 40
+
 // spanRole reads the role the words right after a code span give it.
 func spanRole(after []byte) string {
 	m := roleAfter.FindSubmatchIndex(after)
@@ -130,8 +133,9 @@ var paramListHeading = regexp.MustCompile(`(?i)^[\s>*_#]*(parameters|arguments|a
 // "Parameters:" line introduces: walking up over list items and their
 // continuation lines, the first other non-blank line is such a line.
 func inParamList(src []byte, off int) bool {
-	ls := bytes.LastIndexByte(src[:off], '\n') + 1
-	if !isListItem(string(src[ls:off])) {
+	from := max(0, off-maxMarker) // a list marker is close to the span it starts
+	ls := bytes.LastIndexByte(src[from:off], '\n') + 1 + from
+	if ls == from && from > 0 || !isListItem(string(src[ls:off])) {
 		return false
 	}
 	end := ls - 1
@@ -150,6 +154,11 @@ func inParamList(src []byte, off int) bool {
 	}
 	return false
 }
+
+// maxMarker is the farthest a list marker can be before the span that
+// starts its item (indentation and "1. "); looking no farther keeps a
+// paragraph of 30,000 code spans linear.
+const maxMarker = 64
 
 // maxParamListLines bounds the walk up a list (a list of 10,000 items
 // would otherwise cost quadratic time).
