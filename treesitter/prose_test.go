@@ -75,7 +75,8 @@ func TestProseRules(t *testing.T) {
 		// parameters
 		{"the x argument is not a method", map[string]string{"c.py": "class Client:\n    def json(self):\n        pass\n"}, "Pass the `json` argument.\n", "unresolved"},
 		{"x= is not a method", map[string]string{"c.py": "class Client:\n    def prompt(self):\n        pass\n"}, "Use `prompt=` to ask.\n", "unresolved"},
-		{"Parameters list entry is not a method", map[string]string{"c.py": "class Client:\n    def info(self):\n        pass\n"}, "Parameters:\n\n- `info` the info.\n", "unresolved"},
+		{"Parameters list entry is not a method", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Parameters:\n\n- `log_info` the info.\n", "unresolved"},
+		{"a list entry elsewhere is a name", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Methods:\n\n- `log_info` logs.\n", "c.py#Client.log_info"},
 		{"an option binds to an options field", map[string]string{"o.ts": "export type Options = {\n\ttimeoutMs?: number;\n};\nexport function timeoutMs() {}\n"}, "Set the `timeoutMs` option.\n", "o.ts#Options.timeoutMs"},
 		// commands
 		{"the x command binds to a command", map[string]string{"cmd/clean.go": "package cmd\n\nvar cleanCmd = &cobra.Command{\n\tUse: \"clean [dir]\",\n}\n\nfunc clean() {}\n", "dev/clean.py": "def clean():\n    pass\n"}, "Run the `clean` command.\n", "cmd/clean.go#clean"},
@@ -224,4 +225,31 @@ func TestNonCandidate(t *testing.T) {
 			t.Errorf("nonCandidate(%q) = %v, want %v", p, got, want)
 		}
 	}
+}
+
+// FuzzSpanName checks that any code span text normalises without a panic
+// to either nothing or a name of two or more characters with no call,
+// generics or signature left in it, and a known role.
+func FuzzSpanName(f *testing.F) {
+	for _, s := range []string{"parse_config()", "~Group.get_command", ".aread()", "devtools(fn, opts)", "UseBoundStore<T, S>",
+		"fn parse(s: &str) -> Book", "def get(url, **kw)", "x=", "--config <file>", "glow config", "gh-deploy", "f((", "<>", ")(", "~", "-- ", "a::b#c.d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		name, role, ok := spanName(code)
+		if !ok {
+			return
+		}
+		switch role {
+		case "", RoleCommand, RoleFlag, RoleParameter:
+		default:
+			t.Fatalf("spanName(%q): role %q", code, role)
+		}
+		if role == RoleCommand {
+			return
+		}
+		if strings.ContainsAny(name, "()<> ") || len(strings.TrimPrefix(name, ".")) < 2 {
+			t.Fatalf("spanName(%q) = %q: not a name", code, name)
+		}
+	})
 }
