@@ -33,6 +33,12 @@ var (
 // is not a reference.
 func spanName(code string) (name, role string, ok bool) {
 	code = strings.TrimSpace(code)
+	if plainIdent(code) { // the common case, without a regular expression
+		if len(code) < 2 {
+			return "", "", false
+		}
+		return code, "", true
+	}
 	if m := longFlag.FindStringSubmatch(code); m != nil {
 		return m[1], RoleFlag, true
 	}
@@ -69,6 +75,18 @@ func spanName(code string) (name, role string, ok bool) {
 		code = "." + code // kept: resolveProse binds it to members only
 	}
 	return code, role, true
+}
+
+// plainIdent reports whether s is an unqualified identifier (letters,
+// digits, _ and $, not starting with a digit).
+func plainIdent(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // symbolName is a bare or qualified identifier: parse_config,
@@ -114,6 +132,10 @@ const maxRoleWords = 40
 
 // spanRole reads the role the words right after a code span give it.
 func spanRole(after []byte) string {
+	t := bytes.TrimLeft(after, " \t\n")
+	if len(t) == 0 || !strings.ContainsRune("apoksc", rune(t[0])) { // no role word starts here
+		return ""
+	}
 	m := roleAfter.FindSubmatchIndex(after)
 	switch {
 	case m == nil:
