@@ -169,8 +169,5 @@ func plainWord(name string) bool {
 // qualifiesFold is qualifies with the qualifier compared to containers,
 // file stems and directories without regard to case.
 func qualifiesFold(b *Entry, s Symbol, quals []string) bool {
-	q := quals[len(quals)-1]
-	base := path.Base(b.Path)
-	return strings.EqualFold(s.Container, q) || strings.EqualFold(strings.TrimSuffix(base, path.Ext(base)), q) ||
-		strings.EqualFold(path.Base(path.Dir(b.Path)), q)
+	return qualifiesBy(b, s, quals, strings.EqualFold)
 }

@@ -335,9 +335,14 @@ func (g *Graph) scope(e *Entry) map[string]bool {
 // Parser.Parse, "config" in config.parse_config) fits symbol s of b: its
 // container, its file's stem or its directory.
 func qualifies(b *Entry, s Symbol, quals []string) bool {
+	return qualifiesBy(b, s, quals, func(x, y string) bool { return x == y })
+}
+
+// qualifiesBy is qualifies with the names compared by eq.
+func qualifiesBy(b *Entry, s Symbol, quals []string, eq func(x, y string) bool) bool {
 	q := quals[len(quals)-1]
 	base := path.Base(b.Path)
-	return s.Container == q || strings.TrimSuffix(base, path.Ext(base)) == q || path.Base(path.Dir(b.Path)) == q
+	return eq(s.Container, q) || eq(strings.TrimSuffix(base, path.Ext(base)), q) || eq(path.Base(path.Dir(b.Path)), q)
 }
 
 // qualifierSeps turns every qualifier separator into a dot (shared: a
