@@ -133,7 +133,7 @@ func (ix *Index) logIndexed(s Source, f *treesitter.File) {
 }
 
 func entry(s Source, f *treesitter.File) treesitter.Entry {
-	return treesitter.Entry{ID: s.ID, Path: s.Path, Title: s.Title, Links: s.Links, File: f}
+	return treesitter.Entry{ID: s.ID, Path: s.Path, Title: s.Title, Links: s.Links, File: f, Package: packageName(s.Path, s.Content)}
 }
 
 // Update re-indexes one artifact after a change (or adds it). The

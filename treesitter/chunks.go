@@ -68,6 +68,7 @@ func (p *Parser) extractChunked(g *grammar, tree *sitter.Tree, src []byte, cache
 		missing = append(missing, i)
 	}
 	if len(missing) == 0 {
+		cliDefs(g.name, src, col.addDef) // a scan of the whole text, not per chunk
 		return col.finish(&File{Language: g.name}, src, NewLines(src)), next
 	}
 	// owner finds the top-level node holding offset off, or -1.
@@ -112,6 +113,7 @@ func (p *Parser) extractChunked(g *grammar, tree *sitter.Tree, src []byte, cache
 		next[tops[i].key] = tops[i].fresh
 		addShifted(col, tops[i].fresh, tops[i].start)
 	}
+	cliDefs(g.name, src, col.addDef) // a scan of the whole text, not per chunk
 	return col.finish(&File{Language: g.name}, src, NewLines(src)), next
 }
 

@@ -24,13 +24,24 @@
 //
 // Markdown is walked in code (markdown.go), not queried: headings are
 // definitions (kind "heading", span = the whole section it opens); inline code
-// spans that look like a symbol (`parse_config`, `Parser.Parse()`) are
-// references of kind "code"; relative link destinations (a path,
+// spans that name a symbol (`parse_config`, `Parser.Parse()`, normalised by
+// spans.go: `~G.f`, `f(a, b)`, `T<U>`, `fn f(..) -> T`) are references of
+// kind "code", with a Role (command, flag, parameter) read from their shape
+// and the words around them, and resolved by the prose rules of prose.go
+// (visible definitions only, no test or vendored files, roles); relative link destinations (a path,
 // `file#symbol`, `file#L10`, `#anchor`, also from link reference definitions)
 // are kind "link" with Target set; [[wiki]] links (kind "wiki") are found by
 // a small scan over the inline text, because the inline grammar has no node
 // for them. The inline grammar runs only on inline spans that contain a '`'
 // or '[' (measured: block+inline on every span is far too slow).
+//
+// Commands and flags of command-line programs (cobra, urfave/cli, click,
+// typer, argparse, clap, commander, yargs) are definitions of kind
+// "command" and "flag", found by a scan of the text (clidefs.go); Go
+// interface methods, Python class attributes and enum members, and
+// TypeScript interface and object-type members are definitions too (kinds
+// "method" and "field"). Symbol.Hidden marks what a bare name in prose does
+// not reach (visibility.go).
 //
 // Reference kinds in code: "call" (the called name, also method calls and
 // Rust macros), "import" (the imported module/path and, for from-imports,

@@ -61,7 +61,7 @@ func (c *collector) addRef(r *ref) {
 var kinds = map[string]string{}
 
 func init() {
-	for _, k := range []string{"function", "method", "type", "constant", "heading", "call", "import", "identifier", "code", "link", "wiki", "snippet"} {
+	for _, k := range []string{"function", "method", "type", "constant", "heading", "call", "import", "identifier", "code", "link", "wiki", "snippet", "field", "command", "flag", RoleParameter} {
 		kinds[k] = k
 	}
 }
@@ -117,6 +117,7 @@ func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 			for j := len(open) - 1; j >= 0; j-- {
 				if o := open[j]; o.start <= d.start && d.end <= o.end && o.end-o.start > d.end-d.start {
 					d.Container = o.Name
+					d.Hidden = o.Kind == "function" || o.Kind == "method" || o.Hidden && o.Kind != "type"
 					break
 				}
 			}
@@ -135,6 +136,7 @@ func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 				d.Fingerprint = Fingerprint(append(append([]byte(nil), src[cs:d.start]...), d.Fingerprint...))
 			}
 		}
+		d.Hidden = d.Hidden || private(f.Language, d, src)
 		f.Symbols = append(f.Symbols, d.Symbol)
 	}
 
@@ -237,6 +239,7 @@ func matches(q *sitter.Query, qc *sitter.QueryCursor, root *sitter.Node, src []b
 func extractQuery(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byte, lines *Lines) *File {
 	col := newCollector()
 	queryItems(g, qc, root, src, col.addDef, col.addRef)
+	cliDefs(g.name, src, col.addDef)
 	return col.finish(&File{Language: g.name}, src, lines)
 }
 

@@ -14,6 +14,9 @@ type Entry struct {
 	ID, Path, Title string
 	Links           []string
 	File            *File
+	// Package is the name of the package a root-level manifest
+	// (package.json, Cargo.toml, pyproject.toml, go.mod) declares, or "".
+	Package string
 }
 
 // Resolution states of a reference (see Resolve).
@@ -99,12 +102,13 @@ type Graph struct {
 	byKey   map[string][]string // lower(title), lower(file name), path stem -> IDs
 	users   map[string][]string // reference key -> IDs of the artifacts with such references (a slice: maps cost 3x)
 	dirs    map[string]int      // directory -> how many artifacts are under it (links to directories)
+	roots   map[string]int      // lower-case top-level directory and package names -> artifacts that make them one
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
 	return &Graph{entries: map[string]*Entry{}, keys: map[string][]string{}, strs: map[string]string{}, byPath: map[string]string{},
-		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]string{}, dirs: map[string]int{}}
+		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]string{}, dirs: map[string]int{}, roots: map[string]int{}}
 }
 
 // Len is the number of artifacts in the graph.
@@ -139,6 +143,9 @@ func (g *Graph) Put(e Entry) {
 	g.entries[e.ID] = ent
 	g.byPath[e.Path] = e.ID
 	g.countDirs(e.Path, 1)
+	for _, r := range rootNames(ent) {
+		g.roots[r]++
+	}
 	for _, k := range artifactKeys(ent) {
 		g.byKey[k] = append(g.byKey[k], e.ID)
 	}
@@ -172,6 +179,11 @@ func (g *Graph) Remove(id string) {
 		delete(g.byPath, e.Path)
 	}
 	g.countDirs(e.Path, -1)
+	for _, r := range rootNames(e) {
+		if g.roots[r]--; g.roots[r] <= 0 {
+			delete(g.roots, r)
+		}
+	}
 	for _, k := range artifactKeys(e) {
 		g.byKey[k] = without(g.byKey[k], id)
 		if len(g.byKey[k]) == 0 {

@@ -82,6 +82,7 @@ var languageCases = []struct {
 		symbols: []string{
 			"constant DEFAULT_NAME 3-3 ",
 			"type Options 5-7 ",
+			"field name 6-6 Options",
 			"type Mode 9-9 ",
 			"type Loader 11-19 ",
 			"method constructor 12-14 Loader",

@@ -11,10 +11,6 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// symbolLike is the shape of an inline code span that names a symbol:
-// parse_config, Parser.Parse, std::fs::read, Foo#bar, optionally with "()".
-var symbolLike = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$`)
-
 // hasScheme matches absolute URLs (https:, mailto:, ...), which are not
 // references to artifacts.
 var hasScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
@@ -103,6 +99,9 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 		next[key] = refs
 		for _, r := range refs {
 			r.start, r.end = r.start+in[0], r.end+in[0]
+			if r.Kind == "code" && r.Role == "" && inParamList(src, r.start) {
+				r.Role = RoleParameter
+			}
 			col.addRef(&r)
 		}
 	}
@@ -225,17 +224,21 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		}
 		switch c.tag {
 		case "reference.code":
-			code := strings.TrimSpace(strings.Trim(c.tagged.Content(text), "`"))
+			raw := strings.Trim(c.tagged.Content(text), "`")
 			if rs, role := mystRoleBefore(text, s); rs >= 0 {
-				if r, ok := roleRef(role, code); ok {
+				if r, ok := roleRef(role, strings.TrimSpace(raw)); ok {
 					add(&ref{Reference: r, start: rs, end: e})
 				}
 				return // a role's content is what the role says, never a plain code span
 			}
-			if !symbolLike.MatchString(code) {
+			name, role, ok := spanName(raw)
+			if !ok {
 				return
 			}
-			add(&ref{Reference: Reference{Name: strings.TrimSuffix(code, "()"), Kind: "code"}, start: s, end: e})
+			if role == "" {
+				role = spanRole(text[e:min(len(text), e+maxRoleWords)])
+			}
+			add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
 		case "reference.link":
 			addLink(add, c.tagged.Content(text), s, e)
 		}

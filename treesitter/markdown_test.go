@@ -14,7 +14,7 @@ func TestMarkdownInline(t *testing.T) {
 		refs      []string
 	}{
 		{"code spans naming symbols", "Use `Parser.Parse()` and `std::fs::read`, not `a + b` or `--flag`.\n",
-			[]string{"code Parser.Parse 0 ", "code std::fs::read 0 "}},
+			[]string{"code Parser.Parse 0 ", "code std::fs::read 0 ", "code flag 0 "}},
 		{"links", "[a](config.py#parse_config) [b](<docs/x y.md>) [c](#L10) [d](https://x.org/a.md) [e](mailto:a@b)\n",
 			[]string{"link parse_config 0 config.py#parse_config", "link docs/x y.md 0 docs/x y.md", "link L10 0 #L10"}},
 		{"wiki links, alias and not across lines", "See [[Design]] and [[id-42 | the spec]] but [[not\nthis]] or [[]].\n",

@@ -31,6 +31,11 @@ type Symbol struct {
 	Span        Span
 	Container   string
 	Fingerprint string
+	// Hidden is set on a definition a bare name in prose does not reach:
+	// unexported or private (Go lower case, a leading _ or #, Rust without
+	// pub at the top level) or local to a function (a type declared in a
+	// function body). Qualified names, links and code still reach it.
+	Hidden bool `json:",omitempty"`
 }
 
 // Reference is a use of a name. Kind is call, import, identifier (code) or
@@ -40,7 +45,19 @@ type Reference struct {
 	Name, Kind string
 	Span       Span
 	Target     string
+	// Role is what the text around a Markdown code span says the name is:
+	// RoleCommand ("the `x` command", `tool sub`), RoleFlag (`--x`),
+	// RoleParameter ("the `x` argument", `x=`, an entry of a Parameters
+	// list), or "" when it says nothing.
+	Role string `json:",omitempty"`
 }
+
+// Roles of a Markdown code span (Reference.Role).
+const (
+	RoleCommand   = "command"
+	RoleFlag      = "flag"
+	RoleParameter = "parameter"
+)
 
 // File is what Parse extracts from one artifact. Skipped is non-empty (and
 // the lists empty) when the content was not parsed.

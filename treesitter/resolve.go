@@ -237,6 +237,10 @@ func family(lang string) string {
 }
 
 func (g *Graph) resolveName(e *Entry, res *Resolution) {
+	if res.Ref.Kind == "code" && (e.File.Language == LangMarkdown || e.File.Language == LangText) {
+		g.resolveProse(e, res)
+		return
+	}
 	parts := splitQualified(res.Ref.Name)
 	name, quals := parts[len(parts)-1], parts[:len(parts)-1]
 	goPkg := "" // Go: the only directory the name can be defined in
@@ -349,9 +353,14 @@ func (g *Graph) scope(e *Entry) map[string]bool {
 // Parser.Parse, "config" in config.parse_config) fits symbol s of b: its
 // container, its file's stem or its directory.
 func qualifies(b *Entry, s Symbol, quals []string) bool {
+	return qualifiesBy(b, s, quals, func(x, y string) bool { return x == y })
+}
+
+// qualifiesBy is qualifies with the names compared by eq.
+func qualifiesBy(b *Entry, s Symbol, quals []string, eq func(x, y string) bool) bool {
 	q := quals[len(quals)-1]
 	base := path.Base(b.Path)
-	return s.Container == q || strings.TrimSuffix(base, path.Ext(base)) == q || path.Base(path.Dir(b.Path)) == q
+	return eq(s.Container, q) || eq(strings.TrimSuffix(base, path.Ext(base)), q) || eq(path.Base(path.Dir(b.Path)), q)
 }
 
 // qualifierSeps turns every qualifier separator into a dot (shared: a

@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// symbolLike matches a dotted name (`a.b`, `a::b`, `a#b`, optionally `()`):
+// what a role, an autodoc directive or a `:::` line names.
+var symbolLike = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$`)
+
 // Roles of Sphinx and MyST ({func}`x` in MyST Markdown, :func:`x` in
 // reStructuredText) and the include directives of mdBook and MkDocs: the
 // markup that documentation sites add to plain Markdown. Each parser here

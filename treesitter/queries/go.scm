@@ -27,3 +27,6 @@
 (qualified_type package: (package_identifier) @qualifier name: (type_identifier) @name) @reference.identifier
 (import_spec path: (interpreted_string_literal) @name) @reference.import
 (type_identifier) @reference.identifier
+
+; interface methods (container: the interface's type_spec)
+(method_elem name: (field_identifier) @name) @definition.method

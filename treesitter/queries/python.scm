@@ -28,3 +28,7 @@
 ; names passed as values: callbacks, decorators, base classes
 (argument_list (identifier) @reference.identifier)
 (decorator (identifier) @reference.identifier)
+
+; class attributes and enum members: NAME = ... or name: T = ... in a class body
+(class_definition
+  body: (block (expression_statement (assignment left: (identifier) @name) @definition.field)))

@@ -31,3 +31,7 @@
 
 (type_identifier) @reference.identifier
 (arguments (identifier) @reference.identifier)
+
+; members of interfaces and object types (options, hooks), class fields
+(property_signature name: (property_identifier) @name) @definition.field
+(public_field_definition name: (property_identifier) @name) @definition.field

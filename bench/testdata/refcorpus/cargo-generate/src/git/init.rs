@@ -1,0 +1,1 @@
+// todo: stuff from mod that is init related should live here

@@ -1,0 +1,2 @@
+/// represents key value storage of defined values
+pub type TemplateValues = HashMap<String, toml::Value>;

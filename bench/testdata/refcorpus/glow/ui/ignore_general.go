@@ -1,0 +1,12 @@
+//go:build !darwin
+// +build !darwin
+
+package ui
+
+func ignorePatterns(m commonModel) []string {
+	return []string{
+		m.cfg.Gopath,
+		"node_modules",
+		".*",
+	}
+}

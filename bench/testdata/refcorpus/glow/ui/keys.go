@@ -1,0 +1,6 @@
+package ui
+
+const (
+	keyEnter = "enter"
+	keyEsc   = "esc"
+)

@@ -1,0 +1,169 @@
+package treesitter
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Command-line commands and flags defined in code, found by the shapes the
+// common libraries give them (definitions of kind "command" and "flag",
+// named as a user types them; the span is the string or the function that
+// names the command):
+//
+//	Go:     cobra Use: "sub [args]", urfave/cli &cli.Command{Name: "sub"},
+//	        cobra flags Flags().StringVarP(&v, "name", "n", ...)
+//	Python: click/typer @x.command(), @x.command("sub"), @x.group(),
+//	        argparse add_parser("sub"), click @click.option("--name"),
+//	        argparse add_argument("--name")
+//	Rust:   clap #[command(name = "sub")], the variants of a
+//	        #[derive(Subcommand)] enum (kebab-case), #[arg(long)] fields
+//	JS/TS:  commander/yargs .command("sub ..."), .option("-n, --name")
+//
+// The scan reads the text, not the syntax tree: a command built at run
+// time (a name from a variable) is not found, and a shape written in a
+// comment or string is.
+type cliPattern struct {
+	re   *regexp.Regexp
+	kind string
+	// name turns the submatches into the name; nil: submatch 1.
+	name func(src []byte, m []int) (start, end int, name string)
+}
+
+var cliPatterns = map[string][]cliPattern{
+	LangGo: {
+		{re: regexp.MustCompile(`\bUse:\s*"([A-Za-z][\w-]*)`), kind: "command"},
+		{re: regexp.MustCompile(`cli\.Command\{\s*Name:\s*"([A-Za-z][\w-]*)"`), kind: "command"},
+		{re: regexp.MustCompile(`Flags\(\)\.\w+\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)"`), kind: "flag"},
+	},
+	LangPython: {
+		{re: regexp.MustCompile(`@[\w.]*\b(?:command|group)\(([^)]*)\)\s*\n`), kind: "command", name: pyCommandName},
+		{re: regexp.MustCompile(`\badd_parser\(\s*["']([A-Za-z][\w-]*)["']`), kind: "command"},
+		{re: regexp.MustCompile(`@[\w.]*\boption\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`), kind: "flag"},
+		{re: regexp.MustCompile(`\badd_argument\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`), kind: "flag"},
+	},
+	LangRust: {
+		{re: regexp.MustCompile(`#\[command\([^\]]*\bname\s*=\s*"([A-Za-z][\w-]*)"`), kind: "command"},
+		{re: regexp.MustCompile(`(?s)#\[derive\([^)]*\bSubcommand\b[^)]*\)\][^{]*\benum\s+\w+\s*\{`), kind: "command", name: nil},
+		{re: regexp.MustCompile(`#\[arg\(([^\]]*\blong\b[^\]]*)\)\]\s*(?:(?:///[^\n]*|#\[[^\n]*)\n\s*)*(?:pub(?:\([\w:]+\))?\s+)?(\w+)\s*:`), kind: "flag", name: clapFlagName},
+	},
+	LangJavaScript: jsCLI,
+	LangTypeScript: jsCLI,
+}
+
+var jsCLI = []cliPattern{
+	{re: regexp.MustCompile(`\.command\(\s*['"` + "`" + `]([A-Za-z][\w-]*)`), kind: "command"},
+	{re: regexp.MustCompile(`\.option\(\s*['"` + "`" + `](?:-\w,?\s*)?--([A-Za-z][\w-]+)`), kind: "flag"},
+}
+
+var (
+	quotedName = regexp.MustCompile(`^\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']|\bname\s*=\s*["']([A-Za-z][\w-]*)["']`)
+	pyNextDef  = regexp.MustCompile(`(?m)^\s*(?:async\s+)?def\s+(\w+)`) // the function under the decorators
+	clapLong   = regexp.MustCompile(`\blong\s*=\s*"([A-Za-z][\w-]*)"`)
+	variantRe  = regexp.MustCompile(`(?m)^\s*(?:#\[[^\n]*\n\s*)*([A-Z]\w*)\s*[({,]`)
+)
+
+// pyCommandName is a click/typer command's name: the one given, else the
+// function's with _ as - (click 8.2 also drops a _command/_cmd suffix).
+func pyCommandName(src []byte, m []int) (int, int, string) {
+	args := string(src[m[2]:m[3]])
+	if q := quotedName.FindStringSubmatchIndex(args); q != nil {
+		i := 2
+		if q[2] < 0 {
+			i = 4
+		}
+		return m[2] + q[i], m[2] + q[i+1], args[q[i]:q[i+1]]
+	}
+	d := pyNextDef.FindSubmatchIndex(src[m[1]:])
+	if d == nil {
+		return m[2], m[3], ""
+	}
+	fs, fe := m[1]+d[2], m[1]+d[3]
+	fn := string(src[fs:fe])
+	for _, suf := range []string{"_command", "_cmd", "_group", "_grp"} {
+		if t, ok := strings.CutSuffix(fn, suf); ok && t != "" {
+			fn = t
+			break
+		}
+	}
+	return fs, fe, strings.ReplaceAll(fn, "_", "-")
+}
+
+// clapFlagName is a clap #[arg(long)] field's flag: long = "x", else the
+// field name with _ as -.
+func clapFlagName(src []byte, m []int) (int, int, string) {
+	if q := clapLong.FindSubmatchIndex(src[m[2]:m[3]]); q != nil {
+		return m[2] + q[2], m[2] + q[3], string(src[m[2]+q[2] : m[2]+q[3]])
+	}
+	return m[4], m[5], strings.ReplaceAll(string(src[m[4]:m[5]]), "_", "-")
+}
+
+// kebab turns a Rust variant name into clap's default subcommand name.
+func kebab(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// cliDefs reports the commands and flags src (in lang) defines.
+func cliDefs(lang string, src []byte, add func(*def)) {
+	pats := cliPatterns[lang]
+	if len(pats) == 0 {
+		return
+	}
+	for _, p := range pats {
+		for _, m := range p.re.FindAllSubmatchIndex(src, -1) {
+			if p.kind == "command" && lang == LangRust && p.name == nil && len(m) == 2 {
+				subcommandVariants(src, m[1], add)
+				continue
+			}
+			s, e := m[2], m[3]
+			name := string(src[s:e])
+			if p.name != nil {
+				if s, e, name = p.name(src, m); name == "" {
+					continue
+				}
+			}
+			add(&def{Symbol: Symbol{Name: name, Kind: p.kind}, start: m[0], end: m[1], nameStart: s, nameEnd: e})
+		}
+	}
+}
+
+// subcommandVariants adds the variants of the enum body that starts at
+// open (just after its '{') as clap subcommands, unless a #[command(name)]
+// on the variant names it (that pattern adds those).
+func subcommandVariants(src []byte, open int, add func(*def)) {
+	depth, end := 1, open
+	for end < len(src) && depth > 0 {
+		switch src[end] {
+		case '{', '(':
+			depth++
+		case '}', ')':
+			depth--
+		}
+		end++
+	}
+	body := src[open:end]
+	for _, m := range variantRe.FindAllSubmatchIndex(body, -1) {
+		line := body[m[0]:m[3]]
+		if bytes.Contains(line, []byte("name")) && bytes.Contains(line, []byte("#[command")) {
+			continue
+		}
+		// only variants at the top level of the enum body
+		if d := bytes.Count(body[:m[2]], []byte("{")) + bytes.Count(body[:m[2]], []byte("(")) -
+			bytes.Count(body[:m[2]], []byte("}")) - bytes.Count(body[:m[2]], []byte(")")); d != 0 {
+			continue
+		}
+		s, e := open+m[2], open+m[3]
+		add(&def{Symbol: Symbol{Name: kebab(string(src[s:e])), Kind: "command"}, start: s, end: e, nameStart: s, nameEnd: e})
+	}
+}

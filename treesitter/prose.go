@@ -1,0 +1,173 @@
+package treesitter
+
+import (
+	"path"
+	"strings"
+)
+
+// Resolution of the names prose mentions (Markdown and text code spans),
+// which say less than code and are read by people: see resolveProse.
+
+// rootNames are the lower-case names an artifact makes package roots: the
+// top-level directory it is in, and the package its manifest declares.
+func rootNames(e *Entry) []string {
+	var out []string
+	if dir, _, ok := strings.Cut(e.Path, "/"); ok {
+		out = append(out, strings.ToLower(dir))
+	}
+	if e.Package != "" {
+		out = append(out, strings.ToLower(e.Package))
+	}
+	return out
+}
+
+// isRoot reports whether q names a package root of the workspace.
+func (g *Graph) isRoot(q string) bool { return g.roots[strings.ToLower(q)] > 0 }
+
+// isTool reports whether the first word of a command line ("cargo" in
+// "cargo generate", "glow" in "glow config") is this workspace's tool: a
+// command it defines, a package root, or the first part of a package name
+// ("cargo" of cargo-generate, as cargo runs its subcommands).
+func (g *Graph) isTool(w string) bool {
+	if g.isRoot(w) {
+		return true
+	}
+	for _, l := range g.byName[w] {
+		if g.entries[l.id].File.Symbols[l.i].Kind == "command" {
+			return true
+		}
+	}
+	lw := strings.ToLower(w) + "-"
+	for r := range g.roots {
+		if strings.HasPrefix(r, lw) {
+			return true
+		}
+	}
+	return false
+}
+
+// segments of a path that hold tests, examples, fixtures or vendored code
+var nonCandidateDirs = map[string]bool{
+	"test": true, "tests": true, "testdata": true, "testing": true, "__tests__": true, "spec": true, "specs": true,
+	"example": true, "examples": true, "_examples": true, "fixtures": true, "fixture": true, "__fixtures__": true,
+	"vendor": true, "vendored": true, "third_party": true, "thirdparty": true, "node_modules": true, "bower_components": true,
+}
+
+// nonCandidate reports whether the file at p is a test, example, fixture,
+// vendored or minified file, whose definitions a bare name in prose does
+// not reach (a qualified name or a link still does).
+func nonCandidate(p string) bool {
+	dir, base := path.Split(p)
+	for _, seg := range strings.Split(strings.Trim(dir, "/"), "/") {
+		if nonCandidateDirs[strings.ToLower(seg)] {
+			return true
+		}
+	}
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	switch {
+	case strings.HasSuffix(stem, "_test"), strings.HasSuffix(stem, "_tests"), strings.HasPrefix(stem, "test_"),
+		strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"), strings.HasSuffix(stem, ".min"),
+		stem == "conftest":
+		return true
+	}
+	return false
+}
+
+// resolveProse resolves a code span of prose. The rules, in order:
+//   - a parameter or option (RoleParameter) binds only to a field (an
+//     option of an options type, a config class attribute), never to a
+//     same-named function or method;
+//   - a command line or "the `x` command" (RoleCommand) binds only to a
+//     command definition, by its last word, and only when the first word
+//     of a two- or three-word line is this workspace's tool (isTool);
+//   - a flag (--x) binds only to a flag definition;
+//   - a bare name binds only to visible definitions (not Hidden: exported
+//     or public, top-level or members) outside test, example, fixture,
+//     vendored and minified files, and never to a flag; a plain lower-case
+//     word ("toc", "get") binds to a top-level definition, not a member,
+//     and a name written with a leading dot (".aread()") only to a member;
+//   - a qualified name's qualifier matches a container case-insensitively
+//     (response.aread -> Response.aread), a file stem or a directory; a
+//     package-root qualifier (httpx.get, mdbook::Book) that matches
+//     nothing is dropped when the rest then names exactly one definition.
+func (g *Graph) resolveProse(e *Entry, res *Resolution) {
+	r := res.Ref
+	var cands []Target
+	switch r.Role {
+	case RoleCommand:
+		words := strings.Fields(r.Name)
+		if len(words) > 1 && !g.isTool(words[0]) {
+			return
+		}
+		cands = g.proseCandidates(words[len(words)-1], nil, func(s Symbol) bool { return s.Kind == "command" })
+	case RoleFlag:
+		cands = g.proseCandidates(r.Name, nil, func(s Symbol) bool { return s.Kind == "flag" })
+	default:
+		parts := splitQualified(r.Name)
+		name, quals := parts[len(parts)-1], parts[:len(parts)-1]
+		keep := func(s Symbol) bool { return s.Kind != "flag" }
+		switch {
+		case r.Role == RoleParameter: // an option of an options type or a config class, never a function
+			keep = func(s Symbol) bool { return s.Kind == "field" }
+		case strings.HasPrefix(r.Name, "."): // ".aread()": a member
+			keep = func(s Symbol) bool { return s.Container != "" && s.Kind != "flag" }
+		case len(quals) == 0 && plainWord(name):
+			keep = func(s Symbol) bool { return s.Container == "" && s.Kind != "flag" }
+		}
+		cands = g.proseCandidates(name, quals, keep)
+		for len(cands) == 0 && len(quals) > 0 && g.isRoot(quals[0]) {
+			quals = quals[1:]
+			if cands = g.proseCandidates(name, quals, keep); len(cands) > 1 {
+				cands = nil // dropping the root is only safe when the rest is unique
+				break
+			}
+		}
+	}
+	if len(cands) > 1 {
+		cands = g.narrow(e, cands)
+	}
+	switch len(cands) {
+	case 0:
+	case 1:
+		res.State, res.Target = Resolved, cands[0]
+	default:
+		sortTargets(cands)
+		res.State, res.Candidates = Ambiguous, cands
+	}
+}
+
+// proseCandidates lists the definitions named name that keep accepts and
+// the qualifier fits (qualifiesFold); without a qualifier, only visible
+// ones (not Hidden) outside test, example, fixture, vendored and minified
+// files.
+func (g *Graph) proseCandidates(name string, quals []string, keep func(Symbol) bool) []Target {
+	var cands []Target
+	for _, l := range g.byName[name] {
+		b := g.entries[l.id]
+		s := b.File.Symbols[l.i]
+		if !keep(s) || len(quals) == 0 && (s.Hidden || nonCandidate(b.Path)) || len(quals) > 0 && !qualifiesFold(b, s, quals) {
+			continue
+		}
+		cands = appendTarget(cands, symbolTarget(b, s))
+	}
+	return cands
+}
+
+// plainWord reports whether name is a plain lower-case word ("toc",
+// "get", "default"): prose uses such words for many things (an extension,
+// an HTTP method, a setting of another tool), so one binds to a member
+// (a method or field of a type) only when qualified ("page.toc").
+func plainWord(name string) bool {
+	for _, r := range name {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// qualifiesFold is qualifies with the qualifier compared to containers,
+// file stems and directories without regard to case.
+func qualifiesFold(b *Entry, s Symbol, quals []string) bool {
+	return qualifiesBy(b, s, quals, strings.EqualFold)
+}

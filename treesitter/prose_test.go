@@ -1,0 +1,255 @@
+package treesitter
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// proseGraph builds a graph of files (path -> content) and returns what
+// the first code span of doc.md resolves to: "path#Container.Name",
+// "unresolved", "ambiguous" or "no reference".
+func proseResolve(t *testing.T, files map[string]string, doc string, pkgs map[string]string) string {
+	t.Helper()
+	p := NewParser()
+	defer p.Close()
+	g := NewGraph()
+	files["doc.md"] = doc
+	paths := make([]string, 0, len(files))
+	for path := range files {
+		paths = append(paths, path)
+	}
+	slices.Sort(paths)
+	for i, path := range paths {
+		f, err := p.Parse(path, []byte(files[path]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Put(Entry{ID: fmt.Sprint("A", i), Path: path, File: f, Package: pkgs[path]})
+	}
+	id := fmt.Sprint("A", slices.Index(paths, "doc.md"))
+	for _, r := range g.Resolve(id) {
+		if r.Ref.Kind != "code" {
+			continue
+		}
+		switch r.State {
+		case Resolved, Local:
+			s := r.Target.Path + "#"
+			if r.Target.Container != "" {
+				s += r.Target.Container + "."
+			}
+			return s + r.Target.Name
+		default:
+			return r.State
+		}
+	}
+	return "no reference"
+}
+
+func TestProseRules(t *testing.T) {
+	goUser := "package ssh\n\ntype user struct{}\n\nfunc clean() {}\n\nfunc Serve() {}\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		doc   string
+		want  string
+	}{
+		// visibility
+		{"bare name skips unexported Go struct", map[string]string{"ssh.go": goUser}, "Log in as `user` first.\n", "unresolved"},
+		{"bare name skips unexported Go func", map[string]string{"dev/tool.go": goUser}, "Run `clean` now.\n", "unresolved"},
+		{"bare name reaches exported Go func", map[string]string{"ssh.go": goUser}, "Call `Serve`.\n", "ssh.go#Serve"},
+		{"qualified name reaches unexported", map[string]string{"ssh.go": goUser}, "See `ssh.clean`.\n", "ssh.go#clean"},
+		{"bare name skips Python _private", map[string]string{"m.py": "def _load():\n    pass\n"}, "`_load` reads.\n", "unresolved"},
+		{"bare name skips Rust item without pub", map[string]string{"src/lib.rs": "fn helper() {}\npub fn run() {}\n"}, "`helper` helps.\n", "unresolved"},
+		{"bare name reaches Rust pub item", map[string]string{"src/lib.rs": "fn helper() {}\npub fn run() {}\n"}, "`run` runs.\n", "src/lib.rs#run"},
+		{"bare name skips a type declared in a function", map[string]string{"g.go": "package g\n\nfunc F() {\n\ttype T struct{}\n\t_ = T{}\n}\n"}, "The `T` type.\n", "no reference"},
+		{"bare name skips a type declared in a function (two letters)", map[string]string{"g.go": "package g\n\nfunc F() {\n\ttype TT struct{}\n\t_ = TT{}\n}\n"}, "The `TT` type.\n", "unresolved"},
+		// files that are not candidates
+		{"test file is not a candidate", map[string]string{"a.go": "package a\n\nfunc Decode() {}\n", "a_test.go": "package a\n\nfunc Decode2() {}\n\ntype X struct{}\n\nfunc (X) UnmarshalTOML() {}\n", "b.go": "package a\n\ntype Y struct{}\n\nfunc (Y) UnmarshalTOML() {}\n"}, "Implement `UnmarshalTOML`.\n", "b.go#Y.UnmarshalTOML"},
+		{"vendored minified file is not a candidate", map[string]string{"static/vendor/hl.min.js": "function Sx(){}\n", "app.js": "function Sy(){}\n"}, "`Sx` here.\n", "unresolved"},
+		{"example dir is not a candidate", map[string]string{"examples/demo.py": "def fetch_all():\n    pass\n"}, "`fetch_all` fetches.\n", "unresolved"},
+		{"qualified name reaches a test file", map[string]string{"tests/test_a.py": "def fetch_all():\n    pass\n"}, "`test_a.fetch_all` fetches.\n", "tests/test_a.py#fetch_all"},
+		// one character
+		{"one-character span is no reference", map[string]string{"a.py": "def S():\n    pass\n"}, "`S` is.\n", "no reference"},
+		// parameters
+		{"the x argument is not a method", map[string]string{"c.py": "class Client:\n    def json(self):\n        pass\n"}, "Pass the `json` argument.\n", "unresolved"},
+		{"x= is not a method", map[string]string{"c.py": "class Client:\n    def prompt(self):\n        pass\n"}, "Use `prompt=` to ask.\n", "unresolved"},
+		{"Parameters list entry is not a method", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Parameters:\n\n- `log_info` the info.\n", "unresolved"},
+		{"a list entry elsewhere is a name", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Methods:\n\n- `log_info` logs.\n", "c.py#Client.log_info"},
+		{"an option binds to an options field", map[string]string{"o.ts": "export type Options = {\n\ttimeoutMs?: number;\n};\nexport function timeoutMs() {}\n"}, "Set the `timeoutMs` option.\n", "o.ts#Options.timeoutMs"},
+		// commands
+		{"the x command binds to a command", map[string]string{"cmd/clean.go": "package cmd\n\nvar cleanCmd = &cobra.Command{\n\tUse: \"clean [dir]\",\n}\n\nfunc clean() {}\n", "dev/clean.py": "def clean():\n    pass\n"}, "Run the `clean` command.\n", "cmd/clean.go#clean"},
+		{"tool sub binds to the command", map[string]string{"main.go": "package main\n\nvar root = &cobra.Command{Use: \"mytool\"}\nvar cfg = &cobra.Command{Use: \"config\"}\n\nfunc Config() {}\n"}, "Run `mytool config`.\n", "main.go#config"},
+		{"another tool's sub is not ours", map[string]string{"main.go": "package main\n\nvar cfg = &cobra.Command{Use: \"init\"}\n"}, "Run `git init`.\n", "unresolved"},
+		{"cargo sub of a cargo-x package", map[string]string{"Cargo.toml": "[package]\nname = \"cargo-gen\"\n", "src/args.rs": "#[derive(Subcommand)]\nenum Cmd {\n    #[command(name = \"generate\")]\n    Generate(Args),\n}\n"}, "Run `cargo generate`.\n", "src/args.rs#Cmd.generate"},
+		{"the sub command", map[string]string{"cli.py": "@cli.command()\ndef serve_command():\n    pass\n\ndef serve():\n    pass\n"}, "Use the `serve` command.\n", "cli.py#serve"},
+		{"a dashed command", map[string]string{"cli.py": "@cli.command(name=\"gh-deploy\")\ndef gh_deploy_command():\n    pass\n"}, "Use `gh-deploy`.\n", "cli.py#gh-deploy"},
+		{"a long flag binds to the flag", map[string]string{"src/args.rs": "struct A {\n    #[arg(long)]\n    pub force: bool,\n}\n\npub fn force() {}\n"}, "Pass `--force`.\n", "src/args.rs#A.force"},
+		// normalisation
+		{"strip ~ and qualify", map[string]string{"g.py": "class Group:\n    def get_command(self):\n        pass\n"}, "See `~Group.get_command`.\n", "g.py#Group.get_command"},
+		{"strip call arguments", map[string]string{"d.ts": "export function devtools(fn, opts) {}\n"}, "Wrap with `devtools(fn, opts)`.\n", "d.ts#devtools"},
+		{"strip generics", map[string]string{"s.ts": "export type UseBoundStore<T, S> = {};\n"}, "A `UseBoundStore<T, S>`.\n", "s.ts#UseBoundStore"},
+		{"strip fn signature", map[string]string{"src/lib.rs": "pub fn parse_book(s: &str) -> Book { todo!() }\n"}, "`fn parse_book(s: &str) -> Book` parses.\n", "src/lib.rs#parse_book"},
+		{"strip def signature", map[string]string{"h.py": "def stream_lines(url, **kw):\n    pass\n"}, "`def stream_lines(url, **kw)` streams.\n", "h.py#stream_lines"},
+		{"leading dot call binds to a member", map[string]string{"r.py": "class Response:\n    def text(self):\n        pass\n\ndef text():\n    pass\n"}, "Call `.text()`.\n", "r.py#Response.text"},
+		{"leading dot file is no reference", map[string]string{"g.py": "class G:\n    gitconfig = 1\n"}, "Edit `.gitconfig`.\n", "no reference"},
+		{"plain word skips members", map[string]string{"p.py": "class Page:\n    def toc(self):\n        pass\n"}, "Enable `toc`.\n", "unresolved"},
+		{"qualifier matches container case-insensitively", map[string]string{"r.py": "class Response:\n    async def aread(self):\n        pass\n"}, "Await `response.aread()`.\n", "r.py#Response.aread"},
+		{"package-root qualifier dropped when unique", map[string]string{"httpx/_transports/default.py": "class AsyncHTTPTransport:\n    pass\n"}, "Use `httpx.AsyncHTTPTransport()`.\n", "httpx/_transports/default.py#AsyncHTTPTransport"},
+		{"manifest package name is a root", map[string]string{"Cargo.toml": "[package]\nname = \"mdbook\"\n", "src/book.rs": "pub struct BookItem {}\n"}, "See `mdbook::BookItem`.\n", "src/book.rs#BookItem"},
+		{"root qualifier not dropped when ambiguous", map[string]string{"httpx/_x/a.py": "def get_all():\n    pass\n", "httpx/_y/b.py": "def get_all():\n    pass\n"}, "Use `httpx.get_all`.\n", "unresolved"},
+		{"non-root qualifier is not dropped", map[string]string{"lib/s.py": "class Script:\n    path = 1\n"}, "Set `sys.path`.\n", "unresolved"},
+		// more definitions
+		{"Go interface method", map[string]string{"t.go": "package t\n\ntype Unmarshaler interface {\n\tUnmarshalTOML(v any) error\n}\n"}, "Implement `UnmarshalTOML`.\n", "t.go#Unmarshaler.UnmarshalTOML"},
+		{"Python enum member", map[string]string{"e.py": "class Color(Enum):\n    DARK_RED = 1\n"}, "Use `Color.DARK_RED`.\n", "e.py#Color.DARK_RED"},
+		{"Python class attribute", map[string]string{"c.py": "class MkDocsConfig:\n    site_name = c.Type(str)\n"}, "Set `site_name`.\n", "c.py#MkDocsConfig.site_name"},
+		{"TS options member", map[string]string{"o.ts": "export type Options = {\n\tprefixUrl?: string;\n};\n"}, "Set `prefixUrl`.\n", "o.ts#Options.prefixUrl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
+				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
+			}
+		})
+	}
+}
+
+// pkgsFor reads the package names of the test's manifests, as refindex
+// does.
+func pkgsFor(files map[string]string) map[string]string {
+	out := map[string]string{}
+	if c, ok := files["Cargo.toml"]; ok {
+		_, rest, _ := strings.Cut(c, "name = \"")
+		out["Cargo.toml"], _, _ = strings.Cut(rest, "\"")
+	}
+	return out
+}
+
+func TestSpanName(t *testing.T) {
+	tests := []struct{ in, name, role string }{
+		{"parse_config", "parse_config", ""},
+		{"parse_config()", "parse_config", ""},
+		{"~Group.get_command", "Group.get_command", ""},
+		{".aread()", ".aread", ""},
+		{"devtools(fn, opts)", "devtools", ""},
+		{"UseBoundStore<T, S>", "UseBoundStore", ""},
+		{"fn parse(s: &str) -> Book", "parse", ""},
+		{"async def aread(self)", "aread", ""},
+		{"variable::prompt(text: &str) -> value", "variable::prompt", ""},
+		{"timeout=", "timeout", RoleParameter},
+		{"--config <file>", "config", RoleFlag},
+		{"glow config", "glow config", RoleCommand},
+		{"gh-deploy", "gh-deploy", RoleCommand},
+		{"x", "", "-"},
+		{".git", "", "-"},
+		{"ky.get(input).json()", "", "-"},
+		{"a b c d", "", "-"},
+		{"$ make", "", "-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			name, role, ok := spanName(tt.in)
+			if !ok {
+				name, role = "", "-"
+			}
+			if name != tt.name || role != tt.role {
+				t.Errorf("spanName(%q) = %q, %q; want %q, %q", tt.in, name, role, tt.name, tt.role)
+			}
+		})
+	}
+}
+
+func TestSpanRole(t *testing.T) {
+	tests := []struct{ after, want string }{
+		{" argument to", RoleParameter},
+		{" parameter.", RoleParameter},
+		{" option", RoleParameter},
+		{" command runs", RoleCommand},
+		{" subcommands", RoleCommand},
+		{" function", ""},
+		{" commander", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.after, func(t *testing.T) {
+			if got := spanRole([]byte(tt.after)); got != tt.want {
+				t.Errorf("spanRole(%q) = %q, want %q", tt.after, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCLIDefinitions(t *testing.T) {
+	tests := []struct {
+		name, path, src string
+		want            []string // kind name
+	}{
+		{"cobra", "main.go", "package main\n\nvar c = &cobra.Command{\n\tUse: \"serve [addr]\",\n}\n\nfunc init() {\n\tc.Flags().StringVarP(&addr, \"listen-addr\", \"l\", \"\", \"\")\n}\n", []string{"command serve", "flag listen-addr"}},
+		{"urfave", "main.go", "package main\n\nvar c = &cli.Command{\n\tName: \"deploy\",\n}\n", []string{"command deploy"}},
+		{"click", "cli.py", "@cli.command()\n@click.option(\n    \"--dev-addr\",\n)\ndef build_command():\n    pass\n\n@cli.group(name=\"plugins\")\ndef p():\n    pass\n", []string{"command build", "command plugins", "flag dev-addr"}},
+		{"click without arguments", "cli.py", "@cli.command()\ndef serve_cmd():\n    pass\n", []string{"command serve"}},
+		{"typer", "app.py", "@app.command(\"hello\")\ndef say():\n    pass\n", []string{"command hello"}},
+		{"argparse", "cli.py", "sub = p.add_subparsers()\nr = sub.add_parser(\"run\")\nr.add_argument(\"-v\", \"--verbose\")\n", []string{"command run", "flag verbose"}},
+		{"clap", "src/args.rs", "#[derive(Subcommand)]\nenum Cmd {\n    Init(InitArgs),\n    #[command(name = \"gen\")]\n    Generate,\n    SelfUpdate { force: bool },\n}\n\nstruct A {\n    /// doc\n    #[arg(long, short)]\n    pub dry_run: bool,\n    #[arg(long = \"identity\")]\n    pub ssh_identity: Option<String>,\n}\n", []string{"command gen", "command init", "command self-update", "flag dry-run", "flag identity"}},
+		{"commander", "cli.ts", "program.command('clone <src>').option('-f, --force-all', 'x');\n", []string{"command clone", "flag force-all"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewParser()
+			defer p.Close()
+			f, err := p.Parse(tt.path, []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range f.Symbols {
+				if s.Kind == "command" || s.Kind == "flag" {
+					got = append(got, s.Kind+" "+s.Name)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("commands and flags = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNonCandidate(t *testing.T) {
+	for p, want := range map[string]bool{
+		"a_test.go": true, "tests/x.py": true, "test_a.py": true, "src/a.spec.ts": true, "testdata/x.go": true,
+		"examples/demo/main.go": true, "static/highlight.min.js": true, "vendor/x/y.go": true, "fixtures/a.rs": true,
+		"src/lib.rs": false, "latest.go": false, "contest.py": false, "docs/example.md": false,
+	} {
+		if got := nonCandidate(p); got != want {
+			t.Errorf("nonCandidate(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// FuzzSpanName checks that any code span text normalises without a panic
+// to either nothing or a name of two or more characters with no call,
+// generics or signature left in it, and a known role.
+func FuzzSpanName(f *testing.F) {
+	for _, s := range []string{"parse_config()", "~Group.get_command", ".aread()", "devtools(fn, opts)", "UseBoundStore<T, S>",
+		"fn parse(s: &str) -> Book", "def get(url, **kw)", "x=", "--config <file>", "glow config", "gh-deploy", "f((", "<>", ")(", "~", "-- ", "a::b#c.d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		name, role, ok := spanName(code)
+		if !ok {
+			return
+		}
+		switch role {
+		case "", RoleCommand, RoleFlag, RoleParameter:
+		default:
+			t.Fatalf("spanName(%q): role %q", code, role)
+		}
+		if role == RoleCommand {
+			return
+		}
+		if strings.ContainsAny(name, "()<> ") || len(strings.TrimPrefix(name, ".")) < 2 {
+			t.Fatalf("spanName(%q) = %q: not a name", code, name)
+		}
+	})
+}
