@@ -65,7 +65,7 @@ func (ix *Index) Build(ctx context.Context, srcs []Source, workers int) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	files := make([]*treesitter.File, len(srcs))
+	files := make([]*treesitter.PackedFile, len(srcs))
 	work := make(chan int)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
@@ -110,9 +110,9 @@ feed:
 	in := interner{} // one copy of each name: most references repeat a few thousand names
 	g := treesitter.NewGraph()
 	for i, s := range srcs {
-		in.file(files[i])
-		g.Put(entry(s, files[i]))
-		ix.logIndexed(s, files[i])
+		files[i].Intern(in.s)
+		g.PutPacked(entry(s, nil), files[i])
+		ix.logIndexed(s, files[i].Skipped, files[i].Partial)
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -123,12 +123,12 @@ feed:
 
 // logIndexed says when an artifact was not indexed, or only in part: the
 // process goes on, and the person learns why its references are missing.
-func (ix *Index) logIndexed(s Source, f *treesitter.File) {
+func (ix *Index) logIndexed(s Source, skipped, partial string) {
 	switch {
-	case f.Skipped != "":
-		ix.log.Info("artifact not indexed", "path", s.Path, "why", f.Skipped)
-	case f.Partial != "":
-		ix.log.Warn("artifact indexed in part", "path", s.Path, "why", f.Partial)
+	case skipped != "":
+		ix.log.Info("artifact not indexed", "path", s.Path, "why", skipped)
+	case partial != "":
+		ix.log.Warn("artifact indexed in part", "path", s.Path, "why", partial)
 	}
 }
 
@@ -146,9 +146,13 @@ func (ix *Index) Update(s Source) error {
 	if err != nil {
 		return err
 	}
-	ix.cache.put(s.Type, s.Content, f)
-	ix.graph.Put(entry(s, f))
-	ix.logIndexed(s, f)
+	pf, err := treesitter.Pack(f)
+	if err != nil {
+		return err
+	}
+	ix.cache.put(s.Type, s.Content, pf)
+	ix.graph.PutPacked(entry(s, nil), pf)
+	ix.logIndexed(s, f.Skipped, f.Partial)
 	return nil
 }
 
@@ -165,7 +169,11 @@ func (ix *Index) Remove(id string) {
 func (ix *Index) Parse(typ string, content []byte) (*treesitter.File, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	return ix.cache.parse(ix.parser, typ, content)
+	pf, err := ix.cache.parse(ix.parser, typ, content)
+	if err != nil {
+		return nil, err
+	}
+	return pf.File(), nil
 }
 
 // View runs fn with the graph under the index's lock; fn must not keep it.
