@@ -1,19 +1,24 @@
 package treesitter
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 )
 
 // PackedFile is a File in the compact form the reference index keeps for
 // every artifact of a workspace: references are the bulk of an index (a
 // million of them on 10,000 files), and a Reference costs 96 bytes as
-// parsed (three strings and six ints). Packed, a reference is 36 bytes:
+// parsed (three strings and six ints). Packed, a reference is 20 bytes:
 // its name, kind and target are 32-bit indexes into the file's table of
-// distinct strings, its positions 32-bit byte offsets, lines and columns.
-// Definitions are kept as parsed (a tenth of the references, and read by
-// every resolution).
+// distinct strings, its span two 32-bit byte offsets; lines and columns
+// are computed on demand from a table of the starts of the lines that
+// references touch (8 bytes per such line). A file whose positions do
+// not agree with one line table (none that Parse returns) keeps its
+// references as parsed. Definitions are kept as parsed (a tenth of the
+// references, and read by every resolution).
 //
 // A PackedFile is immutable once made; File and References materialise
 // fresh slices, so a caller may keep or change what they return.
@@ -21,15 +26,18 @@ type PackedFile struct {
 	Language, Skipped, Partial string
 	Symbols                    []Symbol
 	refs                       []packedRef
-	strs                       []string // distinct Name, Kind and Target strings of refs
+	strs                       []string    // distinct Name, Kind and Target strings of refs
+	lines                      []lineStart // sorted by start (and line)
+	plain                      []Reference // instead of refs, for a file whose positions lines cannot describe
 }
 
 type packedRef struct {
 	name, kind, target uint32 // indexes into strs
-	start, end         packedPos
+	start, end         uint32 // byte offsets
 }
 
-type packedPos struct{ byte, line, col uint32 }
+// lineStart is where a 0-based line starts, in bytes.
+type lineStart struct{ line, start uint32 }
 
 // ErrTooLarge is returned by Pack for a file whose offsets do not fit in
 // 32 bits (files are capped at MaxFileSize, far below).
@@ -52,55 +60,76 @@ func Pack(f *File) (*PackedFile, error) {
 		p.strs = append(p.strs, s)
 		return i
 	}
+	starts := map[uint32]uint32{} // line -> start
 	for i, r := range f.References {
-		start, ok1 := packPos(r.Span.Start)
-		end, ok2 := packPos(r.Span.End)
-		if !ok1 || !ok2 {
-			return nil, ErrTooLarge
+		for _, pos := range [2]Position{r.Span.Start, r.Span.End} {
+			if !fits(pos) {
+				return nil, ErrTooLarge
+			}
+			starts[uint32(pos.Line)] = uint32(pos.Byte - pos.Column)
 		}
-		p.refs[i] = packedRef{name: str(r.Name), kind: str(r.Kind), target: str(r.Target), start: start, end: end}
+		p.refs[i] = packedRef{name: str(r.Name), kind: str(r.Kind), target: str(r.Target), start: uint32(r.Span.Start.Byte), end: uint32(r.Span.End.Byte)}
 	}
-	if len(p.strs) < cap(p.strs) {
-		p.strs = append([]string(nil), p.strs...)
+	p.strs = slices.Clip(p.strs)
+	p.lines = make([]lineStart, 0, len(starts))
+	for line, start := range starts {
+		p.lines = append(p.lines, lineStart{line, start})
+	}
+	slices.SortFunc(p.lines, func(a, b lineStart) int { return cmp.Compare(a.line, b.line) })
+	for i, r := range f.References {
+		if p.Reference(i).Span != r.Span { // lines overlap or go backwards: keep as parsed
+			p.refs, p.strs, p.lines = nil, nil, nil
+			p.plain = slices.Clip(slices.Clone(f.References))
+			break
+		}
 	}
 	return p, nil
 }
 
-func packPos(p Position) (packedPos, bool) {
-	if p.Byte < 0 || p.Line < 0 || p.Column < 0 || p.Byte > math.MaxUint32 || p.Line > math.MaxUint32 || p.Column > math.MaxUint32 {
-		return packedPos{}, false
-	}
-	return packedPos{uint32(p.Byte), uint32(p.Line), uint32(p.Column)}, true
+func fits(p Position) bool {
+	return p.Byte >= p.Column && p.Line >= 0 && p.Column >= 0 && p.Byte <= math.MaxUint32 && p.Line <= math.MaxUint32
 }
 
-func (p packedPos) unpack() Position {
-	return Position{Byte: int(p.byte), Line: int(p.line), Column: int(p.col)}
+// position computes the line and column of byte offset b from p.lines.
+func (p *PackedFile) position(b uint32) Position {
+	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i].start > b }) - 1
+	if i < 0 { // cannot happen for a position Pack recorded (checked there)
+		return Position{Byte: int(b)}
+	}
+	l := p.lines[i]
+	return Position{Byte: int(b), Line: int(l.line), Column: int(b - l.start)}
 }
 
 // Len is the number of references.
-func (p *PackedFile) Len() int { return len(p.refs) }
+func (p *PackedFile) Len() int { return len(p.refs) + len(p.plain) }
 
 // Reference returns the i-th reference, in file order.
 func (p *PackedFile) Reference(i int) Reference {
-	r := p.refs[i]
-	return Reference{Name: p.strs[r.name], Kind: p.strs[r.kind], Target: p.strs[r.target],
-		Span: Span{Start: r.start.unpack(), End: r.end.unpack()}}
+	if p.plain != nil {
+		return p.plain[i]
+	}
+	r := p.names(i)
+	r.Span = Span{Start: p.position(p.refs[i].start), End: p.position(p.refs[i].end)}
+	return r
 }
 
 // names returns the Name, Kind and Target of the i-th reference without
 // its positions (what resolution filters by, allocation-free).
 func (p *PackedFile) names(i int) Reference {
+	if p.plain != nil {
+		return Reference{Name: p.plain[i].Name, Kind: p.plain[i].Kind, Target: p.plain[i].Target}
+	}
 	r := p.refs[i]
 	return Reference{Name: p.strs[r.name], Kind: p.strs[r.kind], Target: p.strs[r.target]}
 }
 
 // References materialises every reference, in file order.
 func (p *PackedFile) References() []Reference {
-	if len(p.refs) == 0 {
+	if p.Len() == 0 {
 		return nil
 	}
-	out := make([]Reference, len(p.refs))
-	for i := range p.refs {
+	out := make([]Reference, p.Len())
+	for i := range out {
 		out[i] = p.Reference(i)
 	}
 	return out

@@ -3,6 +3,7 @@ package treesitter
 import (
 	"errors"
 	"math"
+	"os"
 	"reflect"
 	"testing"
 )
@@ -36,6 +37,8 @@ func TestPackRoundTrip(t *testing.T) {
 	for i := range 5 {
 		var r Reference
 		fill(t, reflect.ValueOf(&r).Elem(), i%3) // names repeat: the string table is shared
+		// Positions as a text has them: line i%3 starts at byte 100*(i%3).
+		r.Span = Span{Start: Position{Byte: 100*(i%3) + 4, Line: i % 3, Column: 4}, End: Position{Byte: 100*(i%3) + 9 + i, Line: i % 3, Column: 9 + i}}
 		f.References = append(f.References, r)
 		var s Symbol
 		fill(t, reflect.ValueOf(&s).Elem(), i)
@@ -49,12 +52,34 @@ func TestPackRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, f) {
 		t.Fatalf("round trip changed the file:\n got %+v\nwant %+v", got, f)
 	}
+	if p.plain != nil {
+		t.Fatal("consistent positions kept unpacked")
+	}
 	if len(p.strs) != 3*3 {
 		t.Errorf("string table has %d entries, want 9 (3 distinct references × name, kind, target)", len(p.strs))
 	}
 	got.References[0].Name, got.Symbols[0].Name = "changed", "changed"
 	if again := p.File(); !reflect.DeepEqual(again, f) {
 		t.Fatal("changing a materialised File changed the packed one")
+	}
+}
+
+// TestPackKeepsInconsistentPositions: positions no line table can give
+// (line 1 starting before line 0) are kept as they are, not bent.
+func TestPackKeepsInconsistentPositions(t *testing.T) {
+	f := &File{Language: LangGo, References: []Reference{
+		{Name: "a", Kind: "call", Span: Span{Start: Position{Byte: 50, Line: 0, Column: 50}, End: Position{Byte: 51, Line: 0, Column: 51}}},
+		{Name: "b", Kind: "call", Span: Span{Start: Position{Byte: 10, Line: 1, Column: 0}, End: Position{Byte: 11, Line: 1, Column: 1}}},
+	}}
+	p, err := Pack(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.plain == nil {
+		t.Fatal("inconsistent positions were packed")
+	}
+	if got := p.File(); !reflect.DeepEqual(got, f) {
+		t.Fatalf("got %+v, want %+v", got, f)
 	}
 }
 
@@ -76,6 +101,7 @@ func TestPackRejectsOffsetsPast32Bits(t *testing.T) {
 	for name, pos := range map[string]Position{
 		"byte":     {Byte: math.MaxUint32 + 1},
 		"negative": {Byte: -1},
+		"column":   {Byte: 3, Column: 4},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Pack(&File{References: []Reference{{Name: "x", Kind: "call", Span: Span{Start: pos}}}})
@@ -129,5 +155,34 @@ func TestGraphKeepsReferencesPacked(t *testing.T) {
 	g.Remove("doc")
 	if len(g.packed) != 1 || len(g.Incoming("lib")) != 0 {
 		t.Fatalf("Remove left %d packed files, incoming %v", len(g.packed), g.Incoming("lib"))
+	}
+}
+
+// TestPackParsedFiles: every snippet of every language, as Parse returns
+// it, packs with line tables (not kept as parsed) and comes back equal.
+func TestPackParsedFiles(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	for _, tc := range languageCases {
+		t.Run(tc.file, func(t *testing.T) {
+			b, err := os.ReadFile("testdata/snippets/" + tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := p.Parse(tc.typ, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pf, err := Pack(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pf.plain != nil {
+				t.Error("kept as parsed: its positions do not fit one line table")
+			}
+			if got := pf.File(); !reflect.DeepEqual(got, f) {
+				t.Errorf("round trip changed the file")
+			}
+		})
 	}
 }
