@@ -70,7 +70,7 @@ func Pack(f *File) (*PackedFile, error) {
 		}
 		p.refs[i] = packedRef{name: str(r.Name), kind: str(r.Kind), target: str(r.Target), start: uint32(r.Span.Start.Byte), end: uint32(r.Span.End.Byte)}
 	}
-	p.strs = slices.Clip(p.strs)
+	p.strs = append(make([]string, 0, len(p.strs)), p.strs...) // not the capacity appends left
 	p.lines = make([]lineStart, 0, len(starts))
 	for line, start := range starts {
 		p.lines = append(p.lines, lineStart{line, start})

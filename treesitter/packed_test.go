@@ -114,7 +114,7 @@ func TestPackRejectsOffsetsPast32Bits(t *testing.T) {
 
 // TestGraphKeepsReferencesPacked: the graph's answers are the same as
 // from the parsed File, and its entries hold only the references the
-// scoping rules read (imports and links) unpacked.
+// scoping rules read (imports) unpacked.
 func TestGraphKeepsReferencesPacked(t *testing.T) {
 	p := NewParser()
 	defer p.Close()
@@ -139,7 +139,7 @@ func TestGraphKeepsReferencesPacked(t *testing.T) {
 			t.Errorf("Entry(%s).File = %+v, want %+v", id, e.File, want)
 		}
 		for _, r := range g.entries[id].File.References {
-			if r.Kind != "import" && r.Kind != "link" {
+			if r.Kind != "import" {
 				t.Errorf("%s: graph entry keeps a %s reference unpacked", id, r.Kind)
 			}
 		}

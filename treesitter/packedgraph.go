@@ -1,10 +1,12 @@
 package treesitter
 
+import "iter"
+
 // The graph keeps each artifact's references packed (PackedFile): the
-// Entry it holds has a File with the definitions and only the references
-// the scoping rules read while resolving (imports and links, see
-// Graph.scope and goImports); Entry, Resolve and Incoming materialise the
-// rest from the packed form.
+// Entry it holds has a File with the definitions and only its imports
+// (goImports reads them while resolving); Entry, Resolve and Incoming
+// materialise the references from the packed form, and refNames gives
+// their names without positions.
 
 // PutPacked is Put for an artifact whose File the caller already has
 // packed (the reference index keeps packed Files in its parse cache): the
@@ -34,9 +36,22 @@ func (g *Graph) pack(e *Entry) {
 	g.packed[e.ID] = p
 	f := &File{Language: p.Language, Skipped: p.Skipped, Partial: p.Partial, Symbols: p.Symbols}
 	for i := range p.Len() {
-		if r := p.names(i); r.Kind == "import" || r.Kind == "link" {
+		if r := p.names(i); r.Kind == "import" {
 			f.References = append(f.References, p.Reference(i))
 		}
 	}
 	e.File = f
+}
+
+// refNames yields the references of e with their Name, Kind and Target
+// but no positions (nothing is materialised).
+func (g *Graph) refNames(e *Entry) iter.Seq[Reference] {
+	return func(yield func(Reference) bool) {
+		p := g.packed[e.ID]
+		for i := range p.Len() {
+			if !yield(p.names(i)) {
+				return
+			}
+		}
+	}
 }
