@@ -62,10 +62,19 @@ func (ix *Index) Close() {
 // Build replaces the index with srcs, parsing with workers goroutines
 // (0: GOMAXPROCS). It returns ctx's error if cancelled.
 func (ix *Index) Build(ctx context.Context, srcs []Source, workers int) error {
+	return ix.BuildFrom(ctx, len(srcs), func(i int) (Source, error) { return srcs[i], nil }, workers)
+}
+
+// BuildFrom is Build for n sources read by the workers as they go
+// (source(i) is called once for each i, from any worker): only the
+// contents being parsed are in memory, not the workspace's. It returns
+// the first error of source, or ctx's.
+func (ix *Index) BuildFrom(ctx context.Context, n int, source func(i int) (Source, error), workers int) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	files := make([]*treesitter.PackedFile, len(srcs))
+	files := make([]*treesitter.PackedFile, n)
+	srcs := make([]Source, n) // without their content
 	work := make(chan int)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
@@ -76,18 +85,22 @@ func (ix *Index) Build(ctx context.Context, srcs []Source, workers int) error {
 			p := treesitter.NewParser()
 			defer p.Close()
 			for i := range work {
-				f, err := ix.cache.parse(p, srcs[i].Type, srcs[i].Content)
+				s, err := source(i)
+				if err == nil {
+					files[i], err = ix.cache.parse(p, s.Type, s.Content)
+				}
 				if err != nil {
 					errs <- err
 					return
 				}
-				files[i] = f
+				s.Content = nil
+				srcs[i] = s
 			}
 		}()
 	}
 	var err error
 feed:
-	for i := range srcs {
+	for i := range n {
 		select {
 		case work <- i:
 		case err = <-errs:
