@@ -252,7 +252,8 @@ func (g *Graph) Incoming(id string) []Resolution {
 			if !anyKey(refKeys(p.names(i)), want) {
 				continue // cannot point at id: not resolved at all
 			}
-			r := g.resolve(u, p.Reference(i))
+			ref := p.Reference(i)
+			r := g.resolve(u, ref)
 			if r.Target.ID == id && (r.State == Resolved || r.State == Broken) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
 			}
