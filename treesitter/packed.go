@@ -16,8 +16,9 @@ import (
 // distinct strings, its span two 32-bit byte offsets; lines and columns
 // are computed on demand from a table of the starts of the lines that
 // references touch (8 bytes per such line). A file whose positions do
-// not agree with one line table (none that Parse returns) keeps its
-// references as parsed. Definitions are kept as parsed (a tenth of the
+// not agree with one line table (none that Parse returns), or whose
+// references set a field packedRef does not carry, keeps its references
+// as parsed: packing never loses anything. Definitions are kept as parsed (a tenth of the
 // references, and read by every resolution).
 //
 // A PackedFile is immutable once made; File and References materialise
@@ -61,7 +62,11 @@ func Pack(f *File) (*PackedFile, error) {
 		return i
 	}
 	starts := map[uint32]uint32{} // line -> start
+	other := false                // a field Pack does not know is set
 	for i, r := range f.References {
+		rest := r
+		rest.Name, rest.Kind, rest.Target, rest.Span = "", "", "", Span{}
+		other = other || rest != (Reference{})
 		for _, pos := range [2]Position{r.Span.Start, r.Span.End} {
 			if !fits(pos) {
 				return nil, ErrTooLarge
@@ -77,7 +82,9 @@ func Pack(f *File) (*PackedFile, error) {
 	}
 	slices.SortFunc(p.lines, func(a, b lineStart) int { return cmp.Compare(a.line, b.line) })
 	for i, r := range f.References {
-		if p.Reference(i).Span != r.Span { // lines overlap or go backwards: keep as parsed
+		// Lines that overlap or go backwards, or a field added to
+		// Reference that packedRef does not carry yet: keep as parsed.
+		if other || p.Reference(i).Span != r.Span {
 			p.refs, p.strs, p.lines = nil, nil, nil
 			p.plain = slices.Clip(slices.Clone(f.References))
 			break
