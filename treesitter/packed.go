@@ -11,14 +11,15 @@ import (
 // PackedFile is a File in the compact form the reference index keeps for
 // every artifact of a workspace: references are the bulk of an index (a
 // million of them on 10,000 files), and a Reference costs 96 bytes as
-// parsed (three strings and six ints). Packed, a reference is 20 bytes:
+// parsed (three strings and six ints). Packed, a reference is 24 bytes:
 // its name, kind and target are 32-bit indexes into the file's table of
-// distinct strings, its span two 32-bit byte offsets; lines and columns
+// distinct strings, its span two 32-bit byte offsets, any other field
+// (set on few references) an index into a table of their distinct values;
+// lines and columns
 // are computed on demand from a table of the starts of the lines that
 // references touch (8 bytes per such line). A file whose positions do
-// not agree with one line table (none that Parse returns), or whose
-// references set a field packedRef does not carry, keeps its references
-// as parsed: packing never loses anything. Definitions are kept as parsed (a tenth of the
+// not agree with one line table (none that Parse returns) keeps its
+// references as parsed: packing never loses anything. Definitions are kept as parsed (a tenth of the
 // references, and read by every resolution).
 //
 // A PackedFile is immutable once made; File and References materialise
@@ -28,14 +29,20 @@ type PackedFile struct {
 	Symbols                    []Symbol
 	refs                       []packedRef
 	strs                       []string    // distinct Name, Kind and Target strings of refs
+	rest                       []Reference // distinct values of the other fields, the packed ones zero; rest[0] is all zero
 	lines                      []lineStart // sorted by start (and line)
 	plain                      []Reference // instead of refs, for a file whose positions lines cannot describe
 }
 
 type packedRef struct {
 	name, kind, target uint32 // indexes into strs
+	rest               uint32 // index into rest: the fields not packed one by one
 	start, end         uint32 // byte offsets
 }
+
+// noRest is the rest table of a file whose references set only the
+// fields packedRef carries.
+var noRest = []Reference{{}}
 
 // lineStart is where a 0-based line starts, in bytes.
 type lineStart struct{ line, start uint32 }
@@ -62,30 +69,39 @@ func Pack(f *File) (*PackedFile, error) {
 		return i
 	}
 	starts := map[uint32]uint32{} // line -> start
-	other := false                // a field Pack does not know is set
+	p.rest = []Reference{{}}
+	rests := map[Reference]uint32{{}: 0}
 	for i, r := range f.References {
+		// Every field a packedRef does not carry by itself (a Role,
+		// say) is kept, once per distinct value, in rest.
 		rest := r
 		rest.Name, rest.Kind, rest.Target, rest.Span = "", "", "", Span{}
-		other = other || rest != (Reference{})
+		ri, ok := rests[rest]
+		if !ok {
+			ri = uint32(len(p.rest))
+			rests[rest] = ri
+			p.rest = append(p.rest, rest)
+		}
 		for _, pos := range [2]Position{r.Span.Start, r.Span.End} {
 			if !fits(pos) {
 				return nil, ErrTooLarge
 			}
 			starts[uint32(pos.Line)] = uint32(pos.Byte - pos.Column)
 		}
-		p.refs[i] = packedRef{name: str(r.Name), kind: str(r.Kind), target: str(r.Target), start: uint32(r.Span.Start.Byte), end: uint32(r.Span.End.Byte)}
+		p.refs[i] = packedRef{name: str(r.Name), kind: str(r.Kind), target: str(r.Target), rest: ri, start: uint32(r.Span.Start.Byte), end: uint32(r.Span.End.Byte)}
 	}
 	p.strs = append(make([]string, 0, len(p.strs)), p.strs...) // not the capacity appends left
+	if len(p.rest) == 1 {
+		p.rest = noRest // shared: most files set no other field
+	}
 	p.lines = make([]lineStart, 0, len(starts))
 	for line, start := range starts {
 		p.lines = append(p.lines, lineStart{line, start})
 	}
 	slices.SortFunc(p.lines, func(a, b lineStart) int { return cmp.Compare(a.line, b.line) })
 	for i, r := range f.References {
-		// Lines that overlap or go backwards, or a field added to
-		// Reference that packedRef does not carry yet: keep as parsed.
-		if other || p.Reference(i).Span != r.Span {
-			p.refs, p.strs, p.lines = nil, nil, nil
+		if p.Reference(i) != r { // lines that overlap or go backwards: keep as parsed
+			p.refs, p.strs, p.rest, p.lines = nil, nil, nil, nil
 			p.plain = slices.Clip(slices.Clone(f.References))
 			break
 		}
@@ -120,14 +136,18 @@ func (p *PackedFile) Reference(i int) Reference {
 	return r
 }
 
-// names returns the Name, Kind and Target of the i-th reference without
-// its positions (what resolution filters by, allocation-free).
+// names returns the i-th reference without its positions (what
+// resolution filters by, allocation-free).
 func (p *PackedFile) names(i int) Reference {
 	if p.plain != nil {
-		return Reference{Name: p.plain[i].Name, Kind: p.plain[i].Kind, Target: p.plain[i].Target}
+		r := p.plain[i]
+		r.Span = Span{}
+		return r
 	}
 	r := p.refs[i]
-	return Reference{Name: p.strs[r.name], Kind: p.strs[r.kind], Target: p.strs[r.target]}
+	out := p.rest[r.rest]
+	out.Name, out.Kind, out.Target = p.strs[r.name], p.strs[r.kind], p.strs[r.target]
+	return out
 }
 
 // References materialises every reference, in file order.

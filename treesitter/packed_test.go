@@ -53,7 +53,7 @@ func TestPackRoundTrip(t *testing.T) {
 		t.Fatalf("round trip changed the file:\n got %+v\nwant %+v", got, f)
 	}
 	if p.plain != nil {
-		t.Fatal("kept as parsed: Reference has a field packedRef does not carry; add it to packedRef, Pack and Reference(i)")
+		t.Fatal("consistent positions kept as parsed")
 	}
 	if len(p.strs) != 3*3 {
 		t.Errorf("string table has %d entries, want 9 (3 distinct references × name, kind, target)", len(p.strs))
