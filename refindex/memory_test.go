@@ -40,7 +40,7 @@ func memorySources(n int) []Source {
 // TestIndexMemoryPerReference bounds the heap an index keeps per
 // reference (graph, name indexes and parse cache together): with the
 // references kept as parsed (96 bytes each) it was 181 bytes on this
-// workspace; packed, 116.
+// workspace; packed, 116–121.
 func TestIndexMemoryPerReference(t *testing.T) {
 	srcs := memorySources(200)
 	heap := func() uint64 {
