@@ -15,18 +15,26 @@ var cacheSrcs = []Source{
 	{ID: "b", Path: "guide.md", Title: "Guide", Type: "text/markdown", Content: []byte("# Guide\n\nCall `parse_config`, see [src](config.py#parse_config).\n")},
 }
 
-// TestCacheSaveLoad: a saved cache, loaded in a new index, answers every
-// file it held without parsing, and with the same File as a parse.
-func TestCacheSaveLoad(t *testing.T) {
+// savedCache builds an index of cacheSrcs with workers and saves its
+// parse cache; it returns the file.
+func savedCache(t *testing.T, workers int) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "refs.gob")
 	ix := NewIndex()
 	defer ix.Close()
-	if err := ix.Build(context.Background(), cacheSrcs, 2); err != nil {
+	if err := ix.Build(context.Background(), cacheSrcs, workers); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.SaveCache(path); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// TestCacheSaveLoad: a saved cache, loaded in a new index, answers every
+// file it held without parsing, and with the same File as a parse.
+func TestCacheSaveLoad(t *testing.T) {
+	path := savedCache(t, 2)
 	nx := NewIndex()
 	defer nx.Close()
 	if err := nx.LoadCache(path); err != nil {
@@ -53,19 +61,10 @@ func TestCacheSaveLoad(t *testing.T) {
 }
 
 // TestCacheLoadRejects: a damaged file is an error (for the log) and an
-// empty cache; a file of another schema is ignored.
+// empty cache.
 func TestCacheLoadRejects(t *testing.T) {
 	dir := t.TempDir()
-	good := filepath.Join(dir, "good.gob")
-	ix := NewIndex()
-	defer ix.Close()
-	if err := ix.Build(context.Background(), cacheSrcs, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := ix.SaveCache(good); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(good)
+	b, err := os.ReadFile(savedCache(t, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
