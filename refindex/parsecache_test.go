@@ -2,6 +2,7 @@ package refindex
 
 import (
 	"context"
+	"encoding/gob"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -88,5 +89,24 @@ func TestCacheLoadRejects(t *testing.T) {
 				t.Fatalf("err = %v, %d files loaded", err, len(nx.cache.files))
 			}
 		})
+	}
+}
+
+// TestCacheLoadOtherSchema: a file written for other queries or another
+// layout is ignored without an error (the cache is rebuilt).
+func TestCacheLoadOtherSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.gob")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gob.NewEncoder(f).Encode(cacheHeader{Schema: "an older schema", Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	nx := NewIndex()
+	defer nx.Close()
+	if err := nx.LoadCache(path); err != nil || len(nx.cache.files) != 0 {
+		t.Fatalf("err = %v, %d files loaded", err, len(nx.cache.files))
 	}
 }
