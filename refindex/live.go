@@ -3,7 +3,6 @@ package refindex
 import (
 	"context"
 	"log/slog"
-	"runtime/debug"
 	"sync"
 
 	"github.com/lunad/lunad"
@@ -79,10 +78,6 @@ func (r *Live) Sync(ctx context.Context) (*Index, error) {
 		for _, a := range arts {
 			r.indexed[a.ID] = stamp(a)
 		}
-		// A cold build leaves the heap at its peak, mostly the parsers'
-		// garbage (several times the index): give it back now rather than
-		// keep it resident for the process's life.
-		debug.FreeOSMemory()
 		return r.ix, nil
 	}
 	seen := make(map[string]bool, len(arts))
