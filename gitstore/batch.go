@@ -124,6 +124,8 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		if !errors.As(err, &busy) || time.Now().After(deadline) {
 			if err != nil {
 				s.failCommitted(batch, err)
+			} else {
+				s.maybeConsolidate()
 			}
 			return
 		}

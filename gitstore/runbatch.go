@@ -173,6 +173,7 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 		}
 	}
 	dirErr := syncPath(filepath.Join(s.commonDir, filepath.FromSlash(runRefPrefix)))
+	defer s.maybeConsolidate()
 	for _, id := range order {
 		m := moves[id]
 		if len(m.appends) == 0 || m.appends[0].err != nil {

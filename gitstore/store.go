@@ -144,6 +144,7 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	}
 	s.objects = newObjectStore(s.commonDir)
 	s.objs = newObjectWriter(s.commonDir)
+	s.objects.pending, s.objs.stored, s.objs.added = s.objs.pendingObject, s.objects.stored, s.objects.added
 	s.cache = loadCommitCache(filepath.Join(s.lunaDir, "commits"))
 	return s, nil
 }

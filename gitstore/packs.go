@@ -1,0 +1,153 @@
+package gitstore
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+)
+
+// Every durable write adds a small pack; reading an object that is in
+// none of the first packs costs a look-up in each, so the small packs are
+// consolidated: when more than consolidateAt packs under smallPack bytes
+// exist, their objects are written (whole, once each) as one pack, made
+// durable like any other, and only then are the old packs removed. The
+// consolidated pack grows until it is no longer small, and the next ones
+// start over, so the count of packs stays near the repository's size over
+// smallPack plus consolidateAt. Packs git made (git gc, fetch) take part
+// only while small, and a pack kept by a .keep file never does.
+//
+// It runs in the write paths, under the store's mutex and the lock of the
+// write that triggered it. Two processes consolidating at once are safe:
+// each removes only packs whose every object it read and made durable in
+// its own new pack; a pack it could not read (removed by the other) stops
+// it before it removes anything.
+const (
+	consolidateAt = 32
+	smallPack     = 1 << 20
+)
+
+// maybeConsolidate consolidates the small packs when there are too many.
+// A failure is logged: the write that triggered it has landed, and the
+// packs are still there.
+func (s *Store) maybeConsolidate() {
+	if s.objects.smallPacks() <= consolidateAt {
+		return
+	}
+	if err := s.consolidatePacks(); err != nil {
+		s.opts.Logger.Warn("consolidating packs failed; they stay as they are", "err", err)
+	}
+}
+
+// smallPacks counts the open packs under smallPack bytes.
+func (o *objectStore) smallPacks() int {
+	n := 0
+	for _, p := range o.packs {
+		if p.size < smallPack {
+			n++
+		}
+	}
+	return n
+}
+
+// consolidatePacks writes the objects of every small pack as one pack and
+// removes the small ones. Callers hold s.mu.
+func (s *Store) consolidatePacks() error {
+	if err := s.objects.scan(); err != nil {
+		return err
+	}
+	var old []*pack
+	for _, p := range s.objects.packs {
+		base := strings.TrimSuffix(p.name, ".idx")
+		if _, err := os.Stat(base + ".keep"); p.size < smallPack && os.IsNotExist(err) {
+			old = append(old, p)
+		}
+	}
+	if len(old) < 2 {
+		return nil
+	}
+	var objects []packObject
+	seen := map[plumbing.Hash]bool{}
+	for _, p := range old {
+		hashes, err := packHashes(p.idx)
+		if err != nil {
+			return fmt.Errorf("consolidate %s: %w", p.name, err)
+		}
+		for _, h := range hashes {
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			obj, err := p.pf.Get(h)
+			if err != nil {
+				return fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
+			}
+			r, err := obj.Reader()
+			if err != nil {
+				return fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
+			}
+			b, err := io.ReadAll(r)
+			r.Close()
+			if err != nil {
+				return fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
+			}
+			objects = append(objects, packObject{hash: h, typ: obj.Type(), content: b})
+		}
+	}
+	idxName, _, err := s.objs.writePack(objects, nil)
+	if err != nil {
+		return fmt.Errorf("consolidate: %w", err)
+	}
+	// The new pack is durable: the old ones go, each index before its
+	// pack (a pack without its index is invisible; an index without its
+	// pack is an error to git).
+	for _, p := range old {
+		if p.name == idxName {
+			continue // the same objects packed again: the same pack
+		}
+		base := strings.TrimSuffix(p.name, ".idx")
+		if err := os.Remove(p.name); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("consolidate: %w", err)
+		}
+		for _, ext := range []string{".rev", ".bitmap", ".pack"} {
+			if err := os.Remove(base + ext); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("consolidate: %w", err)
+			}
+		}
+	}
+	if err := syncPath(filepath.Dir(idxName)); err != nil {
+		return fmt.Errorf("consolidate: %w", err)
+	}
+	return s.objects.scan()
+}
+
+// packHashes lists the objects of a pack index.
+func packHashes(idx idxfile.Index) ([]plumbing.Hash, error) {
+	if x, ok := idx.(*lazyIndex); ok {
+		out := make([]plumbing.Hash, x.count)
+		for i := range out {
+			copy(out[i][:], x.data[x.namesAt()+i*20:])
+		}
+		return out, nil
+	}
+	it, err := idx.Entries()
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out []plumbing.Hash
+	for {
+		e, err := it.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e.Hash)
+	}
+}
