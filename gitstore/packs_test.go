@@ -12,11 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-billy/v5/osfs"
 
 	"github.com/lunad/lunad"
 )
@@ -258,5 +258,109 @@ func TestWriteIsOnePack(t *testing.T) {
 	rd.Close()
 	if string(got) != "one\n" {
 		t.Errorf("go-git reads %q", got)
+	}
+}
+
+// TestConsolidatePacks: past consolidateAt small packs, the next write
+// packs them into one and removes them; every version stays readable,
+// by the store, by a store opened afresh and by git.
+func TestConsolidatePacks(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("v0\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := r.Artifact.ID
+	maxPacks := 0
+	for i := 1; i <= consolidateAt+5; i++ {
+		if _, err := s.Edit(ctx, id, Change{}, replace(fmt.Sprintf("v%d", i-1), fmt.Sprintf("v%d", i))); err != nil {
+			t.Fatal(err)
+		}
+		packs, _ := packFiles(t, s)
+		maxPacks = max(maxPacks, len(packs)/2)
+	}
+	packs, _ := packFiles(t, s)
+	if maxPacks > consolidateAt+1 || len(packs)/2 >= consolidateAt {
+		t.Errorf("at most %d packs, %d at the end; want at most %d", maxPacks, len(packs)/2, consolidateAt+1)
+	}
+	if len(s.objects.packs) != len(packs)/2 {
+		t.Errorf("the store has %d packs open, %d on disk", len(s.objects.packs), len(packs)/2)
+	}
+	check := func(s *Store) {
+		t.Helper()
+		h, err := s.History(ctx, id)
+		if err != nil || len(h) != consolidateAt+6 {
+			t.Fatalf("history: %d versions, %v", len(h), err)
+		}
+		for _, v := range h {
+			b, _, err := s.Read(ctx, id, fmt.Sprint(v.Number))
+			if err != nil || string(b) != fmt.Sprintf("v%d\n", v.Number-1) {
+				t.Fatalf("version %d: %q, %v", v.Number, b, err)
+			}
+		}
+	}
+	check(s)
+	checkRepo(t, s)
+	s2, err := Open(s.root, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	check(s2)
+}
+
+// TestUnreferencedPack: objects made durable by a write whose ref never
+// moved (a crash between the two) are an unreferenced pack: git fsck is
+// clean and git gc removes them.
+func TestUnreferencedPack(t *testing.T) {
+	s := newStore(t)
+	s.mu.Lock()
+	h, err := s.objs.write(plumbing.BlobObject, []byte("never committed\n"))
+	if err == nil {
+		err = s.objs.sync()
+	}
+	s.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	git(t, s.root, "cat-file", "-e", h.String())
+	checkRepo(t, s)
+	git(t, s.root, "gc", "--prune=now", "--quiet")
+	if err := exec.Command("git", "-C", s.root, "cat-file", "-e", h.String()).Run(); err == nil {
+		t.Errorf("git gc left the unreferenced blob %s", h)
+	}
+	checkRepo(t, s)
+}
+
+// BenchmarkConsolidate measures consolidating consolidateAt+1 packs of
+// one edit each (an edit's eight objects).
+func BenchmarkConsolidate(b *testing.B) {
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s, _, err := Init(b.TempDir(), testOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; j <= consolidateAt; j++ {
+			if _, err := s.Create(ctx, CreateSpec{Title: fmt.Sprint(j), Path: fmt.Sprintf("d%d/a/b/n.md", j), Content: []byte(fmt.Sprintf("%d\n", j))}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		s.mu.Lock()
+		s.objects.scan()
+		n := len(s.objects.packs)
+		b.StartTimer()
+		err = s.consolidatePacks()
+		b.StopTimer()
+		if len(s.objects.packs) != 1 || n < 2 {
+			b.Fatalf("%d packs before, %d after", n, len(s.objects.packs))
+		}
+		s.mu.Unlock()
+		s.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
