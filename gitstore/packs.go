@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -21,8 +22,10 @@ import (
 // smallPack plus consolidateAt. Packs git made (git gc, fetch) take part
 // only while small, and a pack kept by a .keep file never does.
 //
-// It runs in the write paths, under the store's mutex and the lock of the
-// write that triggered it. Two processes consolidating at once are safe:
+// A write that finds too many small packs starts it in the background
+// (Close waits for it); it holds the store's mutex while it reads the
+// small packs and writes the new one, not while it removes the old. Two
+// processes consolidating at once are safe:
 // each removes only packs whose every object it read and made durable in
 // its own new pack; a pack it could not read (removed by the other) stops
 // it before it removes anything.
@@ -31,16 +34,40 @@ const (
 	smallPack     = 1 << 20
 )
 
-// maybeConsolidate consolidates the small packs when there are too many.
-// A failure is logged: the write that triggered it has landed, and the
-// packs are still there.
+// maybeConsolidate starts consolidating the small packs, in the
+// background, when there are too many and no consolidation is running.
+// Callers hold s.mu.
 func (s *Store) maybeConsolidate() {
-	if s.objects.smallPacks() <= consolidateAt {
+	if s.consolidating || s.closed || s.objects.smallPacks() <= consolidateAt {
 		return
 	}
-	if err := s.consolidatePacks(); err != nil {
-		s.opts.Logger.Warn("consolidating packs failed; they stay as they are", "err", err)
+	s.consolidating = true
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		if err := s.consolidate(); err != nil {
+			s.opts.Logger.Warn("consolidating packs failed; they stay as they are", "err", err)
+		}
+	}()
+}
+
+// consolidate runs consolidatePacks under the store's mutex, then removes
+// the packs it replaced without it: a write waits for the new pack, not
+// for the unlinks (a millisecond each on a slow disk).
+func (s *Store) consolidate() error {
+	s.mu.Lock()
+	if s.closed {
+		s.consolidating = false
+		s.mu.Unlock()
+		return nil
 	}
+	old, err := s.consolidatePacks()
+	s.consolidating = false
+	s.mu.Unlock()
+	if err != nil || len(old) == 0 {
+		return err
+	}
+	return removePacks(old)
 }
 
 // smallPacks counts the open packs under smallPack bytes.
@@ -54,11 +81,12 @@ func (o *objectStore) smallPacks() int {
 	return n
 }
 
-// consolidatePacks writes the objects of every small pack as one pack and
-// removes the small ones. Callers hold s.mu.
-func (s *Store) consolidatePacks() error {
+// consolidatePacks writes the objects of every small pack as one pack,
+// made durable, stops reading the small ones and returns their index
+// files, for removePacks. Callers hold s.mu.
+func (s *Store) consolidatePacks() ([]string, error) {
 	if err := s.objects.scan(); err != nil {
-		return err
+		return nil, err
 	}
 	var old []*pack
 	for _, p := range s.objects.packs {
@@ -68,14 +96,14 @@ func (s *Store) consolidatePacks() error {
 		}
 	}
 	if len(old) < 2 {
-		return nil
+		return nil, nil
 	}
 	var objects []packObject
 	seen := map[plumbing.Hash]bool{}
 	for _, p := range old {
 		hashes, err := packHashes(p.idx)
 		if err != nil {
-			return fmt.Errorf("consolidate %s: %w", p.name, err)
+			return nil, fmt.Errorf("consolidate %s: %w", p.name, err)
 		}
 		for _, h := range hashes {
 			if seen[h] {
@@ -84,33 +112,48 @@ func (s *Store) consolidatePacks() error {
 			seen[h] = true
 			obj, err := p.pf.Get(h)
 			if err != nil {
-				return fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
+				return nil, fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
 			}
 			r, err := obj.Reader()
 			if err != nil {
-				return fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
+				return nil, fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
 			}
 			b, err := io.ReadAll(r)
 			r.Close()
 			if err != nil {
-				return fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
+				return nil, fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
 			}
 			objects = append(objects, packObject{hash: h, typ: obj.Type(), content: b})
 		}
 	}
-	idxName, _, err := s.objs.writePack(objects, nil)
+	idxName, idx, err := s.objs.writePack(objects, nil)
 	if err != nil {
-		return fmt.Errorf("consolidate: %w", err)
+		return nil, fmt.Errorf("consolidate: %w", err)
 	}
-	// The new pack is durable: the old ones go, each index before its
-	// pack (a pack without its index is invisible; an index without its
-	// pack is an error to git).
-	for _, p := range old {
-		if p.name == idxName {
-			continue // the same objects packed again: the same pack
+	s.objects.added(idxName, idx)
+	var names []string
+	kept := s.objects.packs[:0]
+	for _, p := range s.objects.packs {
+		if p.name != idxName && slices.Contains(old, p) {
+			p.file.Close()
+			names = append(names, p.name)
+		} else {
+			kept = append(kept, p)
 		}
-		base := strings.TrimSuffix(p.name, ".idx")
-		if err := os.Remove(p.name); err != nil && !os.IsNotExist(err) {
+	}
+	clear(s.objects.packs[len(kept):])
+	s.objects.packs = kept
+	return names, nil
+}
+
+// removePacks removes the packs of the index files named, once their
+// objects are durable in another pack: each index before its pack (a pack
+// without its index is invisible; an index without its pack is an error
+// to git), then the directory is fsynced.
+func removePacks(idxNames []string) error {
+	for _, name := range idxNames {
+		base := strings.TrimSuffix(name, ".idx")
+		if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("consolidate: %w", err)
 		}
 		for _, ext := range []string{".rev", ".bitmap", ".pack"} {
@@ -119,10 +162,10 @@ func (s *Store) consolidatePacks() error {
 			}
 		}
 	}
-	if err := syncPath(filepath.Dir(idxName)); err != nil {
+	if err := syncPath(filepath.Dir(idxNames[0])); err != nil {
 		return fmt.Errorf("consolidate: %w", err)
 	}
-	return s.objects.scan()
+	return nil
 }
 
 // packHashes lists the objects of a pack index.
