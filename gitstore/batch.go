@@ -130,7 +130,6 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 			return
 		}
 		s.hist = nil // rebuilt from the repository on next use
-		s.objs.reset()
 		for _, r := range batch {
 			r.res, r.err = Result{}, nil
 		}
@@ -181,7 +180,6 @@ func (s *Store) runBatchOnce(batch []*request) error {
 func (s *Store) failCommitted(batch []*request, err error) {
 	err = diskHint(err)
 	s.hist = nil // rebuilt from the repository on next use
-	s.objs.reset()
 	for _, r := range batch {
 		if r.err == nil && !r.res.Replayed {
 			r.res, r.err = Result{}, err

@@ -22,7 +22,10 @@ import (
 // instead of one per object, which on a disk where creating a file costs a
 // millisecond was most of a write's cost. The caller moves its refs after
 // sync returns; a crash before that leaves an unreferenced pack, which `git
-// gc` removes.
+// gc` removes. The objects of a batch that fails stay queued for the next
+// sync, as its loose objects stayed on disk before: an operation run again
+// may reuse a hash it computed before without writing the object again
+// (the tree cache), and unreachable objects are harmless.
 type objectWriter struct {
 	dir     string // .git/objects
 	pending []packObject
@@ -222,12 +225,6 @@ func validObject(name string, h plumbing.Hash) bool {
 	t, err := plumbing.ParseObjectType(typ)
 	return err == nil && plumbing.ComputeHash(t, raw[i+1:]) == h
 }
-
-// reset is called after a failed batch. Its queued objects are kept for
-// the next sync: an operation run again may reuse a hash it computed
-// before without writing the object again (the tree cache), and unreachable
-// objects in a pack are harmless (git gc prunes them).
-func (w *objectWriter) reset() {}
 
 // close releases the directory handle.
 func (w *objectWriter) close() {

@@ -25,8 +25,11 @@ import (
 // than decoded whole. A one-shot `lunad edit` reads a handful of objects;
 // decoding the index of a 20,000-object pack to find them was the largest
 // cost of its start-up. Pack entries (deltas included) are decoded by
-// go-git's packfile reader. Packs that appear later (git gc) are found by
-// rescanning when an object is missing.
+// go-git's packfile reader. The packs the store writes are added as it
+// writes them; packs that appear otherwise (git gc, another lunad process)
+// are found by rescanning when an object is missing, which opens only the
+// packs not yet open and closes the ones gone. Objects of the batch being
+// written are read from the writer's queue (pending).
 type objectStore struct {
 	dir     string // .git/objects
 	packs   []*pack

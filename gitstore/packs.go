@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
@@ -131,7 +132,7 @@ func (s *Store) consolidatePacks() ([]string, error) {
 		return nil, fmt.Errorf("consolidate: %w", err)
 	}
 	s.objects.added(idxName, idx)
-	var names []string
+	names := orphanPacks(filepath.Dir(idxName), s.opts.Clock())
 	kept := s.objects.packs[:0]
 	for _, p := range s.objects.packs {
 		if p.name != idxName && slices.Contains(old, p) {
@@ -144,6 +145,25 @@ func (s *Store) consolidatePacks() ([]string, error) {
 	clear(s.objects.packs[len(kept):])
 	s.objects.packs = kept
 	return names, nil
+}
+
+// orphanPacks lists (by their index's name) the packs in dir that have
+// no index and are older than a minute: what a crash between a pack's
+// rename and its index's leaves. git ignores them, but go-git's storage
+// fails every read from a pack when one pack has no index.
+func orphanPacks(dir string, now time.Time) []string {
+	packs, _ := filepath.Glob(filepath.Join(dir, "pack-*.pack"))
+	var out []string
+	for _, p := range packs {
+		idx := strings.TrimSuffix(p, ".pack") + ".idx"
+		if _, err := os.Stat(idx); !os.IsNotExist(err) {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && now.Sub(fi.ModTime()) > time.Minute {
+			out = append(out, idx)
+		}
+	}
+	return out
 }
 
 // removePacks removes the packs of the index files named, once their

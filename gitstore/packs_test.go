@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -366,5 +368,32 @@ func BenchmarkConsolidate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestOrphanPackRemoved: a pack left without its index (a crash between
+// the two renames) is removed by the next consolidation once it is a
+// minute old, and not before.
+func TestOrphanPackRemoved(t *testing.T) {
+	dir := t.TempDir()
+	old, fresh := filepath.Join(dir, "pack-1.pack"), filepath.Join(dir, "pack-2.pack")
+	for _, p := range []string{old, fresh, filepath.Join(dir, "pack-3.pack"), filepath.Join(dir, "pack-3.idx")} {
+		os.WriteFile(p, []byte("x"), 0o444)
+	}
+	now := time.Now()
+	os.Chtimes(old, now.Add(-2*time.Minute), now.Add(-2*time.Minute))
+	os.Chtimes(filepath.Join(dir, "pack-3.pack"), now.Add(-2*time.Minute), now.Add(-2*time.Minute))
+	got := orphanPacks(dir, now)
+	if want := []string{filepath.Join(dir, "pack-1.idx")}; !slices.Equal(got, want) {
+		t.Fatalf("orphans %v, want %v", got, want)
+	}
+	if err := removePacks(got); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the orphan pack is still there: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("the fresh pack (maybe its index is being renamed) was removed: %v", err)
 	}
 }

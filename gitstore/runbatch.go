@@ -151,7 +151,6 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 		updates = append(updates, u)
 	}
 	if len(updates) == 0 {
-		s.objs.reset()
 		return
 	}
 	locks := make([]*os.File, len(updates))
@@ -162,7 +161,6 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 		for _, u := range updates {
 			u.abort()
 		}
-		s.objs.reset()
 		fail(diskHint(err))
 		return
 	}
