@@ -14,13 +14,19 @@ import (
 // file under out/. Each is one batch: its objects, one ref move by
 // compare-and-swap, the working tree and the git index following.
 
-func BenchmarkCreate(b *testing.B) {
-	ctx := context.Background()
+// benchStore makes a fresh workspace, closed when the benchmark ends.
+func benchStore(b *testing.B) *Store {
 	s, _, err := Init(b.TempDir(), testOptions())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+func BenchmarkCreate(b *testing.B) {
+	ctx := context.Background()
+	s := benchStore(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Create(ctx, CreateSpec{Title: fmt.Sprintf("note %d", i), Path: fmt.Sprintf("docs/n%d.md", i), Content: []byte(fmt.Sprintf("# note %d\n", i))}); err != nil {
@@ -31,11 +37,7 @@ func BenchmarkCreate(b *testing.B) {
 
 func BenchmarkEdit(b *testing.B) {
 	ctx := context.Background()
-	s, _, err := Init(b.TempDir(), testOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := benchStore(b)
 	r, err := s.Create(ctx, CreateSpec{Title: "note", Path: "docs/note.md", Content: []byte("v0\n")})
 	if err != nil {
 		b.Fatal(err)
@@ -51,11 +53,7 @@ func BenchmarkEdit(b *testing.B) {
 
 func BenchmarkApplyWrites(b *testing.B) {
 	ctx := context.Background()
-	s, _, err := Init(b.TempDir(), testOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := benchStore(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		w := []lunad.StageWrite{{Path: fmt.Sprintf("out/r%d/a.txt", i), Content: fmt.Sprintf("stage output %d\n", i)}}
