@@ -107,7 +107,7 @@ func init() {
 		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
-		cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
+		cmdAsk, cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
 		cmdServe, cmdLSP, cmdMCP,
 	}
 }
