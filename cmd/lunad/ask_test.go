@@ -110,14 +110,14 @@ func TestAskAndWait(t *testing.T) {
 		t.Fatalf("started %+v, want %+v", r.req, want)
 	}
 	wantProgress := `ask run1: started
-  supervisor: working
-  supervisor: done, next writer
+  supervise: working
+  supervise: done, next writer
   writer: working
   writer: failed: provider down
   writer: attempt 2
   writer: done
   writer: committed notes/article.md v3
-  run_completed
+  completed
 `
 	if progress.String() != wantProgress {
 		t.Fatalf("progress:\n%s\nwant\n%s", progress.String(), wantProgress)

@@ -101,32 +101,18 @@ func askAndWait(ctx context.Context, ws lunad.Workspace, req lunad.RunRequest, p
 		return lunad.AskResult{}, err
 	}
 	fmt.Fprintf(progress, "ask %s: started\n", info.ID)
-	seen := 0
-	tick := time.NewTicker(askPoll)
-	defer tick.Stop()
-	for {
-		r, err := ws.Run(ctx, info.ID)
-		if err == nil {
-			for ; seen < len(r.Events); seen++ {
-				if line := askProgressLine(r.Events[seen]); line != "" {
-					fmt.Fprintf(progress, "  %s\n", line)
-				}
-			}
-			if r.Status.Finished() {
-				return askResultOf(r)
-			}
+	r, err := lunad.FollowRun(ctx, ws, info.ID, askPoll, func(e lunad.RunEvent) {
+		if line := e.Progress(); line != "" {
+			fmt.Fprintf(progress, "  %s\n", line)
 		}
-		if ctx.Err() != nil {
-			return lunad.AskResult{}, cancelAsk(ws, info.ID, ctx.Err())
-		}
-		if err != nil {
-			return lunad.AskResult{}, fmt.Errorf("following ask %s: %w (it goes on: lunad run show %s)", info.ID, err, info.ID)
-		}
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-		}
+	})
+	switch {
+	case ctx.Err() != nil:
+		return lunad.AskResult{}, cancelAsk(ws, info.ID, ctx.Err())
+	case err != nil:
+		return lunad.AskResult{}, fmt.Errorf("following ask %s: %w (it goes on: lunad run show %s)", info.ID, err, info.ID)
 	}
+	return askResultOf(r)
 }
 
 // cancelAsk cancels an ask whose caller stopped waiting.
@@ -155,50 +141,6 @@ func askResultOf(r lunad.RunInfo) (lunad.AskResult, error) {
 		res.Run = r.ID
 	}
 	return res, nil
-}
-
-// askProgressLine words one event of an ask's run for the progress on
-// standard error ("" for the engine's bookkeeping).
-func askProgressLine(e lunad.RunEvent) string {
-	switch e.Type {
-	case lunad.EventStageStarted:
-		if e.Attempt > 1 {
-			return fmt.Sprintf("%s: attempt %d", stageRole(e.Stage), e.Attempt)
-		}
-		return stageRole(e.Stage) + ": working"
-	case lunad.EventStageSucceeded:
-		if e.Next != "" && e.Next != "end" {
-			return fmt.Sprintf("%s: done, next %s", stageRole(e.Stage), stageRole(e.Next))
-		}
-		return stageRole(e.Stage) + ": done"
-	case lunad.EventStageCommitted:
-		var paths []string
-		for _, w := range e.Writes {
-			paths = append(paths, fmt.Sprintf("%s v%d", w.Path, w.Version))
-		}
-		if len(paths) == 0 {
-			return ""
-		}
-		return fmt.Sprintf("%s: committed %s", stageRole(e.Stage), strings.Join(paths, ", "))
-	case lunad.EventStageFailed:
-		return fmt.Sprintf("%s: failed: %s", stageRole(e.Stage), firstLine(e.Error))
-	case lunad.EventRetryScheduled:
-		return fmt.Sprintf("%s: retrying at %s", stageRole(e.Stage), e.RetryAt.Format(time.TimeOnly))
-	case lunad.EventRunCompleted, lunad.EventRunAborted, lunad.EventRunCancelled, lunad.EventDeadLettered:
-		if e.Error != "" {
-			return fmt.Sprintf("%s: %s", strings.ToLower(string(e.Type)), firstLine(e.Error))
-		}
-		return strings.ToLower(string(e.Type))
-	}
-	return ""
-}
-
-// stageRole names an ask's stage by what happens in it.
-func stageRole(stage string) string {
-	if stage == "supervise" {
-		return "supervisor"
-	}
-	return stage
 }
 
 // printAsk writes what an ask did, for a person.
