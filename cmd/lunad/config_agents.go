@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/llm"
 )
 
 // The agents' part of the configuration (docs/agents.md; a contract):
@@ -29,26 +30,8 @@ import (
 // configuration snapshot every run records, a log, an event or a commit.
 
 // LLMConfig is one model provider's configuration: [llm], or a role's
-// override in [agents.ROLE] (its set fields win).
-type LLMConfig struct {
-	Provider  string `toml:"provider"`
-	BaseURL   string `toml:"base_url"`
-	Model     string `toml:"model"`
-	APIKeyEnv string `toml:"api_key_env"`
-	// Temperature and Seed are left to the provider when unset.
-	Temperature *float64 `toml:"temperature"`
-	Seed        *int64   `toml:"seed"`
-	MaxTokens   int      `toml:"max_tokens"`
-	// Command is the process provider's command line.
-	Command []string `toml:"command"`
-	// Script is the scripted provider's file of canned responses.
-	Script string `toml:"script"`
-	// Fallback names a role whose provider is used while this one's
-	// circuit breaker is open.
-	Fallback string `toml:"fallback"`
-	// Timeout bounds one model call (0: the provider's default, 120s).
-	Timeout time.Duration `toml:"timeout"`
-}
+// override in [agents.ROLE] (its set fields win; llm.Config.Merge).
+type LLMConfig = llm.Config
 
 // AgentsConfig is [agents]: the roles' overrides and the budget.
 type AgentsConfig struct {
@@ -69,9 +52,8 @@ type BudgetConfig struct {
 // Roles are the agents' roles, in the order the configuration lists them.
 var Roles = []string{"supervisor", "coder", "writer", "reviewer"}
 
-// providers are the model providers lunad has, and the environment
-// variable that holds each one's API key by default ("" needs none).
-var providers = map[string]string{"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "process": "", "scripted": ""}
+// providers are the model providers lunad has.
+var providers = []string{llm.ProviderOpenAI, llm.ProviderAnthropic, llm.ProviderProcess, llm.ProviderScripted}
 
 // DefaultAgents is the built-in budget of one ask.
 func DefaultAgents() AgentsConfig {
@@ -93,45 +75,11 @@ func (a AgentsConfig) role(name string) LLMConfig {
 	return LLMConfig{}
 }
 
-// Merge is c with over's set fields over it. A role that names another
-// provider starts over from that provider: nothing of the base's endpoint
-// or key variable carries over to it.
-func (c LLMConfig) Merge(over LLMConfig) LLMConfig {
-	if over.Provider != "" && over.Provider != c.Provider {
-		c = LLMConfig{Provider: over.Provider, Temperature: c.Temperature, Seed: c.Seed, MaxTokens: c.MaxTokens, Timeout: c.Timeout}
-	}
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&c.BaseURL, over.BaseURL)
-	set(&c.Model, over.Model)
-	set(&c.APIKeyEnv, over.APIKeyEnv)
-	set(&c.Script, over.Script)
-	set(&c.Fallback, over.Fallback)
-	if over.Temperature != nil {
-		c.Temperature = over.Temperature
-	}
-	if over.Seed != nil {
-		c.Seed = over.Seed
-	}
-	if over.MaxTokens != 0 {
-		c.MaxTokens = over.MaxTokens
-	}
-	if len(over.Command) > 0 {
-		c.Command = over.Command
-	}
-	if over.Timeout != 0 {
-		c.Timeout = over.Timeout
-	}
-	return c
-}
-
 // LLMFor is the provider configuration of role: [llm] with
 // [agents.ROLE] over it, and the default key variable of its provider.
 // ErrInvalid, naming the setting and the environment variable to set, if
-// no provider is configured.
+// no provider is configured or the merged configuration is incomplete (a
+// provider without its model, command or script).
 func (c Config) LLMFor(role string) (LLMConfig, error) {
 	if !slices.Contains(Roles, role) {
 		return LLMConfig{}, fmt.Errorf("%w: no agent role %q (roles: %s)", lunad.ErrInvalid, role, strings.Join(Roles, ", "))
@@ -141,8 +89,9 @@ func (c Config) LLMFor(role string) (LLMConfig, error) {
 		return l, fmt.Errorf("%w: no model provider configured: set [llm] provider in %s or LUNAD_LLM_PROVIDER (openai, anthropic, process or scripted), and [llm] model or LUNAD_LLM_MODEL; docs/agents.md shows a setup for each",
 			lunad.ErrInvalid, configFile)
 	}
-	if l.APIKeyEnv == "" {
-		l.APIKeyEnv = providers[l.Provider]
+	l.APIKeyEnv = l.KeyEnv()
+	if err := l.Validate(); err != nil {
+		return l, fmt.Errorf("the %s's model: %w", role, err)
 	}
 	return l, nil
 }
@@ -170,12 +119,12 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 // budget. A configuration without a provider is valid (lunad works
 // without agents; an ask says what to set).
 func (c Config) validateAgents(bad func(string, ...any) error) error {
-	if err := c.LLM.validate("llm", "LUNAD_LLM_", bad); err != nil {
+	if err := validateLLM(c.LLM, "llm", "LUNAD_LLM_", bad); err != nil {
 		return err
 	}
 	for _, r := range Roles {
 		over := c.Agents.role(r)
-		if err := over.validate("agents."+r, "", bad); err != nil {
+		if err := validateLLM(over, "agents."+r, "", bad); err != nil {
 			return err
 		}
 		if over.Fallback == r {
@@ -191,14 +140,14 @@ func (c Config) validateAgents(bad func(string, ...any) error) error {
 
 // validate checks one provider section: where says which ([llm],
 // [agents.coder]) and env the prefix of its environment variables.
-func (l LLMConfig) validate(where, env string, bad func(string, ...any) error) error {
+func validateLLM(l LLMConfig, where, env string, bad func(string, ...any) error) error {
 	setting := func(key string) string {
 		if env != "" {
 			return fmt.Sprintf("%s.%s (or %s%s)", where, key, env, strings.ToUpper(key))
 		}
 		return where + "." + key
 	}
-	if _, ok := providers[l.Provider]; l.Provider != "" && !ok {
+	if l.Provider != "" && !slices.Contains(providers, l.Provider) {
 		return bad("%s %q is not a provider lunad has: openai (also Ollama, vLLM, llama.cpp, LM Studio through base_url), anthropic, process or scripted", setting("provider"), l.Provider)
 	}
 	if l.BaseURL != "" {

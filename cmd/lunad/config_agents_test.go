@@ -114,6 +114,10 @@ time = "2m"
 		if ExitCode(err) != exitError {
 			t.Errorf("exit code %d", ExitCode(err))
 		}
+		c.LLM.Provider = "openai"
+		if _, err := c.LLMFor("coder"); err == nil || !strings.Contains(err.Error(), "the coder's model: invalid input: no model configured for provider openai: set [llm] model in .luna/config.toml or LUNAD_LLM_MODEL") {
+			t.Errorf("no model: %v", err)
+		}
 		if _, err := c.LLMFor("poet"); err == nil || !strings.Contains(err.Error(), "roles: supervisor, coder, writer, reviewer") {
 			t.Errorf("unknown role: %v", err)
 		}
