@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/ask"
+	"github.com/lunad/lunad/agents/llm"
+	"github.com/lunad/lunad/agents/llm/openai"
+	"github.com/lunad/lunad/agents/memory"
+	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/runs"
+)
+
+// withAgents adds lunad's agents to the engine's options: the built-in
+// workflow ask, its stage agents and the OnFinish that makes an ask's
+// result. Each role's provider is made when its stage calls it, from the
+// configuration loaded once (cfg) and the API key read from getenv — so a
+// workspace without [llm] serves everything else, and an ask says what to
+// set. The returned Agents is closed by the engine's owner after the
+// engine.
+func withAgents(ro *runs.Options, ws ask.Workspace, cfg Config, getenv func(string) string, log *slog.Logger) (*ask.Agents, error) {
+	b := cfg.Agents.Budget
+	agents, err := ask.New(ask.Options{
+		Workspace: ws,
+		Providers: func(role string) (llm.Provider, llm.Config, error) {
+			c, err := cfg.LLMFor(role)
+			if err != nil {
+				return nil, c, err
+			}
+			p, err := newProvider(c, getenv)
+			return p, c, err
+		},
+		Memory:      memory.Options{Budget: memory.Budget{Tokens: b.Tokens, Calls: b.Calls, Time: b.Time}},
+		TypeForPath: gitstore.TypeForPath,
+		Logger:      log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ro.Agents = agents.Agents()
+	ro.Builtin = ask.Builtin()
+	ro.OnFinish = agents.OnFinish
+	return agents, nil
+}
+
+// newProvider is the provider c configures, behind lunad's retry policy.
+func newProvider(c llm.Config, getenv func(string) string) (llm.Provider, error) {
+	var p llm.Provider
+	switch c.Provider {
+	case llm.ProviderOpenAI:
+		o, err := openai.New(c, getenv)
+		if err != nil {
+			return nil, err
+		}
+		p = o
+	default:
+		return nil, fmt.Errorf("%w: provider %q is not in this build of lunad yet: set [llm] provider = \"openai\" (OpenAI, Ollama, vLLM, llama.cpp, LM Studio)", lunad.ErrInvalid, c.Provider)
+	}
+	return llm.Retry(p, llm.RetryOptions{}), nil
+}
