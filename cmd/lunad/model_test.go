@@ -182,15 +182,16 @@ type block struct {
 var blockRE = regexp.MustCompile(`(?s)<artifact id="([^"]*)"[^>]*mode="([^"]*)"[^>]*>\n(.*?)</artifact>`)
 
 // blocks are the artifact blocks of the first user message, their lines
-// without the line numbers.
+// without the line numbers the active one's have.
 func blocks(s seen) []block {
 	var out []block
 	for _, m := range blockRE.FindAllStringSubmatch(s.Turns[0].Text, -1) {
 		b := block{id: m[1], mode: m[2]}
 		for _, l := range strings.Split(strings.TrimSuffix(m[3], "\n"), "\n") {
-			if _, text, ok := strings.Cut(l, "\t"); ok {
-				b.lines = append(b.lines, text)
+			if b.mode == "active_write" {
+				_, l, _ = strings.Cut(l, "\t")
 			}
+			b.lines = append(b.lines, l)
 		}
 		out = append(out, b)
 	}
@@ -296,11 +297,16 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// roleOf is the role a system prompt is for: its first line is name@version.
+// roleOf is the role a system prompt gives the model: "You are the
+// writer of …", or the router's "You route …".
 func roleOf(system string) string {
-	first, _, _ := strings.Cut(system, "\n")
-	name, _, _ := strings.Cut(first, "@")
-	return name
+	if m := regexp.MustCompile(`^You are the (\w+) of`).FindStringSubmatch(system); m != nil {
+		return m[1]
+	}
+	if strings.HasPrefix(system, "You route ") {
+		return "supervisor"
+	}
+	return ""
 }
 
 // usage is a token count of what the model read and wrote, in words.
@@ -571,14 +577,14 @@ func TestModelServers(t *testing.T) {
 	}
 	supervisor := "Request: write an article explaining it\\nActive artifact: none\\nArtifacts (id, path, type, title, status, version):\\nc1\\tsrc/config.py\\tcode/python\\t\\\"TOML config parser\\\"\\tactive\\tv1\\n"
 	code, out := post(oa.URL+"/v1/chat/completions", map[string]string{"Authorization": "Bearer k-test"},
-		`{"model": "gpt-test", "messages": [{"role": "system", "content": "supervisor@1\nYou route."}, {"role": "user", "content": "`+supervisor+`"}],
+		`{"model": "gpt-test", "messages": [{"role": "system", "content": "You route a request."}, {"role": "user", "content": "`+supervisor+`"}],
 		  "response_format": {"type": "json_schema", "json_schema": {"name": "route", "schema": {}, "strict": true}}}`)
 	content := out["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"].(string)
 	if code != 200 || !strings.Contains(content, `"read_deps":["c1"]`) || !strings.Contains(content, `"worker":"writer"`) {
 		t.Fatalf("openai route: %d %v", code, out)
 	}
 	code, out = post(an.URL+"/v1/messages", map[string]string{"X-Api-Key": "k-test", "anthropic-version": "2023-06-01"},
-		`{"model": "claude-test", "max_tokens": 100, "system": "supervisor@1\nYou route.", "messages": [{"role": "user", "content": "`+supervisor+`"}],
+		`{"model": "claude-test", "max_tokens": 100, "system": "You route a request.", "messages": [{"role": "user", "content": "`+supervisor+`"}],
 		  "tools": [{"name": "route", "input_schema": {"type": "object"}}], "tool_choice": {"type": "tool", "name": "route"}}`)
 	part := out["content"].([]any)[0].(map[string]any)
 	if code != 200 || part["type"] != "tool_use" || part["name"] != "route" || part["input"].(map[string]any)["worker"] != "writer" || out["stop_reason"] != "tool_use" {
@@ -586,14 +592,14 @@ func TestModelServers(t *testing.T) {
 	}
 	worker := "Request: rename parse_config to load_config\\n\\n<artifact id=\\\"c1\\\" type=\\\"code/python\\\" version=\\\"1\\\" path=\\\"src/config.py\\\" title=\\\"t\\\" mode=\\\"active_write\\\" form=\\\"full\\\" lines=\\\"1\\\">\\n1\\tdef parse_config(path):\\n</artifact>\\n"
 	code, out = post(an.URL+"/v1/messages", map[string]string{"X-Api-Key": "k-test", "anthropic-version": "2023-06-01"},
-		`{"model": "claude-test", "max_tokens": 100, "system": "coder@1\nYou code.", "messages": [{"role": "user", "content": "`+worker+`"}],
+		`{"model": "claude-test", "max_tokens": 100, "system": "You are the coder of a workspace.", "messages": [{"role": "user", "content": "`+worker+`"}],
 		  "tools": [{"name": "edit_artifact", "input_schema": {"type": "object"}}, {"name": "finish", "input_schema": {"type": "object"}}]}`)
 	part = out["content"].([]any)[0].(map[string]any)
 	if b, _ := json.Marshal(part["input"]); code != 200 || part["name"] != "edit_artifact" || string(b) != `{"blocks":[{"replace":"def load_config(path):","search":"def parse_config(path):"}],"id":"c1"}` {
 		t.Fatalf("anthropic edit: %d %v", code, out)
 	}
 	code, out = post(oa.URL+"/v1/chat/completions", map[string]string{"Authorization": "Bearer k-test"},
-		`{"model": "gpt-test", "messages": [{"role": "system", "content": "coder@1"}, {"role": "user", "content": "`+worker+`"},
+		`{"model": "gpt-test", "messages": [{"role": "system", "content": "You are the coder of a workspace."}, {"role": "user", "content": "`+worker+`"},
 		  {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "edit_artifact", "arguments": "{}"}}]},
 		  {"role": "tool", "tool_call_id": "call_1", "content": "edited c1: v2"}], "tools": [{"type": "function", "function": {"name": "finish"}}]}`)
 	call := out["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lunad/lunad"
+)
+
+// scenarioKey is the API key the test's model servers accept.
+const scenarioKey = "sk-test-7f3a9c0e5d2b"
+
+// askWS is a workspace whose daemon (a real lunad serve process) calls
+// the model server at url with protocol's provider.
+func askWS(t *testing.T, provider, url, model string) *ws {
+	t.Helper()
+	w := newWS(t)
+	cfg := fmt.Sprintf("[llm]\nprovider = %q\nbase_url = %q\nmodel = %q\ntemperature = 0.0\nseed = 1\n", provider, url, model)
+	if err := os.WriteFile(filepath.Join(w.dir, ".luna", "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.env = append(w.env, "OPENAI_API_KEY="+scenarioKey, "ANTHROPIC_API_KEY="+scenarioKey)
+	w.serve()
+	return w
+}
+
+// ask runs lunad ask --json and returns its result.
+func (w *ws) ask(args ...string) lunad.AskResult {
+	w.t.Helper()
+	var res lunad.AskResult
+	w.jsonOut(&res, append([]string{"ask"}, args...)...)
+	return res
+}
+
+// TestAskScenario is the multi-artifact scenario of issue 13, end to end:
+// a real daemon process, its agents calling a real HTTP server that speaks
+// OpenAI's chat-completions protocol, five asks in a row. It checks what
+// each ask did, what each role's model was sent (the writer's system
+// prompt carries nothing of the coder's; the tools each was offered; the
+// supervisor sees no content), the commits in git log (authors and
+// trailers), and that replaying each run gives the same path and tree.
+func TestAskScenario(t *testing.T) {
+	m := &testModel{Key: scenarioKey}
+	srv := openAIServer(t, m)
+	w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
+
+	// 1. The code.
+	code := w.ask("write a Python function that parses a TOML config")
+	if code.Status != lunad.AskDone || len(code.Changes) != 1 || !code.Changes[0].Created || code.Changes[0].Path != "src/config.py" ||
+		code.Changes[0].Worker != "coder" || code.Changes[0].Added != strings.Count(configCode, "\n") || !slices.Equal(code.Workers, []string{"coder"}) {
+		t.Fatalf("ask 1: %+v", code)
+	}
+	codeID := code.Changes[0].ID
+	if got := w.ok("show", "src/config.py"); got != configCode {
+		t.Fatalf("src/config.py:\n%s", got)
+	}
+
+	// 2. The article, with the code as a read-only dependency.
+	article := w.ask("write an article explaining it")
+	if article.Status != lunad.AskDone || article.Route == nil || article.Route.Worker != "writer" || !slices.Equal(article.Route.ReadDeps, []string{codeID}) ||
+		len(article.Changes) != 1 || article.Changes[0].Path != "docs/config.md" || !article.Changes[0].Created || article.Changes[0].Worker != "writer" {
+		t.Fatalf("ask 2: %+v (route %+v)", article, article.Route)
+	}
+	articleID := article.Changes[0].ID
+	writer := m.requests("writer")
+	if len(writer) == 0 {
+		for _, s := range m.Seen {
+			t.Logf("seen %s %q: %.200q", s.Role, s.Format, s.System)
+		}
+		t.Fatal("the writer's model was not called")
+	}
+	if !strings.Contains(writer[0].Turns[0].Text, `id="`+codeID+`"`) || !strings.Contains(writer[0].Turns[0].Text, `mode="read_only"`) {
+		t.Fatalf("the writer's first request does not carry the code read-only:\n%s", writer[0].Turns[0].Text)
+	}
+
+	// 3. An edit of the article's second paragraph, never of the code.
+	para := w.ask("change the second paragraph to mention JSON", "--artifact", "docs/config.md")
+	if para.Status != lunad.AskDone || len(para.Changes) != 1 || para.Changes[0].ID != articleID || para.Changes[0].Version != 2 || para.Changes[0].Worker != "writer" {
+		t.Fatalf("ask 3: %+v", para)
+	}
+	if got := w.ok("show", "docs/config.md"); !strings.Contains(got, "and a JSON file through the json module works the same way.") || strings.Count(got, "JSON") != 1 {
+		t.Fatalf("docs/config.md after ask 3:\n%s", got)
+	}
+
+	// 4. A rename in the code, reporting the article stale.
+	rename := w.ask("rename parse_config to load_config")
+	if rename.Status != lunad.AskDone || len(rename.Changes) != 1 || rename.Changes[0].ID != codeID || rename.Changes[0].Worker != "coder" ||
+		rename.Changes[0].Added != 1 || rename.Changes[0].Removed != 1 {
+		t.Fatalf("ask 4: %+v", rename)
+	}
+	if len(rename.Stale) != 1 || rename.Stale[0].ID != articleID || !slices.Contains(rename.Stale[0].Symbols, "parse_config") {
+		t.Logf("stale: %s\nrefs: %s\narticle:\n%s", w.run("stale").stdout, w.run("refs", "docs/config.md").stdout, w.ok("show", "docs/config.md"))
+		t.Fatalf("ask 4 reports stale %+v, want the article about parse_config", rename.Stale)
+	}
+
+	// 5. The stale docs, fixed by the writer.
+	docs := w.ask("update the stale docs")
+	if docs.Status != lunad.AskDone || len(docs.Changes) != 1 || docs.Changes[0].ID != articleID || docs.Changes[0].Worker != "writer" || len(docs.Stale) != 0 {
+		t.Fatalf("ask 5: %+v", docs)
+	}
+	if got := w.ok("show", "docs/config.md"); strings.Contains(got, "parse_config") || strings.Count(got, "`load_config`") != 2 {
+		t.Fatalf("docs/config.md after ask 5:\n%s", got)
+	}
+
+	// What each role was sent.
+	coderPrompt, writerPrompt := m.requests("coder")[0].System, m.requests("writer")[0].System
+	for _, s := range m.requests("writer") {
+		if !strings.HasPrefix(s.System, "You are the writer of") {
+			t.Fatalf("the writer's system prompt:\n%s", s.System)
+		}
+		for _, l := range strings.Split(coderPrompt, "\n") {
+			if strings.TrimSpace(l) != "" && strings.Contains(s.System, l) {
+				t.Fatalf("the writer's system prompt carries the coder's line %q:\n%s", l, s.System)
+			}
+		}
+		if want := []string{"read_artifact", "list_artifacts", "find_references", "edit_artifact", "create_artifact", "rewrite_artifact", "handoff", "finish"}; !slices.Equal(s.Tools, want) {
+			t.Fatalf("the writer was offered %v, want %v", s.Tools, want)
+		}
+	}
+	for _, s := range m.requests("coder") {
+		if !strings.HasPrefix(s.System, "You are the coder of") {
+			t.Fatalf("the coder's system prompt:\n%s", s.System)
+		}
+		for _, l := range strings.Split(writerPrompt, "\n") {
+			if strings.TrimSpace(l) != "" && strings.Contains(s.System, l) {
+				t.Fatalf("the coder's system prompt carries the writer's line %q:\n%s", l, s.System)
+			}
+		}
+	}
+	sup := m.requests("supervisor")
+	if len(sup) != 5 {
+		t.Fatalf("the supervisor was asked %d times, want 5", len(sup))
+	}
+	for _, s := range sup {
+		if s.Format != "route" || len(s.Tools) != 0 || strings.Contains(s.Turns[0].Text, "tomllib") || strings.Contains(s.Turns[0].Text, "<artifact") {
+			t.Fatalf("the supervisor's request (format %q, tools %v) is not metadata only:\n%s", s.Format, s.Tools, s.Turns[0].Text)
+		}
+	}
+
+	// git log: the authors and the trailers of each agent's commit.
+	for _, c := range []struct {
+		path   string
+		agents []string
+		runs   []string
+	}{
+		{"src/config.py", []string{"coder", "coder"}, []string{rename.Run, code.Run}},
+		{"docs/config.md", []string{"writer", "writer", "writer"}, []string{docs.Run, para.Run, article.Run}},
+	} {
+		log := strings.Split(strings.TrimSpace(w.git("log", "--format=%an <%ae>|%(trailers:key=Luna-Run,valueonly,separator=)|%(trailers:key=Luna-Stage,valueonly,separator=)|%(trailers:key=Luna-Model,valueonly,separator=)|%(trailers:key=Luna-Prompt,valueonly,separator=)", "--", c.path)), "\n")
+		if len(log) != len(c.agents) {
+			t.Fatalf("git log %s:\n%s", c.path, strings.Join(log, "\n"))
+		}
+		for i, line := range log {
+			f := strings.Split(line, "|")
+			role := c.agents[i]
+			if f[0] != role+" <"+role+"@agents.lunad>" || f[1] != c.runs[i] || f[2] != role || f[3] != "gpt-test" || !strings.HasPrefix(f[4], role+"@") {
+				t.Errorf("git log %s, commit %d: %q, want author %s, run %s, stage %s, model gpt-test, prompt %s@…", c.path, i, line, role, c.runs[i], role, role)
+			}
+		}
+	}
+
+	// Replay: the same path and tree from each run's log.
+	for _, r := range []lunad.AskResult{code, article, para, rename, docs} {
+		var rep lunad.ReplayReport
+		w.jsonOut(&rep, "run", "replay", r.Run)
+		if !rep.Identical || !slices.Equal(rep.Path, rep.ReplayPath) || rep.Tree != rep.ReplayTree {
+			t.Errorf("replay of %s: %+v", r.Run, rep)
+		}
+	}
+}
+
+// TestAskBadInput: each way an ask can go wrong ends cleanly, says what to
+// do, and writes nothing.
+func TestAskBadInput(t *testing.T) {
+	commits := func(w *ws) string { return w.git("rev-list", "--count", "HEAD") }
+	t.Run("wrong key", func(t *testing.T) {
+		m := &testModel{Key: "sk-other-key"}
+		srv := openAIServer(t, m)
+		w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
+		before := commits(w)
+		r := w.fail(1, "OPENAI_API_KEY", "ask", "write a Python function that parses a TOML config")
+		if strings.Contains(r.stderr, scenarioKey) || strings.Contains(r.stdout, scenarioKey) {
+			t.Fatalf("the key is in the output:\n%s", r)
+		}
+		if n := m.count(); n != 1 {
+			t.Fatalf("the model server got %d requests, want 1 (a 401 is not retried)", n)
+		}
+		if after := commits(w); after != before {
+			t.Fatalf("commits %s → %s", before, after)
+		}
+		if log := w.git("log", "--all", "-p"); strings.Contains(log, scenarioKey) {
+			t.Fatal("the key is in the repository (a run's log or a commit)")
+		}
+	})
+	t.Run("provider down", func(t *testing.T) {
+		m := &testModel{Key: scenarioKey}
+		srv := openAIServer(t, m)
+		url := srv.URL + "/v1"
+		srv.Close() // nothing listens there any more
+		w := askWS(t, "openai", url, "gpt-test")
+		before := commits(w)
+		w.fail(1, "127.0.0.1", "ask", "write a Python function that parses a TOML config")
+		if after := commits(w); after != before {
+			t.Fatalf("commits %s → %s", before, after)
+		}
+	})
+	t.Run("invalid JSON", func(t *testing.T) {
+		m := &testModel{Key: scenarioKey, Misbehave: "invalid_json"}
+		srv := openAIServer(t, m)
+		w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
+		before := commits(w)
+		r := w.fail(1, "the agents need a more precise request, nothing was written", "ask", "write a Python function that parses a TOML config")
+		if n := len(m.requests("supervisor")); n != 2 {
+			t.Fatalf("the supervisor was asked %d times, want 2 (one retry carrying the error):\n%s", n, r)
+		}
+		if retry := m.requests("supervisor")[1].Turns; len(retry) < 3 || !strings.Contains(retry[len(retry)-1].Text, "That route is invalid") {
+			t.Fatalf("the retry does not carry the validation error: %+v", retry)
+		}
+		if after := commits(w); after != before {
+			t.Fatalf("commits %s → %s", before, after)
+		}
+	})
+	t.Run("unknown tool", func(t *testing.T) {
+		m := &testModel{Key: scenarioKey, Misbehave: "unknown_tool"}
+		srv := openAIServer(t, m)
+		w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
+		before := commits(w)
+		w.fail(1, "delete_everything", "ask", "write a Python function that parses a TOML config")
+		if after := commits(w); after != before {
+			t.Fatalf("commits %s → %s", before, after)
+		}
+		if out := w.ok("list"); strings.Contains(out, "config.py") {
+			t.Fatalf("an artifact was created:\n%s", out)
+		}
+	})
+}
