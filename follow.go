@@ -72,6 +72,9 @@ func (e RunEvent) Progress() string {
 		return fmt.Sprintf("%s: retrying at %s", e.Stage, e.RetryAt.UTC().Format(time.TimeOnly))
 	case EventRunCompleted, EventRunAborted, EventRunCancelled, EventDeadLettered:
 		done := strings.ToLower(strings.TrimPrefix(string(e.Type), "RUN_"))
+		if e.Outcome != "" {
+			done = e.Outcome // the workflow's own end: question, stopped, ...
+		}
 		if e.Error != "" {
 			return fmt.Sprintf("%s: %s", done, firstLine(e.Error))
 		}

@@ -65,6 +65,9 @@ func TestFollowRun(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("progress %q, want %q", got, want)
 	}
+	if p := (lunad.RunEvent{Type: lunad.EventRunCompleted, Outcome: "question"}).Progress(); p != "question" {
+		t.Errorf("an outcome: %q", p)
+	}
 	if p := (lunad.RunEvent{Type: lunad.EventRunAborted, Error: "no"}).Progress(); p != "aborted: no" {
 		t.Errorf("aborted: %q", p)
 	}

@@ -32,7 +32,8 @@ func withAgents(ro *runs.Options, ws ask.Workspace, cfg Config, getenv func(stri
 			p, err := newProvider(c, getenv)
 			return p, c, err
 		},
-		Memory:      memory.Options{Budget: memory.Budget{Tokens: b.Tokens, Calls: b.Calls, Time: b.Time}},
+		Memory: memory.Options{Budget: memory.Budget{Tokens: b.Tokens, Calls: b.Calls, Time: b.Time},
+			Stall: memory.StallOptions{NoProgressSteps: cfg.Agents.Stall.NoProgressSteps}},
 		TypeForPath: gitstore.TypeForPath,
 		Logger:      log,
 	})

@@ -173,6 +173,19 @@ func TestAskScenario(t *testing.T) {
 	}
 }
 
+// askFail runs lunad ask, which must exit 1 with the progress on stderr
+// and then the error, which mentions want.
+func (w *ws) askFail(want string, args ...string) result {
+	w.t.Helper()
+	r := w.run(append([]string{"ask"}, args...)...)
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := lines[len(lines)-1]
+	if r.code != 1 || !strings.HasPrefix(last, "lunad: ") || !strings.Contains(last, want) {
+		w.t.Fatalf("want exit 1 and an error mentioning %q:\n%s", want, r)
+	}
+	return r
+}
+
 // TestAskBadInput: each way an ask can go wrong ends cleanly, says what to
 // do, and writes nothing.
 func TestAskBadInput(t *testing.T) {
@@ -182,7 +195,7 @@ func TestAskBadInput(t *testing.T) {
 		srv := openAIServer(t, m)
 		w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
 		before := commits(w)
-		r := w.fail(1, "OPENAI_API_KEY", "ask", "write a Python function that parses a TOML config")
+		r := w.askFail("HTTP 401 Unauthorized: Incorrect API key provided. (the API key was refused: check the key in the environment variable OPENAI_API_KEY", "write a Python function that parses a TOML config")
 		if strings.Contains(r.stderr, scenarioKey) || strings.Contains(r.stdout, scenarioKey) {
 			t.Fatalf("the key is in the output:\n%s", r)
 		}
@@ -203,7 +216,7 @@ func TestAskBadInput(t *testing.T) {
 		srv.Close() // nothing listens there any more
 		w := askWS(t, "openai", url, "gpt-test")
 		before := commits(w)
-		w.fail(1, "127.0.0.1", "ask", "write a Python function that parses a TOML config")
+		w.askFail("cannot reach the server: Post \""+url+"/chat/completions\"", "write a Python function that parses a TOML config")
 		if after := commits(w); after != before {
 			t.Fatalf("commits %s → %s", before, after)
 		}
@@ -213,7 +226,7 @@ func TestAskBadInput(t *testing.T) {
 		srv := openAIServer(t, m)
 		w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
 		before := commits(w)
-		r := w.fail(1, "the agents need a more precise request, nothing was written", "ask", "write a Python function that parses a TOML config")
+		r := w.askFail("the agents need a more precise request, nothing was written", "write a Python function that parses a TOML config")
 		if n := len(m.requests("supervisor")); n != 2 {
 			t.Fatalf("the supervisor was asked %d times, want 2 (one retry carrying the error):\n%s", n, r)
 		}
@@ -229,7 +242,7 @@ func TestAskBadInput(t *testing.T) {
 		srv := openAIServer(t, m)
 		w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
 		before := commits(w)
-		w.fail(1, "delete_everything", "ask", "write a Python function that parses a TOML config")
+		w.askFail("is stalled (repeat_error): it called delete_everything", "write a Python function that parses a TOML config")
 		if after := commits(w); after != before {
 			t.Fatalf("commits %s → %s", before, after)
 		}

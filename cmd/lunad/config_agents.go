@@ -22,6 +22,7 @@ import (
 //	[agents.writer]
 //	[agents.reviewer]
 //	[agents.budget]       tokens, calls, time: what one ask may spend
+//	[agents.stall]        no_progress_steps: the stall detector's limit
 //
 // and the environment LUNAD_LLM_PROVIDER, LUNAD_LLM_BASE_URL,
 // LUNAD_LLM_MODEL, LUNAD_LLM_API_KEY_ENV over [llm]. An API key is never
@@ -40,6 +41,15 @@ type AgentsConfig struct {
 	Writer     LLMConfig    `toml:"writer"`
 	Reviewer   LLMConfig    `toml:"reviewer"`
 	Budget     BudgetConfig `toml:"budget"`
+	Stall      StallConfig  `toml:"stall"`
+}
+
+// StallConfig tunes the stall detector of an ask's working memory.
+type StallConfig struct {
+	// NoProgressSteps is how many tool steps without progress (no
+	// successful write, no read of new data) stop a worker; 0: the
+	// detector's default, -1: never.
+	NoProgressSteps int `toml:"no_progress_steps"`
 }
 
 // BudgetConfig is what one ask may spend; 0 is unlimited.
@@ -130,6 +140,9 @@ func (c Config) validateAgents(bad func(string, ...any) error) error {
 		if over.Fallback == r {
 			return bad("agents.%s.fallback names the role itself; name another role", r)
 		}
+	}
+	if n := c.Agents.Stall.NoProgressSteps; n < -1 || n > 10000 {
+		return bad("agents.stall.no_progress_steps %d must be between -1 (never) and 10000 (0: the default)", n)
 	}
 	b := c.Agents.Budget
 	if b.Tokens < 0 || b.Calls < 0 || b.Time < 0 {

@@ -148,6 +148,7 @@ func TestAgentsConfigRefused(t *testing.T) {
 		{"process without command", "[llm]\nprovider = \"process\"\n", nil, "llm.command must be set"},
 		{"scripted without script", "[agents.reviewer]\nprovider = \"scripted\"\n", nil, "agents.reviewer.script must be set"},
 		{"negative budget", "[agents.budget]\ncalls = -1\n", nil, "agents.budget"},
+		{"stall limit", "[agents.stall]\nno_progress_steps = -2\n", nil, "agents.stall.no_progress_steps -2"},
 		{"budget time", "[agents.budget]\ntime = \"soon\"\n", nil, "config"},
 		{"unknown role", "[agents.poet]\nmodel = \"x\"\n", nil, "unknown key agents.poet"},
 	} {
