@@ -1,13 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
+	"strings"
 
-	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/agents/llm"
-	"github.com/lunad/lunad/agents/llm/openai"
+	"github.com/lunad/lunad/agents/llm/providers"
 	"github.com/lunad/lunad/agents/memory"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
@@ -47,17 +46,16 @@ func withAgents(ro *runs.Options, ws ask.Workspace, cfg Config, getenv func(stri
 }
 
 // newProvider is the provider c configures, behind lunad's retry policy.
+// c is final — the environment's LUNAD_LLM_* are in it already, over the
+// file, as for every setting — so the provider reads from getenv only the
+// variable holding the key: a role configured for another provider never
+// picks up [llm]'s LUNAD_LLM_BASE_URL.
 func newProvider(c llm.Config, getenv func(string) string) (llm.Provider, error) {
-	var p llm.Provider
-	switch c.Provider {
-	case llm.ProviderOpenAI:
-		o, err := openai.New(c, getenv)
-		if err != nil {
-			return nil, err
+	keysOnly := func(k string) string {
+		if strings.HasPrefix(k, "LUNAD_LLM_") {
+			return ""
 		}
-		p = o
-	default:
-		return nil, fmt.Errorf("%w: provider %q is not in this build of lunad yet: set [llm] provider = \"openai\" (OpenAI, Ollama, vLLM, llama.cpp, LM Studio)", lunad.ErrInvalid, c.Provider)
+		return getenv(k)
 	}
-	return llm.Retry(p, llm.RetryOptions{}), nil
+	return providers.New(c, keysOnly)
 }

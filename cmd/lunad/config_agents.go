@@ -63,7 +63,7 @@ type BudgetConfig struct {
 var Roles = []string{"supervisor", "coder", "writer", "reviewer"}
 
 // providers are the model providers lunad has.
-var providers = []string{llm.ProviderOpenAI, llm.ProviderAnthropic, llm.ProviderProcess, llm.ProviderScripted}
+var providerNames = []string{llm.ProviderOpenAI, llm.ProviderAnthropic, llm.ProviderProcess, llm.ProviderScripted}
 
 // DefaultAgents is the built-in budget of one ask.
 func DefaultAgents() AgentsConfig {
@@ -160,7 +160,7 @@ func validateLLM(l LLMConfig, where, env string, bad func(string, ...any) error)
 		}
 		return where + "." + key
 	}
-	if l.Provider != "" && !slices.Contains(providers, l.Provider) {
+	if l.Provider != "" && !slices.Contains(providerNames, l.Provider) {
 		return bad("%s %q is not a provider lunad has: openai (also Ollama, vLLM, llama.cpp, LM Studio through base_url), anthropic, process or scripted", setting("provider"), l.Provider)
 	}
 	if l.BaseURL != "" {

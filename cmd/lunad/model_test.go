@@ -452,7 +452,13 @@ func anthropicServer(t *testing.T, m *testModel) *httptest.Server {
 			http.Error(w, `{"type": "error", "error": {"type": "invalid_request_error", "message": "anthropic-version header is required"}}`, http.StatusBadRequest)
 			return
 		}
-		if !m.authorized(w, r.Header.Get("X-Api-Key"), `{"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}`) {
+		// The key comes as x-api-key, or as a bearer token (how the
+		// official Go SDK v2 sends WithAPIKey).
+		key := r.Header.Get("X-Api-Key")
+		if key == "" {
+			key = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		}
+		if !m.authorized(w, key, `{"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}`) {
 			return
 		}
 		type content struct {
