@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -268,4 +269,50 @@ func TestAskBadInput(t *testing.T) {
 			t.Fatalf("an artifact was created:\n%s", out)
 		}
 	})
+}
+
+var transcript = flag.String("transcript", "", "TestAskTranscript: write the session's terminal output to this file (docs/agents.md quotes it)")
+
+// TestAskTranscript runs the scenario as a person would — lunad ask
+// without --json — and checks what the terminal shows: the progress on
+// stderr, then what was done. With -transcript FILE it writes the session
+// to FILE.
+func TestAskTranscript(t *testing.T) {
+	m := &testModel{Key: scenarioKey}
+	srv := openAIServer(t, m)
+	w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
+	var session strings.Builder
+	for _, a := range [][]string{
+		{"write a Python function that parses a TOML config"},
+		{"write an article explaining it"},
+		{"change the second paragraph to mention JSON", "--artifact", "docs/config.md"},
+		{"rename parse_config to load_config"},
+		{"update the stale docs"},
+	} {
+		r := w.run(append([]string{"ask"}, a...)...)
+		if r.code != 0 || !strings.Contains(r.stderr, ": started\n") || !strings.Contains(r.stderr, "  completed\n") || !strings.Contains(r.stdout, ": done (") ||
+			!strings.Contains(r.stdout, "\ntokens: ") {
+			t.Fatalf("lunad ask %q:\n%s", a, r)
+		}
+		args := fmt.Sprintf("%q", a[0])
+		if len(a) > 1 {
+			args += " " + strings.Join(a[1:], " ")
+		}
+		fmt.Fprintf(&session, "$ lunad ask %s\n%s%s\n", args, r.stderr, r.stdout)
+	}
+	const format = "%an | %(trailers:key=Luna-Stage,valueonly,separator=) | %(trailers:key=Luna-Model,valueonly,separator=) | %(trailers:key=Luna-Prompt,valueonly,separator=) | %s"
+	fmt.Fprintf(&session, "$ git log --format='%s' -- src/config.py docs/config.md\n%s", format, w.git("log", "--format="+format, "--", "src/config.py", "docs/config.md"))
+	out := session.String()
+	for _, want := range []string{"created src/config.py", "created docs/config.md", "edited  docs/config.md", "edited  src/config.py",
+		"stale now:\n  docs/config.md", "refers to parse_config", `update them with: lunad ask "update the stale docs"`,
+		"writer | writer | gpt-test | writer@", "coder | coder | gpt-test | coder@"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the session lacks %q:\n%s", want, out)
+		}
+	}
+	if *transcript != "" {
+		if err := os.WriteFile(*transcript, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
