@@ -208,67 +208,66 @@ func (w *ws) askFail(want string, args ...string) result {
 // TestAskBadInput: each way an ask can go wrong ends cleanly, says what to
 // do, and writes nothing.
 func TestAskBadInput(t *testing.T) {
-	commits := func(w *ws) string { return w.git("rev-list", "--count", "HEAD") }
-	t.Run("wrong key", func(t *testing.T) {
-		m := &testModel{Key: "sk-other-key"}
-		srv := openAIServer(t, m)
-		w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
-		before := commits(w)
-		r := w.askFail("HTTP 401 Unauthorized: Incorrect API key provided. (the API key was refused: check the key in the environment variable OPENAI_API_KEY", "write a Python function that parses a TOML config")
-		if strings.Contains(r.stderr, scenarioKey) || strings.Contains(r.stdout, scenarioKey) {
-			t.Fatalf("the key is in the output:\n%s", r)
-		}
-		if n := m.count(); n != 1 {
-			t.Fatalf("the model server got %d requests, want 1 (a 401 is not retried)", n)
-		}
-		if after := commits(w); after != before {
-			t.Fatalf("commits %s → %s", before, after)
-		}
-		if log := w.git("log", "--all", "-p"); strings.Contains(log, scenarioKey) {
-			t.Fatal("the key is in the repository (a run's log or a commit)")
-		}
-	})
-	t.Run("provider down", func(t *testing.T) {
-		m := &testModel{Key: scenarioKey}
-		srv := openAIServer(t, m)
-		url := srv.URL + "/v1"
-		srv.Close() // nothing listens there any more
-		w := askWS(t, "openai", url, "gpt-test")
-		before := commits(w)
-		w.askFail("cannot reach the server: Post \""+url+"/chat/completions\"", "write a Python function that parses a TOML config")
-		if after := commits(w); after != before {
-			t.Fatalf("commits %s → %s", before, after)
-		}
-	})
-	t.Run("invalid JSON", func(t *testing.T) {
-		m := &testModel{Key: scenarioKey, Misbehave: "invalid_json"}
-		srv := openAIServer(t, m)
-		w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
-		before := commits(w)
-		r := w.askFail("the agents need a more precise request, nothing was written", "write a Python function that parses a TOML config")
-		if n := len(m.requests("supervisor")); n != 2 {
-			t.Fatalf("the supervisor was asked %d times, want 2 (one retry carrying the error):\n%s", n, r)
-		}
-		if retry := m.requests("supervisor")[1].Turns; len(retry) < 3 || !strings.Contains(retry[len(retry)-1].Text, "That route is invalid") {
-			t.Fatalf("the retry does not carry the validation error: %+v", retry)
-		}
-		if after := commits(w); after != before {
-			t.Fatalf("commits %s → %s", before, after)
-		}
-	})
-	t.Run("unknown tool", func(t *testing.T) {
-		m := &testModel{Key: scenarioKey, Misbehave: "unknown_tool"}
-		srv := openAIServer(t, m)
-		w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
-		before := commits(w)
-		w.askFail("is stalled (repeat_error): it called delete_everything", "write a Python function that parses a TOML config")
-		if after := commits(w); after != before {
-			t.Fatalf("commits %s → %s", before, after)
-		}
-		if out := w.ok("list"); strings.Contains(out, "config.py") {
-			t.Fatalf("an artifact was created:\n%s", out)
-		}
-	})
+	const request = "write a Python function that parses a TOML config"
+	for _, tc := range []struct {
+		name      string
+		key       string // the key the server accepts
+		misbehave string
+		down      bool // nothing listens at the base URL
+		want      string
+		check     func(t *testing.T, w *ws, m *testModel, r result)
+	}{
+		{name: "wrong key", key: "sk-other-key",
+			want: "HTTP 401 Unauthorized: Incorrect API key provided. (the API key was refused: check the key in the environment variable OPENAI_API_KEY",
+			check: func(t *testing.T, w *ws, m *testModel, r result) {
+				if strings.Contains(r.stderr, scenarioKey) || strings.Contains(r.stdout, scenarioKey) {
+					t.Fatalf("the key is in the output:\n%s", r)
+				}
+				if n := m.count(); n != 1 {
+					t.Fatalf("the model server got %d requests, want 1 (a 401 is not retried)", n)
+				}
+				if log := w.git("log", "--all", "-p"); strings.Contains(log, scenarioKey) {
+					t.Fatal("the key is in the repository (a run's log or a commit)")
+				}
+			}},
+		{name: "provider down", down: true, want: "cannot reach the server: Post \"http://127.0.0.1:"},
+		{name: "invalid JSON", misbehave: "invalid_json", want: "the agents need a more precise request, nothing was written",
+			check: func(t *testing.T, w *ws, m *testModel, r result) {
+				sup := m.requests("supervisor")
+				if len(sup) != 2 {
+					t.Fatalf("the supervisor was asked %d times, want 2 (one retry carrying the error):\n%s", len(sup), r)
+				}
+				if retry := sup[1].Turns; len(retry) < 3 || !strings.Contains(retry[len(retry)-1].Text, "That route is invalid") {
+					t.Fatalf("the retry does not carry the validation error: %+v", retry)
+				}
+			}},
+		{name: "unknown tool", misbehave: "unknown_tool", want: "is stalled (repeat_error): it called delete_everything",
+			check: func(t *testing.T, w *ws, m *testModel, r result) {
+				if out := w.ok("list"); strings.Contains(out, "config.py") {
+					t.Fatalf("an artifact was created:\n%s", out)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &testModel{Key: scenarioKey, Misbehave: tc.misbehave}
+			if tc.key != "" {
+				m.Key = tc.key
+			}
+			srv := openAIServer(t, m)
+			if tc.down {
+				srv.Close()
+			}
+			w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
+			before := w.git("rev-list", "--count", "HEAD")
+			r := w.askFail(tc.want, request)
+			if after := w.git("rev-list", "--count", "HEAD"); after != before {
+				t.Fatalf("commits %s → %s", before, after)
+			}
+			if tc.check != nil {
+				tc.check(t, w, m, r)
+			}
+		})
+	}
 }
 
 var transcript = flag.String("transcript", "", "TestAskTranscript: write the session's terminal output to this file (docs/agents.md quotes it)")
