@@ -77,7 +77,8 @@ func TestAskTool(t *testing.T) {
 		Route:   &lunad.AskRoute{Intent: "edit", Worker: "coder", Target: &target, ReadDeps: []string{}, Reason: "a code change"},
 		Changes: []lunad.AskChange{{ArtifactRef: lunad.ArtifactRef{ID: "c1", Path: "src/config.py", Version: 2, Commit: "abc"}, Added: 3, Removed: 3, Worker: "coder"}},
 		Stale:   []lunad.AskFollowUp{{ID: "a1", Path: "docs/config.md", Symbols: []string{"parse_config"}}},
-		Usage:   lunad.AskUsage{InputTokens: 900, OutputTokens: 120, Calls: 2}}
+		Usage:   lunad.AskUsage{InputTokens: 900, OutputTokens: 120, Calls: 2},
+		Memory:  json.RawMessage(`{"consumption":{"coder":{"calls":2,"tokens":1020}},"trips":[]}`)}
 	out, _ := json.Marshal(want)
 	events := []lunad.RunEvent{
 		{Seq: 1, Type: lunad.EventRunCreated},

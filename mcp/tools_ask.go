@@ -2,11 +2,14 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
@@ -26,8 +29,22 @@ type askIn struct {
 // askPoll is how often an ask's run is read for its progress.
 const askPoll = 100 * time.Millisecond
 
+// askOutput is the ask tool's output schema: the AskResult's, with its
+// memory summary (raw JSON) an object rather than the bytes a
+// json.RawMessage would be inferred as.
+func askOutput() *jsonschema.Schema {
+	out, err := jsonschema.For[lunad.AskResult](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Types: []string{"null", "object"}, Description: "the working memory's summary: consumption per role, breaker trips, detections"},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("tool ask: output schema: %v", err))
+	}
+	return out
+}
+
 func (s *Server) addAskTool() {
 	addTool(s, &sdk.Tool{
+		OutputSchema: askOutput(),
 		Name:  "ask",
 		Title: "Ask lunad's agents",
 		Description: "Hand a request to lunad's own agents: a supervisor routes it to the coder, the writer or the reviewer, who create or edit artifacts through lunad's tools, every write a commit. " +
