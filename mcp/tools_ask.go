@@ -45,8 +45,8 @@ func askOutput() *jsonschema.Schema {
 func (s *Server) addAskTool() {
 	addTool(s, &sdk.Tool{
 		OutputSchema: askOutput(),
-		Name:  "ask",
-		Title: "Ask lunad's agents",
+		Name:         "ask",
+		Title:        "Ask lunad's agents",
 		Description: "Hand a request to lunad's own agents: a supervisor routes it to the coder, the writer or the reviewer, who create or edit artifacts through lunad's tools, every write a commit. " +
 			"Waits until they are done and returns what was done: status (done, question, budget_exhausted, stopped, failed, dry_run), the route, the artifacts created or edited (id, path, version, lines added and removed, worker), " +
 			"the artifacts that became stale because of it (ask again with \"update the stale docs\"), the reviewer's findings, the tokens used, or the question to answer before anything is written. " +
