@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -92,11 +93,13 @@ func TestAskTool(t *testing.T) {
 	var (
 		mu       sync.Mutex
 		progress []string
+		arrived  = make(chan struct{}, 100)
 	)
 	cs, ws := connectAsk(t, events, &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 		mu.Lock()
 		defer mu.Unlock()
 		progress = append(progress, req.Params.Message)
+		arrived <- struct{}{}
 	}})
 	var artifact map[string]any
 	if res := call(t, cs, "create_artifact", map[string]any{"title": "config", "type": "code/python", "path": "src/config.py", "content": "def parse_config(): pass\n"}, &artifact); res.IsError {
@@ -118,10 +121,19 @@ func TestAskTool(t *testing.T) {
 	if len(ws.started) != 1 || !maps(ws.started[0].Params, map[string]string{"request": "rename parse_config to load_config", "artifact": "src/config.py"}) {
 		t.Fatalf("started %+v", ws.started)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	wantProgress := []string{"ask1: supervise: working", "ask1: supervise: done, next coder", "ask1: coder: working", "ask1: coder: done",
 		"ask1: coder: committed src/config.py v2", "ask1: completed"}
+	// A notification may arrive after the call's result.
+	deadline := time.After(10 * time.Second)
+	for range wantProgress {
+		select {
+		case <-arrived:
+		case <-deadline:
+			t.Fatal("timed out waiting for the progress notifications")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	if !slices.Equal(progress, wantProgress) {
 		t.Fatalf("progress %q, want %q", progress, wantProgress)
 	}
