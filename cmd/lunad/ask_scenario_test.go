@@ -315,3 +315,28 @@ func TestAskTranscript(t *testing.T) {
 		}
 	}
 }
+
+// TestAskDryRun: --dry-run shows the route and the compiled prompts, calls
+// no worker's model and writes nothing.
+func TestAskDryRun(t *testing.T) {
+	m := &testModel{Key: scenarioKey}
+	srv := openAIServer(t, m)
+	w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
+	before := w.git("rev-list", "--count", "HEAD")
+	r := w.run("ask", "write a Python function that parses a TOML config", "--dry-run")
+	if r.code != 0 {
+		t.Fatalf("want success:\n%s", r)
+	}
+	for _, want := range []string{": dry_run", "route: create → coder", "--- prompt of the coder (coder@", "[system]\nYou are the coder of",
+		"[user]\nRequest: write a Python function that parses a TOML config", "tools: read_artifact, list_artifacts, find_references, edit_artifact"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the dry run's output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if n := len(m.requests("coder")); n != 0 {
+		t.Fatalf("the coder's model was called %d times in a dry run", n)
+	}
+	if after := w.git("rev-list", "--count", "HEAD"); after != before {
+		t.Fatalf("commits %s → %s", before, after)
+	}
+}
