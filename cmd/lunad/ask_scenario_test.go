@@ -125,29 +125,8 @@ func askScenario(t *testing.T, w *ws, m *testModel, model string) {
 
 	// What each role was sent.
 	coderPrompt, writerPrompt := m.requests("coder")[0].System, m.requests("writer")[0].System
-	for _, s := range m.requests("writer") {
-		if !strings.HasPrefix(s.System, "You are the writer of") {
-			t.Fatalf("the writer's system prompt:\n%s", s.System)
-		}
-		for _, l := range strings.Split(coderPrompt, "\n") {
-			if strings.TrimSpace(l) != "" && strings.Contains(s.System, l) {
-				t.Fatalf("the writer's system prompt carries the coder's line %q:\n%s", l, s.System)
-			}
-		}
-		if want := []string{"read_artifact", "list_artifacts", "find_references", "edit_artifact", "create_artifact", "rewrite_artifact", "handoff", "finish"}; !slices.Equal(s.Tools, want) {
-			t.Fatalf("the writer was offered %v, want %v", s.Tools, want)
-		}
-	}
-	for _, s := range m.requests("coder") {
-		if !strings.HasPrefix(s.System, "You are the coder of") {
-			t.Fatalf("the coder's system prompt:\n%s", s.System)
-		}
-		for _, l := range strings.Split(writerPrompt, "\n") {
-			if strings.TrimSpace(l) != "" && strings.Contains(s.System, l) {
-				t.Fatalf("the coder's system prompt carries the writer's line %q:\n%s", l, s.System)
-			}
-		}
-	}
+	checkPrompts(t, m, "writer", coderPrompt, []string{"read_artifact", "list_artifacts", "find_references", "edit_artifact", "create_artifact", "rewrite_artifact", "handoff", "finish"})
+	checkPrompts(t, m, "coder", writerPrompt, []string{"read_artifact", "list_artifacts", "find_references", "edit_artifact", "create_artifact", "rewrite_artifact", "handoff", "finish"})
 	sup := m.requests("supervisor")
 	if len(sup) != 5 {
 		t.Fatalf("the supervisor was asked %d times, want 5", len(sup))
@@ -188,6 +167,25 @@ func askScenario(t *testing.T, w *ws, m *testModel, model string) {
 		w.jsonOut(&rep, "run", "replay", r.Run)
 		if !rep.Identical || !slices.Equal(rep.Path, rep.ReplayPath) || rep.Tree != rep.ReplayTree {
 			t.Errorf("replay of %s: %+v", r.Run, rep)
+		}
+	}
+}
+
+// checkPrompts checks every request of role: its own system prompt, no
+// line of other's, and the tools it was offered.
+func checkPrompts(t *testing.T, m *testModel, role, other string, tools []string) {
+	t.Helper()
+	for _, s := range m.requests(role) {
+		if !strings.HasPrefix(s.System, "You are the "+role+" of") {
+			t.Fatalf("the %s's system prompt:\n%s", role, s.System)
+		}
+		for _, l := range strings.Split(other, "\n") {
+			if strings.TrimSpace(l) != "" && strings.Contains(s.System, l) {
+				t.Fatalf("the %s's system prompt carries another role's line %q:\n%s", role, l, s.System)
+			}
+		}
+		if !slices.Equal(s.Tools, tools) {
+			t.Fatalf("the %s was offered %v, want %v", role, s.Tools, tools)
 		}
 	}
 }
