@@ -205,10 +205,15 @@ type StageResponse struct {
 }
 
 // StageWrite is one file a stage's effects write, as a path relative to
-// the workspace root.
+// the workspace root. Title and Type are used only when the write creates
+// an artifact (a path no artifact has): its title (default: the file's
+// name) and type (default: inferred from the path); an existing
+// artifact's are left as they are.
 type StageWrite struct {
 	Path    string `json:"path"`
 	Content string `json:"content"`
+	Title   string `json:"title,omitempty"`
+	Type    string `json:"type,omitempty"`
 }
 
 // Agent processes one stage. It never writes to the workspace and never

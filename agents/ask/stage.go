@@ -12,7 +12,6 @@ import (
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/memory"
 	"github.com/lunad/lunad/agents/supervisor"
-	"github.com/lunad/lunad/agents/tools"
 	"github.com/lunad/lunad/agents/window"
 	"github.com/lunad/lunad/agents/worker"
 )
@@ -283,7 +282,7 @@ func prompt(role, id string, req llm.Request) lunad.AskPrompt {
 
 // dryRun compiles the routed worker's first request without calling it.
 func (a *Agents) dryRun(ctx context.Context, req lunad.StageRequest, mem *memory.Memory, c *calls, r lunad.AskRoute) (lunad.AskPrompt, error) {
-	o, _, err := a.workerOptions(ctx, req, mem, c, r.Worker, &r, tools.NewOverlay(c.src, a.o.TypeForPath))
+	o, _, err := a.workerOptions(ctx, req, mem, c, r.Worker, &r, a.overlay(c, &r))
 	if err != nil {
 		return lunad.AskPrompt{}, err
 	}

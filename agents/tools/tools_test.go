@@ -303,3 +303,34 @@ func (m memSource) Symbols(_ context.Context, ref string) (lunad.Artifact, []lun
 	a, err := m.art(ref)
 	return a, nil, err
 }
+
+// TestCreateTitleAndType: a created artifact's write carries its title and
+// type — the call's, else the planned artifact's (the route's
+// new_artifact), else the file's name and the inferred type — and a type
+// the workspace would refuse goes back to the model.
+func TestCreateTitleAndType(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.ov.Plan(lunad.NewArtifact{Title: "Reading the config", Type: "text/markdown", Path: "docs/reading.md"})
+	for _, c := range []struct{ name, args string }{
+		{"planned", `{"path":"docs/reading.md","title":"","content":"# R\n"}`},
+		{"own", `{"path":"docs/own.md","title":"My own","type":"text/plain","content":"o\n"}`},
+		{"defaults", `{"path":"docs/bare.md","title":"","content":"b\n"}`},
+	} {
+		if r := f.write.Call(ctx, call(tools.CreateArtifact, c.args)); r.IsError {
+			t.Fatalf("%s: %s", c.name, r.Content)
+		}
+	}
+	bad := f.write.Call(ctx, call(tools.CreateArtifact, `{"path":"docs/bad.md","title":"Bad","type":"Markdown","content":"x\n"}`))
+	if !bad.IsError || !strings.Contains(bad.Content, `type "Markdown" is not of the form kind/name`) {
+		t.Errorf("bad type: %+v", bad)
+	}
+	want := []lunad.StageWrite{
+		{Path: "docs/bare.md", Content: "b\n", Title: "bare.md", Type: "text/markdown"},
+		{Path: "docs/own.md", Content: "o\n", Title: "My own", Type: "text/plain"},
+		{Path: "docs/reading.md", Content: "# R\n", Title: "Reading the config", Type: "text/markdown"},
+	}
+	if got := f.ov.Writes(); !slices.Equal(got, want) {
+		t.Errorf("writes\n%+v\nwant\n%+v", got, want)
+	}
+}
