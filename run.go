@@ -202,6 +202,18 @@ type StageResponse struct {
 	// files/NAME (a recorder's transcript, say); a live replay hands them
 	// back in StageRequest.Recorded.
 	Files map[string]string `json:"files,omitempty"`
+	// Acks are acknowledgements of references the stage checked and
+	// found right (a reviewer's): the engine records each, after the
+	// writes, as an ack commit (Writer.Ack) by the same author with the
+	// same trailers, once per stage visit.
+	Acks []StageAck `json:"acks,omitempty"`
+}
+
+// StageAck acknowledges artifact Ref's references — all of them, or only
+// those to Symbol — as AckRequest does.
+type StageAck struct {
+	Ref    string `json:"ref"`
+	Symbol string `json:"symbol,omitempty"`
 }
 
 // StageWrite is one file a stage's effects write, as a path relative to

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -270,6 +271,16 @@ func (s *Set) acknowledge(ctx context.Context, call llm.ToolCall) Result {
 		return fail("", "%s: %v", call.Name, notFound(err, a.ID))
 	}
 	a.ID = art.ID
+	a.Symbol = strings.TrimSpace(a.Symbol)
+	if a.Symbol != "" {
+		refs, err := s.ov.Outgoing(ctx, art.ID)
+		if err != nil {
+			return fail("", "%s: %v", call.Name, err)
+		}
+		if !slices.ContainsFunc(refs, func(r lunad.Reference) bool { return r.Covers(a.Symbol) }) {
+			return fail("", "%s: %s has no reference to %q: name a symbol its references use (find_references), or none to acknowledge all of them", call.Name, art.ID, a.Symbol)
+		}
+	}
 	s.mu.Lock()
 	s.acks = append(s.acks, a)
 	s.mu.Unlock()

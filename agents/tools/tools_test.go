@@ -178,7 +178,7 @@ func TestEditThroughTheEngine(t *testing.T) {
 		}
 	})
 	want := []lunad.StageWrite{
-		{Path: "docs/usage.md", Content: "# Usage\n\nCall load_config.\n"},
+		{Path: "docs/usage.md", Content: "# Usage\n\nCall load_config.\n", Title: "Usage", Type: "text/markdown"},
 		{Path: "src/config.py", Content: strings.ReplaceAll(wstest.Src, "parse_config", "load_config")},
 	}
 	if got := f.ov.Writes(); !slices.Equal(got, want) {
@@ -210,6 +210,11 @@ func TestControlAndFindings(t *testing.T) {
 		t.Errorf("bad severity: %+v", bad)
 	}
 	f.review.Call(ctx, call(tools.Acknowledge, `{"id":"docs/config.md","symbol":"parse_config"}`))
+	// A symbol none of the artifact's references names goes back to the
+	// model (the workspace would refuse it when the engine records it).
+	if r := f.review.Call(ctx, call(tools.Acknowledge, `{"id":"docs/config.md","symbol":"no_such"}`)); !r.IsError || !strings.Contains(r.Content, `has no reference to "no_such"`) {
+		t.Errorf("ack of an unreferenced symbol: %+v", r)
+	}
 	if got := f.review.Findings(); len(got) != 1 || got[0] != (lunad.AskFinding{Artifact: f.prose, Line: 3, Severity: "warning", Message: "names parse_config"}) {
 		t.Errorf("findings %+v", got)
 	}
