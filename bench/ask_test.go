@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -134,23 +132,7 @@ func (p *instant) answer(req llm.Request) llm.Response {
 
 func benchAsks(b *testing.B, n int) {
 	ctx := context.Background()
-	if scratch == "" {
-		var err error
-		if scratch, err = os.MkdirTemp("", "lunad-bench-"); err != nil {
-			b.Fatal(err)
-		}
-	}
-	root := filepath.Join(scratch, fmt.Sprintf("ask-tree-%d", n))
-	os.RemoveAll(root)
-	tree, err := generateRefsTree(root, n)
-	if err != nil {
-		b.Fatal(err)
-	}
-	commitTree(b, root)
-	s, _, err := workspace.Init(root, benchOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, tree := refsWorkspace(b, fmt.Sprintf("ask-tree-%d", n), n)
 	defer s.Close()
 	target := tree.files[tree.byLng[rwGo][0]].path
 	content, _, err := s.Read(ctx, target, "")
