@@ -17,7 +17,6 @@ import (
 	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/runs"
-	"github.com/lunad/lunad/workspace"
 )
 
 var flagAsks = flag.Int("bench.asks", 20, "BenchmarkAskOverhead: asks per workspace size")
