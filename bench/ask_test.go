@@ -19,7 +19,7 @@ import (
 	"github.com/lunad/lunad/runs"
 )
 
-var flagAsks = flag.Int("bench.asks", 20, "BenchmarkAskOverhead: asks per workspace size")
+var flagAsks = flag.Int("bench.asks", 5, "BenchmarkAskOverhead: asks per workspace size")
 
 // BenchmarkAskOverhead measures what lunad adds to an ask besides the
 // model: asks run end to end through the workspace service's engine and
