@@ -81,12 +81,17 @@ func TestRetries(t *testing.T) {
 			t.Errorf("the primary's breaker is %s", st)
 		}
 	})
-	t.Run("a call budget of 3 against a provider that is down stops after 3 requests", func(t *testing.T) {
-		e := newEnv(t, memory.Options{Budget: memory.Budget{Calls: 3}})
+	// downRun runs a coder whose provider answers 503 to everything.
+	downRun := func(t *testing.T, mo memory.Options, attempts int) (*env, worker.Outcome, *atomic.Int64, error) {
+		e := newEnv(t, mo)
 		primary, down := modelServer(t, 503, `{"error":{"message":"overloaded"}}`)
 		o := e.options(t, tools.Coder, e.code, primary)
-		o.Retry.Attempts = 10
+		o.Retry.Attempts = attempts
 		out, err := worker.Run(ctx, o, worker.Task{Request: "r"})
+		return e, out, down, err
+	}
+	t.Run("a call budget of 3 against a provider that is down stops after 3 requests", func(t *testing.T) {
+		e, out, down, err := downRun(t, memory.Options{Budget: memory.Budget{Calls: 3}}, 10)
 		if err != nil || out.Status != worker.BudgetExhausted || !strings.Contains(out.Reason, "calls budget is spent (3 of 3 model calls made") {
 			t.Fatalf("%+v %v", out, err)
 		}
@@ -95,11 +100,7 @@ func TestRetries(t *testing.T) {
 		}
 	})
 	t.Run("a provider that stays down fails after the retries, each request counted", func(t *testing.T) {
-		e := newEnv(t, memory.Options{})
-		primary, down := modelServer(t, 503, `{"error":{"message":"overloaded"}}`)
-		o := e.options(t, tools.Coder, e.code, primary)
-		o.Retry.Attempts = 3
-		out, err := worker.Run(ctx, o, worker.Task{Request: "r"})
+		e, out, down, err := downRun(t, memory.Options{}, 3)
 		if err != nil || out.Status != worker.Failed || !strings.Contains(out.Reason, "gave up after 3 attempts") {
 			t.Fatalf("%+v %v", out, err)
 		}
