@@ -55,9 +55,11 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "agents/tools", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm"}},
 		// The router, the workers and the ask workflow's agents: no git, no
 		// parser, no protocol; the workspace only through lunad's interfaces.
-		{pkg: "agents/supervisor", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools"}},
-		{pkg: "agents/worker", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools"}},
-		{pkg: "agents/ask", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/worker", mod + "/agents/supervisor"}},
+		// The memory's guards inside lunad's retry policy around a provider.
+		{pkg: "agents/guard", noCgo: true, siblings: []string{mod, mod + "/agents/llm", mod + "/agents/memory"}},
+		{pkg: "agents/supervisor", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/guard"}},
+		{pkg: "agents/worker", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/guard"}},
+		{pkg: "agents/ask", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/worker", mod + "/agents/supervisor", mod + "/agents/guard"}},
 		// The model providers: agents/llm is the vocabulary (root and the
 		// standard library only); each SDK is linked by its provider only.
 		{pkg: "agents/llm", siblings: []string{mod}, stdOnly: true},

@@ -42,6 +42,14 @@ type Options struct {
 	// and per worker, breakers, the stall detector. Its Clock is replaced
 	// by Clock.
 	Memory memory.Options
+	// Retry is lunad's retry policy around every model call, the run's
+	// memory inside it: each attempt passes the budgets and the
+	// provider's breaker and is counted (so give providers.New
+	// WithoutRetry). Zero Attempts is one more than the breaker's
+	// failures, so a provider that is down opens its breaker within one
+	// call and the fallback takes over; the other zero fields take
+	// llm.Retry's defaults. A live replay never sleeps.
+	Retry llm.RetryOptions
 	// ContextTokens is the token budget of one compiled context (default
 	// DefaultContextTokens).
 	ContextTokens int
@@ -86,6 +94,13 @@ func New(o Options) (*Agents, error) {
 		o.Clock = time.Now
 	}
 	o.Memory.Clock = o.Clock
+	if o.Retry.Attempts <= 0 {
+		failures := o.Memory.Breaker.Failures
+		if failures <= 0 {
+			failures = memory.DefaultBreakerFailures
+		}
+		o.Retry.Attempts = failures + 1
+	}
 	if o.ContextTokens <= 0 {
 		o.ContextTokens = DefaultContextTokens
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +33,9 @@ type model struct {
 	reqs  []llm.Request
 	// block, if set, is called instead of answering (outside the lock).
 	block func(context.Context) error
+	// fail is the number of calls still to fail with a transient 503
+	// before the turns are answered; failed counts those that did.
+	fail, failed int
 }
 
 func (m *model) Name() string { return m.name }
@@ -42,6 +46,11 @@ func (m *model) Chat(ctx context.Context, req llm.Request) (llm.Response, error)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.fail > 0 {
+		m.fail--
+		m.failed++
+		return llm.Response{}, &llm.Error{Provider: m.name, Kind: llm.Transient, Status: 503, Err: errors.New("overloaded")}
+	}
 	m.reqs = append(m.reqs, req)
 	if len(m.reqs) > len(m.turns) {
 		return llm.Response{}, &llm.Error{Provider: m.name, Kind: llm.Permanent, Err: fmt.Errorf("the script has %d turns, call %d", len(m.turns), len(m.reqs))}
@@ -90,7 +99,17 @@ type env struct {
 	agents *ask.Agents
 	models map[string]*model
 	clock  *clock
+
+	waited atomic.Int64 // the retries' backoff waits
 }
+
+// sleep counts a retry's backoff wait instead of waiting.
+func (e *env) sleep(ctx context.Context, _ time.Duration) error {
+	e.waited.Add(1)
+	return ctx.Err()
+}
+
+func (e *env) waits() int { return int(e.waited.Load()) }
 
 type clock struct {
 	mu  sync.Mutex
@@ -113,6 +132,7 @@ func newEnv(t *testing.T, mo memory.Options, ttl time.Duration) *env {
 		e.models[r] = &model{name: r}
 	}
 	a, err := ask.New(ask.Options{Workspace: e.s, Memory: mo, TTL: ttl, Clock: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Retry: llm.RetryOptions{Sleep: e.sleep},
 		Providers: func(role string) (llm.Provider, llm.Config, error) {
 			m, ok := e.models[role]
 			if !ok {

@@ -2,6 +2,7 @@ package ask_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
@@ -292,5 +293,37 @@ func TestCancelled(t *testing.T) {
 	}
 	if e.head() != before {
 		t.Error("a cancelled ask wrote")
+	}
+}
+
+// TestRetriedCalls: a transient failure is retried by lunad's policy with
+// the run's memory inside it — every attempt counted and recorded — and a
+// live replay serves the recorded attempts, failed ones included, in
+// their order: the same memory, no model called, no wait.
+func TestRetriedCalls(t *testing.T) {
+	e := newEnv(t, memory.Options{}, 0)
+	a1 := wstest.Create(t, e.s, "docs/a.md", "# A\n\nFirst paragraph.\n\nSecond paragraph.\n")
+	sup, writer := e.models["supervisor"], e.models["writer"]
+	sup.fail, writer.fail = 1, 2
+	sup.add(route(lunad.AskRoute{Intent: "edit", Worker: "writer", Target: ptr(a1), Reason: "r"}))
+	writer.add(tool("edit_artifact", map[string]any{"id": a1, "blocks": []map[string]string{{"search": "Second paragraph.\n", "replace": "Changed.\n"}}}), finish("done"))
+	info, res := e.ask("change the second paragraph", "", false)
+	if res.Status != lunad.AskDone || len(res.Changes) != 1 {
+		t.Fatalf("%+v", res)
+	}
+	// The supervisor: 1 failure + 1 answer; the writer: 2 failures + 2 answers.
+	if res.Usage.Calls != 6 || sup.failed != 1 || writer.failed != 2 || e.waits() != 3 {
+		t.Errorf("calls %d (want 6: one per attempt), failures %d+%d, waits %d", res.Usage.Calls, sup.failed, writer.failed, e.waits())
+	}
+	var sum memory.Summary
+	if err := json.Unmarshal(res.Memory, &sum); err != nil || sum.Usage.Failures != 3 || sum.Usage.Calls != 6 {
+		t.Errorf("the memory's summary %s (%v), want 6 calls, 3 failures", res.Memory, err)
+	}
+	rep, err := e.s.ReplayRun(context.Background(), info.ID, true)
+	if err != nil || !rep.Identical || rep.Divergence != 0 || rep.Tree != rep.ReplayTree {
+		t.Fatalf("replay: %+v %v", rep, err)
+	}
+	if sup.calls() != 1 || writer.calls() != 2 || e.waits() != 3 {
+		t.Errorf("the replay called the models (supervisor %d, writer %d) or waited (%d)", sup.calls(), writer.calls(), e.waits())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
@@ -54,9 +55,11 @@ func (a *Agents) begin(req lunad.StageRequest) (*calls, *memory.Memory, *output,
 	return c, mem, prev, nil
 }
 
-// calls are a stage's model calls: each role's provider behind a
-// recorder; in a live replay, behind a replayer of that role's recorded
-// calls instead of the provider.
+// calls are a stage's model calls: each role's bare provider behind a
+// recorder (the worker and the supervisor put the memory's guards and the
+// retry policy around it, so every attempt is recorded, the failed ones
+// too); in a live replay, a replayer of that role's recorded attempts
+// instead of the provider.
 type calls struct {
 	src      *source
 	clock    *stageClock
@@ -102,6 +105,16 @@ func (a *Agents) provider(c *calls, role string) (worker.Model, llm.Config, erro
 		c.rec[role] = r
 	}
 	return worker.Model{Provider: r, Name: cfg.Model, Temperature: cfg.Temperature, Seed: cfg.Seed, MaxTokens: cfg.MaxTokens}, cfg, nil
+}
+
+// retry is the stage's retry policy: a live replay serves the recorded
+// attempts, failed ones included, and does not wait between them.
+func (a *Agents) retry(c *calls) llm.RetryOptions {
+	o := a.o.Retry
+	if c.replay {
+		o.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	}
+	return o
 }
 
 // files are the stage's recorded model calls (ROLE/llm/NNNN.json: one
@@ -199,7 +212,7 @@ func (s supervise) Process(ctx context.Context, req lunad.StageRequest) (lunad.S
 		out.Outcome, out.Reason = outFailed, err.Error()
 		return a.respond(req, mem, out, c, nil)
 	}
-	dec, err := supervisor.Decide(ctx, supervisor.Deps{Provider: m.Provider, Model: m.Name, Seed: m.Seed, Memory: mem}, in)
+	dec, err := supervisor.Decide(ctx, supervisor.Deps{Provider: m.Provider, Model: m.Name, Seed: m.Seed, Memory: mem, Retry: a.retry(c)}, in)
 	out.Model = dec.Model
 	switch {
 	case ctx.Err() != nil:

@@ -40,7 +40,7 @@ func (a *Agents) workerOptions(ctx context.Context, req lunad.StageRequest, mem 
 	}
 	tok := window.TokenizerFor(m.Name)
 	in := window.Input{Deps: r.ReadDeps, Budget: a.o.ContextTokens}
-	o := worker.Options{Role: role, Model: m, Tools: set, Memory: mem,
+	o := worker.Options{Role: role, Model: m, Tools: set, Memory: mem, Retry: a.retry(c),
 		Compile: func(ctx context.Context) (string, error) {
 			in := in
 			in.Active, in.Mode = a.active(ctx, ov, role, r)

@@ -28,8 +28,10 @@ const FilePrefix = "llm/"
 func CallFile(seq int) string { return fmt.Sprintf("%s%04d.json", FilePrefix, seq) }
 
 // Recorder wraps a provider and keeps every call, the failed ones too.
-// Wrap the provider Retry returns, so that one call of the agent is one
-// recorded call. Safe for concurrent use.
+// Wrap the bare provider, inside Retry, so that every attempt is a
+// recorded call and a Replayer serves a retried call's attempts in their
+// order (a replayed Transient failure is retried as the original was).
+// Safe for concurrent use.
 type Recorder struct {
 	p     Provider
 	mu    sync.Mutex

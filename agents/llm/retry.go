@@ -21,7 +21,8 @@ type RetryOptions struct {
 	// Clock times the attempts (default time.Now).
 	Clock func() time.Time
 	// OnAttempt sees every attempt, failed or not, before the next one is
-	// scheduled: budgets and breakers count calls through it.
+	// scheduled. (lunad's agents guard and count each attempt by wrapping
+	// the provider Retry calls: package agents/guard.)
 	OnAttempt func(Attempt)
 }
 

@@ -50,11 +50,38 @@ func (m *Memory) admit(provider string, now time.Time) error {
 	if b.state == Closed {
 		return nil
 	}
-	until := b.opened.Add(cool)
+	return m.refusal(provider, b)
+}
+
+// refusal is the refusal of a call to provider while b refuses calls.
+func (m *Memory) refusal(provider string, b *breaker) *BreakerOpenError {
+	until := b.opened.Add(m.o.Breaker.Cooldown)
 	if b.state == HalfOpen {
-		until = b.trial.Add(cool)
+		until = b.trial.Add(m.o.Breaker.Cooldown)
 	}
 	return &BreakerOpenError{Run: m.run, Provider: provider, Fallback: m.o.Breaker.Fallback[provider], Failures: b.failures, Until: until}
+}
+
+// BreakerRefusal is the *BreakerOpenError that Before would return for a
+// call to provider now, nil if its breaker would let a call through. It
+// admits and counts nothing: a retry asks it after a failure, so that it
+// does not wait for an attempt the breaker will refuse.
+func (m *Memory) BreakerRefusal(provider string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.breakers[provider]
+	if b == nil || b.state == Closed {
+		return nil
+	}
+	now := m.o.Clock()
+	cool := m.o.Breaker.Cooldown
+	if b.state == Open && now.Sub(b.opened) >= cool {
+		return nil // half-open: a trial would be let through
+	}
+	if b.state == HalfOpen && (b.trial.IsZero() || now.Sub(b.trial) >= cool) {
+		return nil
+	}
+	return m.refusal(provider, b)
 }
 
 // outcome feeds a call's outcome to provider's breaker. While open, an

@@ -158,3 +158,55 @@ func TestBreaker(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakerRefusal: BreakerRefusal says what Before would answer about
+// the breaker, and admits and counts nothing.
+func TestBreakerRefusal(t *testing.T) {
+	clk := newClock()
+	m := New("r1", Options{Clock: clk.Now, Breaker: BreakerOptions{Failures: 2, Cooldown: 30 * time.Second, Fallback: map[string]string{"openai": "ollama"}}})
+	refusal := func() *BreakerOpenError {
+		t.Helper()
+		err := m.BreakerRefusal("openai")
+		if err == nil {
+			return nil
+		}
+		var be *BreakerOpenError
+		if !errors.As(err, &be) {
+			t.Fatalf("BreakerRefusal = %v, want a *BreakerOpenError", err)
+		}
+		return be
+	}
+	if refusal() != nil {
+		t.Fatal("a provider never called is refused")
+	}
+	for range 2 {
+		if err := m.Before("coder", "openai"); err != nil {
+			t.Fatal(err)
+		}
+		m.After("coder", "openai", 0, 0, errDown)
+		if m.Usage().Failures == 1 && refusal() != nil {
+			t.Fatal("refused after one failure of two")
+		}
+	}
+	be := refusal()
+	if be == nil || be.Fallback != "ollama" || be.Failures != 2 || !be.Until.Equal(clk.Now().Add(30*time.Second)) {
+		t.Fatalf("refusal %+v after two failures", be)
+	}
+	if u := m.Usage(); u.Calls != 2 {
+		t.Errorf("BreakerRefusal counted calls: %+v", u)
+	}
+	clk.Advance(30 * time.Second)
+	if refusal() != nil {
+		t.Fatal("refused once the cooldown passed (a half-open trial would be admitted)")
+	}
+	if err := m.Before("coder", "openai"); err != nil {
+		t.Fatalf("the trial was not admitted: %v", err)
+	}
+	if be := refusal(); be == nil || !be.Until.Equal(clk.Now().Add(30*time.Second)) {
+		t.Fatalf("a second call while the trial is in flight: %+v", be)
+	}
+	m.After("coder", "openai", 0, 0, nil)
+	if refusal() != nil || m.BreakerState("openai") != Closed {
+		t.Fatalf("refused after a successful trial (%s)", m.BreakerState("openai"))
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/guard"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/memory"
 	"github.com/lunad/lunad/agents/tools"
@@ -59,6 +60,10 @@ type Deps struct {
 	Model    string
 	Seed     *int64
 	Memory   *memory.Memory
+	// Retry is lunad's retry policy around each model call, the memory's
+	// guards inside it (every attempt is admitted and counted; a refusal
+	// is not retried). Zero fields take llm.Retry's defaults.
+	Retry llm.RetryOptions
 }
 
 // Decision is the supervisor's decision: a Route, or a Question for the
@@ -83,7 +88,8 @@ type answer struct {
 }
 
 // Decide routes the request. The error is a failed model call (the
-// provider's *llm.Error, or the memory's guards: *memory.BudgetError,
+// provider's *llm.Error after d.Retry's attempts, or the memory's refusal:
+// a *guard.RefusedError wrapping a *memory.BudgetError or
 // *memory.BreakerOpenError) or ctx's; an invalid answer is never an
 // error but a fail-safe question.
 func Decide(ctx context.Context, d Deps, in Input) (Decision, error) {
@@ -92,11 +98,10 @@ func Decide(ctx context.Context, d Deps, in Input) (Decision, error) {
 	dec := Decision{Prompt: id, Request: req}
 	var problem error
 	for attempt := 0; attempt < 2; attempt++ {
-		if err := d.Memory.Before(Role, d.Provider.Name()); err != nil {
-			return dec, err
+		resp, err := guard.Retried(d.Provider, d.Memory, Role, d.Retry).Chat(ctx, req)
+		if r := guard.Refused(err); r != nil {
+			return dec, r
 		}
-		resp, err := d.Provider.Chat(ctx, req)
-		d.Memory.After(Role, d.Provider.Name(), resp.Usage.InputTokens, resp.Usage.OutputTokens, err)
 		if err != nil {
 			return dec, err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/guard"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/memory"
 	"github.com/lunad/lunad/agents/tools"
@@ -46,10 +47,14 @@ type Compile func(ctx context.Context) (string, error)
 
 // Options are what a worker runs with.
 type Options struct {
-	Role    string
-	Model   Model
-	Tools   *tools.Set
-	Memory  *memory.Memory
+	Role   string
+	Model  Model
+	Tools  *tools.Set
+	Memory *memory.Memory
+	// Retry is lunad's retry policy around each model call; the memory's
+	// guards are inside it, so every attempt is admitted and counted (a
+	// refusal is not retried). Zero fields take llm.Retry's defaults.
+	Retry   llm.RetryOptions
 	Compile Compile
 	// Fallback gives the model to call while Model's breaker is open,
 	// given the fallback the memory names ("" if none); nil, false, or a
@@ -204,46 +209,41 @@ func Run(ctx context.Context, o Options, t Task) (Outcome, error) {
 
 type stop struct{ status, reason string }
 
-// maxCallTries bounds the tries of one model call (a transient failure
-// is tried again until the provider's breaker opens).
-const maxCallTries = 32
+// maxSwitches bounds the switches to a fallback model within one call.
+const maxSwitches = 4
 
-// call makes one model call under the memory's guards. A transient
-// failure (after the provider's own retries) is tried again, each failure
-// counted by the provider's breaker; once it opens, the fallback is
-// called, and without one the worker stops with the breaker's reason.
+// call makes one model call: the model behind lunad's retry policy
+// (o.Retry) with the memory's guards inside it, so every attempt is
+// admitted and counted by the memory and none is retried here. When the
+// model's breaker opens, the fallback is called; without one the worker
+// stops with the breaker's reason. A spent budget ends the worker
+// budget_exhausted, any other failure failed.
 func call(ctx context.Context, o Options, model *Model, req llm.Request) (llm.Response, *stop) {
-	for range maxCallTries {
-		err := o.Memory.Before(o.Role, model.Provider.Name())
+	for range maxSwitches {
+		req.Model, req.Temperature, req.Seed, req.MaxTokens = model.Name, model.Temperature, model.Seed, model.MaxTokens
+		resp, err := guard.Retried(model.Provider, o.Memory, o.Role, o.Retry).Chat(ctx, req)
+		if err == nil {
+			return resp, nil
+		}
+		refused := guard.Refused(err)
 		var open *memory.BreakerOpenError
 		switch {
-		case errors.As(err, &open):
-			if o.Fallback == nil {
-				return llm.Response{}, &stop{Stopped, err.Error()}
-			}
-			fb, ok := o.Fallback(open.Fallback)
-			if !ok || fb.Provider.Name() == model.Provider.Name() {
-				return llm.Response{}, &stop{Stopped, err.Error() + " (and no fallback model is configured for the " + o.Role + ")"}
-			}
-			*model = fb
-			continue
-		case errors.Is(err, memory.ErrBudget):
-			return llm.Response{}, &stop{BudgetExhausted, err.Error()}
-		case err != nil:
-			return llm.Response{}, &stop{Stopped, err.Error()}
-		}
-		req.Model, req.Temperature, req.Seed, req.MaxTokens = model.Name, model.Temperature, model.Seed, model.MaxTokens
-		resp, err := model.Provider.Chat(ctx, req)
-		o.Memory.After(o.Role, model.Provider.Name(), resp.Usage.InputTokens, resp.Usage.OutputTokens, err)
-		if err != nil && llm.Retryable(err) && ctx.Err() == nil {
-			continue
-		}
-		if err != nil {
+		case refused == nil:
 			return resp, &stop{Failed, fmt.Sprintf("the %s's model call failed: %v", o.Role, err)}
+		case errors.Is(err, memory.ErrBudget):
+			return resp, &stop{BudgetExhausted, refused.Error()}
+		case !errors.As(err, &open):
+			return resp, &stop{Stopped, refused.Error()}
+		case o.Fallback == nil:
+			return resp, &stop{Stopped, refused.Error()}
 		}
-		return resp, nil
+		fb, ok := o.Fallback(open.Fallback)
+		if !ok || fb.Provider.Name() == model.Provider.Name() {
+			return resp, &stop{Stopped, refused.Error() + " (and no fallback model is configured for the " + o.Role + ")"}
+		}
+		*model = fb
 	}
-	return llm.Response{}, &stop{Stopped, fmt.Sprintf("the %s's model call failed %d times in a row", o.Role, maxCallTries)}
+	return llm.Response{}, &stop{Stopped, fmt.Sprintf("the %s switched to a fallback model %d times in one call", o.Role, maxSwitches)}
 }
 
 // step is a tool call as the stall detector sees it.

@@ -63,6 +63,17 @@ type env struct {
 	code  string
 	prose string
 	mem   *memory.Memory
+
+	mu    sync.Mutex
+	slept []time.Duration // the retries' backoff waits
+}
+
+// sleep records a backoff wait instead of waiting.
+func (e *env) sleep(ctx context.Context, d time.Duration) error {
+	e.mu.Lock()
+	e.slept = append(e.slept, d)
+	e.mu.Unlock()
+	return ctx.Err()
 }
 
 func newEnv(t *testing.T, mo memory.Options) *env {
@@ -85,6 +96,7 @@ func (e *env) options(t *testing.T, role, active string, p llm.Provider) worker.
 		mode = window.ModeRead
 	}
 	return worker.Options{Role: role, Model: worker.Model{Provider: p, Name: "m1"}, Tools: set, Memory: e.mem,
+		Retry: llm.RetryOptions{Base: 100 * time.Millisecond, Sleep: e.sleep, Jitter: func(d time.Duration) time.Duration { return d }},
 		Compile: func(ctx context.Context) (string, error) {
 			c, err := window.Compile(ctx, e.ov, window.TokenizerFor("m1"), window.Input{Active: active, Mode: mode, Budget: 4000})
 			return c.Text, err

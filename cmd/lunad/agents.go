@@ -45,8 +45,10 @@ func withAgents(ro *runs.Options, ws ask.Workspace, cfg Config, getenv func(stri
 	return agents, nil
 }
 
-// newProvider is the provider c configures, behind lunad's retry policy.
-// c is final — the environment's LUNAD_LLM_* are in it already, over the
+// newProvider is the bare provider c configures: the agents put lunad's
+// retry policy around it with the run's working memory inside, so every
+// attempt passes the budgets and the breaker (ask.Options.Retry). c is
+// final — the environment's LUNAD_LLM_* are in it already, over the
 // file, as for every setting — so the provider reads from getenv only the
 // variable holding the key: a role configured for another provider never
 // picks up [llm]'s LUNAD_LLM_BASE_URL.
@@ -57,5 +59,5 @@ func newProvider(c llm.Config, getenv func(string) string) (llm.Provider, error)
 		}
 		return getenv(k)
 	}
-	return providers.New(c, keysOnly)
+	return providers.New(c, keysOnly, providers.WithoutRetry())
 }

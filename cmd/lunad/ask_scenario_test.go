@@ -228,7 +228,15 @@ func TestAskBadInput(t *testing.T) {
 					t.Fatal("the key is in the repository (a run's log or a commit)")
 				}
 			}},
-		{name: "provider down", down: true, want: "cannot reach the server: Post \"http://127.0.0.1:"},
+		// Every attempt passes the run's memory: the fifth failed
+		// connection opens the breaker, and the ask ends with it and
+		// its cause instead of waiting for a sixth.
+		{name: "provider down", down: true, want: "provider openai failed 5 times in a row; its circuit breaker is open until",
+			check: func(t *testing.T, w *ws, m *testModel, r result) {
+				if !strings.Contains(r.stderr, "(the last failure: openai: cannot reach the server: Post \"http://127.0.0.1:") {
+					t.Fatalf("the breaker's refusal does not say why the provider failed:\n%s", r)
+				}
+			}},
 		{name: "invalid JSON", misbehave: "invalid_json", want: "the agents need a more precise request, nothing was written",
 			check: func(t *testing.T, w *ws, m *testModel, r result) {
 				sup := m.requests("supervisor")
