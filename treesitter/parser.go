@@ -69,6 +69,10 @@ type File struct {
 	// Partial is non-empty when part of the content was indexed as plain
 	// text, and says which part and why (Markdown nested past MaxNesting).
 	Partial string
+	// Anchors are the HTML anchors of a Markdown file, each once:
+	// the ids of <a name="x">, <a id="x"> and any element's id="x", which
+	// link fragments name as they name headings.
+	Anchors []string
 }
 
 // ErrClosed is returned after Close.
