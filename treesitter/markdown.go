@@ -105,8 +105,8 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 		next[key] = refs
 		for _, r := range refs {
 			r.start, r.end = r.start+in[0], r.end+in[0]
-			if r.Kind == "code" && r.Role == "" && inParamList(src, r.start) {
-				r.Role = RoleParameter
+			if r.Kind == "code" && r.Role == "" {
+				r.Role = intern(listRole(src, r.start))
 			}
 			if r.Kind == kindAnchor {
 				anchors = addAnchor(anchors, r.Name)
@@ -254,7 +254,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 				return
 			}
 			if role == "" {
-				role = spanRole(text[e:min(len(text), e+maxRoleWords)])
+				role = spanRole(text[max(0, s-maxRoleWords):s], text[e:min(len(text), e+maxRoleWords)])
 			}
 			add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
 		case "reference.link":

@@ -57,6 +57,16 @@ const (
 	RoleCommand   = "command"
 	RoleFlag      = "flag"
 	RoleParameter = "parameter"
+	// RoleVariable: "the `x` variable / placeholder", "variables `x`", an
+	// entry of a list a "... placeholders are:" line introduces — a value,
+	// never a function.
+	RoleVariable = "variable"
+	// RoleModule: "the `x` module / crate / package / library" — not a
+	// definition lunad indexes.
+	RoleModule = "module"
+	// RoleSetting: "the `x` setting / config / configuration option" — a
+	// field of a configuration type.
+	RoleSetting = "setting"
 )
 
 // File is what Parse extracts from one artifact. Skipped is non-empty (and

@@ -77,6 +77,16 @@ func TestProseRules(t *testing.T) {
 		{"x= is not a method", map[string]string{"c.py": "class Client:\n    def prompt(self):\n        pass\n"}, "Use `prompt=` to ask.\n", "unresolved"},
 		{"Parameters list entry is not a method", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Parameters:\n\n- `log_info` the info.\n", "unresolved"},
 		{"a list entry elsewhere is a name", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Methods:\n\n- `log_info` logs.\n", "c.py#Client.log_info"},
+		// what the text says the name is
+		{"a variable is not a method", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "When the `crate_type` variable is `lib`.\n", "unresolved"},
+		{"variables such as x are not methods", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "An automatic variable such as `crate_type`.\n", "unresolved"},
+		{"a placeholders list entry is not a method", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "Builtin placeholders are:\n\n* `crate_type`\n    * bin or lib\n", "unresolved"},
+		{"a variable binds to a constant", map[string]string{"s.py": "MAX_SIZE = 3\n\ndef MAX_SIZE_fn():\n    pass\n"}, "The `MAX_SIZE` variable.\n", "s.py#MAX_SIZE"},
+		{"a module is not a function", map[string]string{"src/ext.rs": "pub fn variable() {}\n"}, "### Variables with the `variable` module\n", "unresolved"},
+		{"a setting binds to a config field by a plain word", map[string]string{"config.py": "class Config:\n    nav = 1\n"}, "Set the `nav` setting.\n", "config.py#Config.nav"},
+		{"a plain word without a role does not bind to a member", map[string]string{"config.py": "class Config:\n    nav = 1\n"}, "The `nav` here.\n", "unresolved"},
+		{"a setting prefers the configuration type's field", map[string]string{"config.py": "class MkConfig:\n    use_urls = 1\n", "files.py": "class File:\n    use_urls: bool\n"}, "The [`use_urls`](#x) configuration option.\n", "config.py#MkConfig.use_urls"},
+		{"the same field without the setting role stays ambiguous", map[string]string{"config.py": "class MkConfig:\n    use_urls = 1\n", "files.py": "class File:\n    use_urls: bool\n"}, "The `use_urls` of it.\n", "ambiguous"},
 		{"an option binds to an options field", map[string]string{"o.ts": "export type Options = {\n\ttimeoutMs?: number;\n};\nexport function timeoutMs() {}\n"}, "Set the `timeoutMs` option.\n", "o.ts#Options.timeoutMs"},
 		// commands
 		{"the x command binds to a command", map[string]string{"cmd/clean.go": "package cmd\n\nvar cleanCmd = &cobra.Command{\n\tUse: \"clean [dir]\",\n}\n\nfunc clean() {}\n", "dev/clean.py": "def clean():\n    pass\n"}, "Run the `clean` command.\n", "cmd/clean.go#clean"},
@@ -161,19 +171,32 @@ func TestSpanName(t *testing.T) {
 }
 
 func TestSpanRole(t *testing.T) {
-	tests := []struct{ after, want string }{
-		{" argument to", RoleParameter},
-		{" parameter.", RoleParameter},
-		{" option", RoleParameter},
-		{" command runs", RoleCommand},
-		{" subcommands", RoleCommand},
-		{" function", ""},
-		{" commander", ""},
+	tests := []struct{ before, after, want string }{
+		{"", " variable is", RoleVariable},
+		{"", " placeholder", RoleVariable},
+		{"The variables ", "/`authors`", RoleVariable},
+		{"an automatic variable such as ", ").", RoleVariable},
+		{"", " module", RoleModule},
+		{"", " crate.", RoleModule},
+		{"", " setting to", RoleSetting},
+		{"", " config setting is", RoleSetting},
+		{"", " configuration option should", RoleSetting},
+		{"", "](#nav) config is not", RoleSetting},
+		{"", "][theme] setting:", RoleSetting},
+		{"", "](#x) function", ""},
+		{"the value ", " is", ""},
+		{"", " argument to", RoleParameter},
+		{"", " parameter.", RoleParameter},
+		{"", " option", RoleParameter},
+		{"", " command runs", RoleCommand},
+		{"", " subcommands", RoleCommand},
+		{"", " function", ""},
+		{"", " commander", ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.after, func(t *testing.T) {
-			if got := spanRole([]byte(tt.after)); got != tt.want {
-				t.Errorf("spanRole(%q) = %q, want %q", tt.after, got, tt.want)
+		t.Run(tt.before+"`x`"+tt.after, func(t *testing.T) {
+			if got := spanRole([]byte(tt.before), []byte(tt.after)); got != tt.want {
+				t.Errorf("spanRole(%q, %q) = %q, want %q", tt.before, tt.after, got, tt.want)
 			}
 		})
 	}

@@ -119,46 +119,72 @@ func stripGroup(s string, open, close byte) string {
 }
 
 // roleBefore and roleAfter are the words around a code span that say what
-// the name is: "the `x` argument", "the `x` command", "`x` option".
+// the name is: "the `x` argument", "the `x` command", "`x` option",
+// "variables `x`".
 var (
-	roleAfter = regexp.MustCompile(`^\s*(?:(argument|arg|parameter|param|kwarg|keyword argument|option)|(command|subcommand|sub-command|cli command))s?\b`)
+	roleAfter = regexp.MustCompile(`^\s*(?:(argument|arg|parameter|param|kwarg|keyword argument|option)|(command|subcommand|sub-command|cli command)|(variable|placeholder)|(module|crate|package|library)|(setting|config setting|configuration setting|config option|configuration option|config key|configuration key|config|configuration))s?\b`)
 	// "the --x flag" is a flag by its shape; "option" after a name is a
 	// parameter in API prose ("the `timeout` option") — a CLI option is
 	// written with dashes.
+	roleBefore = regexp.MustCompile(`(?i)\b(?:variables?|placeholders?)(?:\s+such\s+as|\s+like)?\s*$`)
 )
+
+// afterRoles are the roles of roleAfter's groups, in order.
+var afterRoles = []string{RoleParameter, RoleCommand, RoleVariable, RoleModule, RoleSetting}
 
 // maxRoleWords is how far after a span its role words are looked for.
 const maxRoleWords = 40
 
-// spanRole reads the role the words right after a code span give it.
-func spanRole(after []byte) string {
+// spanRole reads the role the words right before and after a code span
+// give it; after a span that is a link's text ("[`nav`](#nav) setting")
+// the words after the link count.
+func spanRole(before, after []byte) string {
+	if len(before) > 0 && roleBefore.Match(before) {
+		return RoleVariable
+	}
+	switch {
+	case bytes.HasPrefix(after, []byte("](")):
+		if i := bytes.IndexByte(after, ')'); i > 0 {
+			after = after[i+1:]
+		}
+	case bytes.HasPrefix(after, []byte("][")):
+		if i := bytes.IndexByte(after[1:], ']'); i > 0 {
+			after = after[i+2:]
+		}
+	}
 	t := bytes.TrimLeft(after, " \t\n")
-	if len(t) == 0 || !strings.ContainsRune("apoksc", rune(t[0])) { // no role word starts here
+	if len(t) == 0 || !strings.ContainsRune("apokscvml", rune(t[0])) { // no role word starts here
 		return ""
 	}
 	m := roleAfter.FindSubmatchIndex(after)
-	switch {
-	case m == nil:
+	if m == nil {
 		return ""
-	case m[2] >= 0:
-		return RoleParameter
-	default:
-		return RoleCommand
 	}
+	for i, role := range afterRoles {
+		if m[2+2*i] >= 0 {
+			return role
+		}
+	}
+	return ""
 }
 
 // paramListHeading matches the line introducing a list of parameters in
 // API docs: "Parameters:", "**Arguments**", "Args:", "Keyword arguments:".
 var paramListHeading = regexp.MustCompile(`(?i)^[\s>*_#]*(parameters|arguments|args|keyword arguments|kwargs|options|props)[\s*_:]*$`)
 
-// inParamList reports whether the line at off is an item of a list that a
-// "Parameters:" line introduces: walking up over list items and their
+// variableListHeading matches the line introducing a list of template
+// variables: "Builtin placeholders are:", "Variables:".
+var variableListHeading = regexp.MustCompile(`(?i)\b(placeholders|variables)\b[^.!?]*:[\s*_]*$`)
+
+// listRole is the role of a code span at off that starts an item of a
+// list a "Parameters:" line (RoleParameter) or a "... placeholders are:"
+// line (RoleVariable) introduces: walking up over list items and their
 // continuation lines, the first other non-blank line is such a line.
-func inParamList(src []byte, off int) bool {
+func listRole(src []byte, off int) string {
 	from := max(0, off-maxMarker) // a list marker is close to the span it starts
 	ls := bytes.LastIndexByte(src[from:off], '\n') + 1 + from
 	if ls == from && from > 0 || !isListItem(string(src[ls:off])) {
-		return false
+		return ""
 	}
 	end := ls - 1
 	for n := 0; end > 0 && n < maxParamListLines; n++ {
@@ -170,11 +196,15 @@ func inParamList(src []byte, off int) bool {
 			continue
 		case isListItem(line) || line[0] == ' ' || line[0] == '\t':
 			continue
+		case paramListHeading.MatchString(t):
+			return RoleParameter
+		case variableListHeading.MatchString(t):
+			return RoleVariable
 		default:
-			return paramListHeading.MatchString(t)
+			return ""
 		}
 	}
-	return false
+	return ""
 }
 
 // maxMarker is the farthest a list marker can be before the span that
