@@ -82,7 +82,10 @@ type File struct {
 	// Anchors are the HTML anchors of a Markdown file, each once:
 	// the ids of <a name="x">, <a id="x"> and any element's id="x", which
 	// link fragments name as they name headings.
-	Anchors []string
+	Anchors []string `json:",omitempty"`
+	// ShortFlags are the one-letter flags of a code file defined next to
+	// a long flag: "-n" reaches the flag definition "name".
+	ShortFlags []ShortFlag `json:",omitempty"`
 }
 
 // ErrClosed is returned after Close.

@@ -77,6 +77,11 @@ func TestProseRules(t *testing.T) {
 		{"x= is not a method", map[string]string{"c.py": "class Client:\n    def prompt(self):\n        pass\n"}, "Use `prompt=` to ask.\n", "unresolved"},
 		{"Parameters list entry is not a method", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Parameters:\n\n- `log_info` the info.\n", "unresolved"},
 		{"a list entry elsewhere is a name", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Methods:\n\n- `log_info` logs.\n", "c.py#Client.log_info"},
+		// short flags
+		{"a short flag binds to the long flag defined with it", map[string]string{"main.go": "package main\n\nfunc init() {\n\tc.Flags().UintVarP(&width, \"width\", \"w\", 0, \"\")\n}\n"}, "Use `-w` to wrap.\n", "main.go#init.width"},
+		{"a short flag with its value", map[string]string{"src/args.rs": "pub struct A {\n    #[arg(short = 'i', long = \"identity\")]\n    pub ssh_identity: Option<String>,\n}\n"}, "Pass `-i ~/.ssh/id_rsa`.\n", "src/args.rs#A.identity"},
+		{"a long flag set up in a function is visible", map[string]string{"main.go": "package main\n\nfunc init() {\n\tc.Flags().UintVarP(&width, \"width\", \"w\", 0, \"\")\n}\n"}, "Use `--width` to wrap.\n", "main.go#init.width"},
+		{"a short flag nothing defines is unresolved", map[string]string{"main.go": "package main\n\nfunc init() {\n\tc.Flags().UintVar(&width, \"width\", 0, \"\")\n}\n"}, "Use `-w` to wrap.\n", "unresolved"},
 		// what the text says the name is
 		{"a variable is not a method", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "When the `crate_type` variable is `lib`.\n", "unresolved"},
 		{"variables such as x are not methods", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "An automatic variable such as `crate_type`.\n", "unresolved"},
@@ -149,6 +154,10 @@ func TestSpanName(t *testing.T) {
 		{"variable::prompt(text: &str) -> value", "variable::prompt", ""},
 		{"timeout=", "timeout", RoleParameter},
 		{"--config <file>", "config", RoleFlag},
+		{"-n", "-n", RoleFlag},
+		{"-i ~/.ssh/id_rsa", "-i", RoleFlag},
+		{"-i | --identity", "identity", RoleFlag},
+		{"-1", "", "-"},
 		{"glow config", "glow config", RoleCommand},
 		{"gh-deploy", "gh-deploy", RoleCommand},
 		{"x", "", "-"},
@@ -197,6 +206,36 @@ func TestSpanRole(t *testing.T) {
 		t.Run(tt.before+"`x`"+tt.after, func(t *testing.T) {
 			if got := spanRole([]byte(tt.before), []byte(tt.after)); got != tt.want {
 				t.Errorf("spanRole(%q, %q) = %q, want %q", tt.before, tt.after, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestShortFlags: a one-letter flag defined next to a long one is another
+// name of the long flag, in each library's shape.
+func TestShortFlags(t *testing.T) {
+	tests := []struct {
+		name, path, src string
+		want            []ShortFlag
+	}{
+		{"cobra VarP", "main.go", "package main\n\nfunc init() {\n\tc.Flags().UintVarP(&width, \"width\", \"w\", 0, \"\")\n\tc.Flags().BoolVar(&x, \"plain\", false, \"\")\n}\n", []ShortFlag{{"-w", "width"}}},
+		{"cobra P without a variable", "main.go", "package main\n\nfunc init() {\n\tc.Flags().StringP(\"style\", \"s\", \"\", \"\")\n}\n", []ShortFlag{{"-s", "style"}}},
+		{"click short first", "cli.py", "@click.option(\"-n\", \"--name\")\ndef f(name):\n    pass\n", []ShortFlag{{"-n", "name"}}},
+		{"argparse long first", "cli.py", "p.add_argument(\"--verbose\", \"-v\")\n", []ShortFlag{{"-v", "verbose"}}},
+		{"commander", "cli.ts", "program.option('-f, --force-all', 'x');\n", []ShortFlag{{"-f", "force-all"}}},
+		{"clap short is the long name's first letter", "src/args.rs", "struct A {\n    #[arg(long, short, action)]\n    pub define: Vec<String>,\n    #[arg(long)]\n    pub plain: bool,\n}\n", []ShortFlag{{"-d", "define"}}},
+		{"clap explicit short", "src/args.rs", "struct A {\n    #[arg(short = 'i', long = \"identity\")]\n    pub ssh_identity: Option<String>,\n}\n", []ShortFlag{{"-i", "identity"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewParser()
+			defer p.Close()
+			f, err := p.Parse(tt.path, []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(f.ShortFlags, tt.want) {
+				t.Errorf("short flags %v, want %v", f.ShortFlags, tt.want)
 			}
 		})
 	}

@@ -20,6 +20,9 @@ var (
 	dashedWord = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
 	// a long flag, optionally with its value: "--force", "--config <file>"
 	longFlag = regexp.MustCompile(`^--([A-Za-z][\w-]*[A-Za-z0-9])(?:[ =].*)?$`)
+	// a short flag, optionally with its long form or a value: "-n",
+	// "-i | --identity", "-w 60"; a digit ("-1") is a number
+	shortFlag = regexp.MustCompile(`^-([A-Za-z])(?:\s*[|,/]\s*--([A-Za-z][\w-]*[A-Za-z0-9]))?(?:[ =].*)?$`)
 )
 
 // spanName returns the name a code span's text mentions and the role its
@@ -41,6 +44,12 @@ func spanName(code string) (name, role string, ok bool) {
 	}
 	if m := longFlag.FindStringSubmatch(code); m != nil {
 		return m[1], RoleFlag, true
+	}
+	if m := shortFlag.FindStringSubmatch(code); m != nil { // "-n": the long flag defined with it
+		if m[2] != "" {
+			return m[2], RoleFlag, true
+		}
+		return "-" + m[1], RoleFlag, true
 	}
 	if commandLine.MatchString(code) || dashedWord.MatchString(code) {
 		return code, RoleCommand, true
