@@ -138,7 +138,7 @@ func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 				d.Fingerprint = Fingerprint(append(append([]byte(nil), src[cs:d.start]...), d.Fingerprint...))
 			}
 		}
-		d.Hidden = d.Hidden || private(f.Language, d, src)
+		d.Hidden = d.Hidden || private(f.Language, d, src) || restated(f.Language, d, src)
 		f.Symbols = append(f.Symbols, d.Symbol)
 	}
 

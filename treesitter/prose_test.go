@@ -82,6 +82,10 @@ func TestProseRules(t *testing.T) {
 		{"a short flag with its value", map[string]string{"src/args.rs": "pub struct A {\n    #[arg(short = 'i', long = \"identity\")]\n    pub ssh_identity: Option<String>,\n}\n"}, "Pass `-i ~/.ssh/id_rsa`.\n", "src/args.rs#A.identity"},
 		{"a long flag set up in a function is visible", map[string]string{"main.go": "package main\n\nfunc init() {\n\tc.Flags().UintVarP(&width, \"width\", \"w\", 0, \"\")\n}\n"}, "Use `--width` to wrap.\n", "main.go#init.width"},
 		{"a short flag nothing defines is unresolved", map[string]string{"main.go": "package main\n\nfunc init() {\n\tc.Flags().UintVar(&width, \"width\", 0, \"\")\n}\n"}, "Use `-w` to wrap.\n", "unresolved"},
+		// restated members
+		{"a member restated by an indexed access type is not a candidate", map[string]string{"o.ts": "export type KyOptions = {\n\tbaseUrl?: string;\n};\nexport interface NormalizedOptions {\n\tbaseUrl?: Options['baseUrl'];\n}\n"}, "Set `baseUrl`.\n", "o.ts#KyOptions.baseUrl"},
+		{"a restated member is still reached qualified", map[string]string{"o.ts": "export type KyOptions = {\n\tbaseUrl?: string;\n};\nexport interface NormalizedOptions {\n\tbaseUrl?: Options['baseUrl'];\n}\n"}, "Set `NormalizedOptions.baseUrl`.\n", "o.ts#NormalizedOptions.baseUrl"},
+		{"an indexed access of another member is a member of its own", map[string]string{"o.ts": "export type KyOptions = {\n\tbaseUrl?: string;\n};\nexport interface NormalizedOptions {\n\tbaseUrl?: Options['prefixUrl'];\n}\n"}, "Set `baseUrl`.\n", "ambiguous"},
 		// what the text says the name is
 		{"a variable is not a method", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "When the `crate_type` variable is `lib`.\n", "unresolved"},
 		{"variables such as x are not methods", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "An automatic variable such as `crate_type`.\n", "unresolved"},
