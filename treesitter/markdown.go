@@ -254,7 +254,11 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 				return
 			}
 			if role == "" {
-				role = spanRole(text[max(0, s-maxRoleWords):s], text[e:min(len(text), e+maxRoleWords)])
+				before := text[max(0, s-maxRoleWords):s]
+				role = spanRole(before, text[e:min(len(text), e+maxRoleWords)])
+				if role == "" && plainWord(name) && copulaBefore.Match(before) {
+					role = RoleVariable // "classes should be `frozen`": a state, not the function frozen()
+				}
 			}
 			add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
 		case "reference.link":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Normalising a Markdown code span to the name it mentions (spanName),
@@ -31,6 +32,7 @@ var (
 // "~Group.get_command", ".aread()"), a def/fn/function signature, a return
 // type, the arguments of the last call ("devtools(fn, opts)" ->
 // "devtools"), generics ("UseBoundStore<T, S>"); "x=" is a parameter.
+// A leading @ (a decorator in use, "@define(frozen=True)") is dropped.
 // One-character names are not references; a leading dot before a call is
 // kept in the name (a member); a span with any other leading dot (".git")
 // is not a reference.
@@ -58,6 +60,9 @@ func spanName(code string) (name, role string, ok bool) {
 		code, role = n, RoleParameter
 	}
 	code = strings.TrimLeft(code, "~")
+	if d, found := strings.CutPrefix(code, "@"); found && d != "" && (d[0] == '_' || unicode.IsLetter(rune(d[0]))) {
+		code = d // a decorator in use: "@define(frozen=True)" names define
+	}
 	member := strings.HasPrefix(code, ".") && strings.HasSuffix(code, ")") // ".aread()" is a method; ".gitconfig" a file
 	if strings.HasPrefix(code, ".") && !member {
 		return "", "", false // ".git", ".md": a file or an extension
@@ -135,7 +140,10 @@ var (
 	// "the --x flag" is a flag by its shape; "option" after a name is a
 	// parameter in API prose ("the `timeout` option") — a CLI option is
 	// written with dashes.
-	roleBefore = regexp.MustCompile(`(?i)\b(?:variables?|placeholders?)(?:\s+such\s+as|\s+like)?\s*$`)
+	// "is `x`", "be `x`": after a copula a plain word is a value or a
+	// state ("classes should be `frozen`"), not a function's name
+	copulaBefore = regexp.MustCompile(`(?i)\b(?:is|are|be|been|being)\s+$`)
+	roleBefore   = regexp.MustCompile(`(?i)\b(?:variables?|placeholders?)(?:\s+such\s+as|\s+like)?\s*$`)
 )
 
 // afterRoles are the roles of roleAfter's groups, in order.
