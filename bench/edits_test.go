@@ -316,8 +316,13 @@ func BenchmarkEdits(b *testing.B) {
 			}
 		}
 	}
+	if want("b0") {
+		if dirs["b0-git-plain"], err = copyRepo(t.plain, "b0-git-plain"); err != nil {
+			b.Fatal(err)
+		}
+	}
 	skipped := fmt.Errorf("not measured (-bench.only)")
-	var a, aPath, g, g2, c, c2, d stats
+	var a, aPath, g, g0, g2, c, c2, d stats
 	var open, close time.Duration
 	var profiles []string
 	const workers = 8
@@ -328,7 +333,7 @@ func BenchmarkEdits(b *testing.B) {
 	flush := func() { exec.Command("sync").Run() }
 	b.ResetTimer()
 	for pass := 0; pass < b.N; pass++ {
-		a.err, aPath.err, g.err, g2.err, c.err, c2.err, d.err = skipped, skipped, skipped, skipped, skipped, skipped, skipped
+		a.err, aPath.err, g.err, g0.err, g2.err, c.err, c2.err, d.err = skipped, skipped, skipped, skipped, skipped, skipped, skipped, skipped
 		if want("a") {
 			flush()
 			var prof *wallProfiler
@@ -350,6 +355,11 @@ func BenchmarkEdits(b *testing.B) {
 			flush()
 			st := runGit(dirs["b-git"], seq, pass)
 			g.d, g.err = append(g.d, st.d...), st.err
+		}
+		if want("b0") {
+			flush()
+			st := runGit(dirs["b0-git-plain"], seq, pass)
+			g0.d, g0.err = append(g0.d, st.d...), st.err
 		}
 		if want("b'") {
 			flush()
@@ -415,6 +425,7 @@ func BenchmarkEdits(b *testing.B) {
 	row("(a) gitstore.Edit, in-process, by ID (durable commit)", &a)
 	row("(a') gitstore.Edit by path instead of ID", &aPath)
 	row("(b) write file + `git commit -q -am` (git defaults)", &g)
+	row("(b0) the same on the repository before adoption (no lunad metadata)", &g0)
 	row("(b') the same with `-c core.fsync=committed`", &g2)
 	row("(c) `lunad edit ID --search-file --replace-file` process", &c)
 	row("(c') Open + Edit + Close per edit, in-process (the CLI's work without a process)", &c2)
@@ -430,6 +441,11 @@ func BenchmarkEdits(b *testing.B) {
 		r := float64(c.perEdit()) / float64(g.perEdit())
 		fmt.Fprintf(&out, "(c)/(b) per-edit time: %.2f (p50 %.2f) — target ≤ 0.5\n", r, float64(c.pct(0.5))/float64(g.pct(0.5)))
 		b.ReportMetric(r, "cli/git-x")
+	}
+	if c.ok() && g0.ok() {
+		r := float64(c.perEdit()) / float64(g0.perEdit())
+		fmt.Fprintf(&out, "(c)/(b0) per-edit time, against git on the repository as its user had it: %.2f (p50 %.2f) — target ≤ 0.5\n", r, float64(c.pct(0.5))/float64(g0.pct(0.5)))
+		b.ReportMetric(r, "cli/gitplain-x")
 	} else if c.err != nil && c.err != skipped {
 		fmt.Fprintf(&out, "(c) not measured: %v\n", c.err)
 	}
@@ -456,14 +472,14 @@ func BenchmarkEdits(b *testing.B) {
 	for _, m := range []struct {
 		name string
 		s    *stats
-	}{{"lunad", &a}, {"git", &g}, {"gitfsync", &g2}, {"cli", &c}, {"group8", &d}} {
+	}{{"lunad", &a}, {"git", &g}, {"gitplain", &g0}, {"gitfsync", &g2}, {"cli", &c}, {"group8", &d}} {
 		if m.s.ok() {
 			b.ReportMetric(ms(m.s.pct(0.5)), m.name+"-p50-ms")
 			b.ReportMetric(ms(m.s.pct(0.95)), m.name+"-p95-ms")
 			b.ReportMetric(m.s.rate(), m.name+"-edits/s")
 		}
 	}
-	for _, s := range []*stats{&a, &aPath, &g, &g2, &c2, &d} {
+	for _, s := range []*stats{&a, &aPath, &g, &g0, &g2, &c2, &d} {
 		if s.err != nil && s.err != skipped {
 			b.Errorf("%v", s.err)
 		}

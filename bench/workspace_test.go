@@ -54,6 +54,7 @@ type template struct {
 	setup   time.Duration     // generation + git add/commit + adoption
 	adopt   time.Duration     // gitstore.Init alone
 	tracked int               // files git tracks after adoption
+	plain   string            // the same repository before adoption (no lunad metadata), packed
 }
 
 var (
@@ -112,6 +113,16 @@ func makeTemplate(n int) (*template, error) {
 			return nil, err
 		}
 	}
+	// The repository as its user had it, before adoption: what `git commit`
+	// is compared with (adoption doubles the tracked files).
+	t.plain = filepath.Join(scratch, "template-plain")
+	os.RemoveAll(t.plain)
+	if err := run(scratch, "cp", "-a", t.dir, t.plain); err != nil {
+		return nil, err
+	}
+	if err := run(t.plain, "git", "gc", "-q"); err != nil {
+		return nil, err
+	}
 	t1 := time.Now()
 	s, rep, err := gitstore.Init(t.dir, benchOptions())
 	if err != nil {
@@ -145,6 +156,10 @@ func makeTemplate(n int) (*template, error) {
 // loadTemplate reuses a template an earlier run left in -bench.dir.
 func loadTemplate(t *template, n int) (*template, error) {
 	var err error
+	t.plain = filepath.Join(scratch, "template-plain")
+	if _, err := os.Stat(filepath.Join(t.plain, ".git")); err != nil {
+		return nil, fmt.Errorf("the template in %s has no repository before adoption (%s): remove %s to rebuild it", t.dir, t.plain, t.dir)
+	}
 	if t.files, err = generate(t.dir, n, false); err != nil {
 		return nil, err
 	}
@@ -178,10 +193,13 @@ func benchOptions() gitstore.Options {
 // copyOf makes an identical copy of the template (cp -a) and refreshes the
 // copy's git index, whose stat data no longer matches the copied files, so
 // that no measurement pays for that once.
-func copyOf(t *template, name string) (string, error) {
+func copyOf(t *template, name string) (string, error) { return copyRepo(t.dir, name) }
+
+// copyRepo is copyOf for any repository src.
+func copyRepo(src, name string) (string, error) {
 	dst := filepath.Join(scratch, name)
 	os.RemoveAll(dst)
-	if err := run(scratch, "cp", "-a", t.dir, dst); err != nil {
+	if err := run(scratch, "cp", "-a", src, dst); err != nil {
 		return "", err
 	}
 	if err := run(dst, "git", "update-index", "-q", "--refresh"); err != nil {

@@ -124,11 +124,12 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		if !errors.As(err, &busy) || time.Now().After(deadline) {
 			if err != nil {
 				s.failCommitted(batch, err)
+			} else {
+				s.maybeConsolidate()
 			}
 			return
 		}
 		s.hist = nil // rebuilt from the repository on next use
-		s.objs.reset()
 		for _, r := range batch {
 			r.res, r.err = Result{}, nil
 		}
@@ -179,7 +180,6 @@ func (s *Store) runBatchOnce(batch []*request) error {
 func (s *Store) failCommitted(batch []*request, err error) {
 	err = diskHint(err)
 	s.hist = nil // rebuilt from the repository on next use
-	s.objs.reset()
 	for _, r := range batch {
 		if r.err == nil && !r.res.Replayed {
 			r.res, r.err = Result{}, err

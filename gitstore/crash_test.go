@@ -572,7 +572,7 @@ func crashOnce(t *testing.T, st *crashStats, dir, mode string, delay time.Durati
 			}
 		}
 	}
-	gitFsck(t, dir)
+	gitFsckOpen(t, s)
 	checkWorkTreeMatchesHead(t, s, arts)
 	if st := gitOut(t, dir, "status", "--porcelain"); st != "" && !daemon {
 		// (The daemon's own edit reaches the index at Close, by design.)
@@ -632,6 +632,16 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 
 // gitFsck runs git fsck --strict and accepts only dangling objects (a
 // killed batch leaves unreachable ones; git gc prunes them).
+// gitFsckOpen runs gitFsck on an open store's repository once the store's
+// background work (a pack consolidation) is done: git fsck reading the
+// packs while a consolidation removes the ones it replaced reports the
+// removed packs, as it would while git's own repack ran.
+func gitFsckOpen(t *testing.T, s *Store) {
+	t.Helper()
+	s.bg.Wait()
+	gitFsck(t, s.root)
+}
+
 func gitFsck(t *testing.T, dir string) {
 	t.Helper()
 	cmd := exec.Command("git", "fsck", "--strict", "--no-progress")

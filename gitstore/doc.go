@@ -5,10 +5,13 @@
 // Reading and writing objects are lunad's own (go-git supplies hashing, the
 // packfile entry reader, the git-config parser and a fallback index codec).
 // Writing follows a durable protocol (docs/architecture.md): the objects of a batch of commits are
-// written as loose objects (temp file, rename), the branch's "<ref>.lock" is
-// taken and checked against the batch's base (compare-and-swap) and given the
-// new value, one syncfs(2) makes all of it durable, and only then is the lock
-// renamed over the ref and the directory fsynced. One Store owns the
+// kept in memory and written as one pack and its index (temp files), the
+// branch's "<ref>.lock" is taken and checked against the batch's base
+// (compare-and-swap) and given the new value, one syncfs(2) makes all of it
+// durable, the pack and then its index are renamed into objects/pack and
+// that directory fsynced, and only then is the lock renamed over the ref
+// and the directory fsynced. Small packs are consolidated in the
+// background past 32 (packs.go). One Store owns the
 // repository; a workspace lock file keeps other lunad processes out while a
 // batch is written, and concurrent callers of one process are grouped into
 // batches (group commit) by whichever caller finds no batch running.

@@ -13,86 +13,139 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// objectWriter writes loose objects durably. Objects are written to a temp
-// file and renamed into place without a sync; sync then makes every file
-// and directory entry written since the last sync durable at once, so that
-// a batch of commits costs one filesystem sync rather than two fsyncs per
-// object.
+// objectWriter writes the objects of a batch durably, as one pack. Objects
+// are kept in memory (and read from there, see objectStore.pending) until
+// sync, which writes them all as one pack file and its index to temp files,
+// makes them durable, renames the pack into objects/pack and then its index
+// (git and lunad find packs by their index, so a pack is never visible
+// before it is whole) and fsyncs the directory: two new files per batch
+// instead of one per object, which on a disk where creating a file costs a
+// millisecond was most of a write's cost. The caller moves its refs after
+// sync returns; a crash before that leaves an unreferenced pack, which `git
+// gc` removes. The objects of a batch that fails stay queued for the next
+// sync, as its loose objects stayed on disk before: an operation run again
+// may reuse a hash it computed before without writing the object again
+// (the tree cache), and unreachable objects are harmless.
 type objectWriter struct {
-	dir      string // .git/objects
-	unsynced []string
-	dirs     map[string]bool
-	zw       *zlib.Writer // reused: one writer per store, under its mutex
-	buf      bytes.Buffer
-	// perFile forces one fsync per file and directory instead of syncfs
-	// (set when the filesystem does not support syncfs).
+	dir     string // .git/objects
+	pending []packObject
+	byHash  map[plumbing.Hash]int // index in pending
+	// stored reports objects already in a pack (the reader's packs);
+	// added hands the reader a pack sync wrote.
+	stored func(plumbing.Hash) bool
+	added  func(idxName string, idx []byte)
+	zw     *zlib.Writer // reused: one writer per store, under its mutex
+	// perFile forces one fsync per file instead of syncfs (set when the
+	// filesystem does not support syncfs).
 	perFile   bool
 	dirHandle *os.File
 	syncs     int // rounds of sync made (tests: group commit)
+	packs     int // packs written (tests)
 }
 
 func newObjectWriter(gitDir string) *objectWriter {
-	return &objectWriter{dir: filepath.Join(gitDir, "objects"), dirs: map[string]bool{}}
+	return &objectWriter{dir: filepath.Join(gitDir, "objects"), byHash: map[plumbing.Hash]int{}}
 }
 
-// write stores content as an object of type t and returns its hash. An object
-// that already exists is left alone, unless it is empty or unreadable (a
-// crash of another writer can leave such a file), in which case it is
-// replaced.
+// write queues content as an object of type t for the next sync and
+// returns its hash. An object already stored (loose and valid, or in a
+// pack) or already queued is not written again.
 func (w *objectWriter) write(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, content)
-	hex := h.String()
-	sub := filepath.Join(w.dir, hex[:2])
-	final := filepath.Join(sub, hex[2:])
-	if validObject(final, h) {
+	if _, ok := w.byHash[h]; ok {
 		return h, nil
 	}
-	if err := os.Mkdir(sub, 0o755); err == nil {
-		w.dirs[w.dir] = true // the new directory entry must reach the disk
-	} else if !os.IsExist(err) {
-		return h, fmt.Errorf("write object: %w", err)
+	hex := h.String()
+	if validObject(filepath.Join(w.dir, hex[:2], hex[2:]), h) || w.stored != nil && w.stored(h) {
+		return h, nil
 	}
-	w.buf.Reset()
-	if w.zw == nil {
-		w.zw, _ = zlib.NewWriterLevel(&w.buf, zlib.BestSpeed)
-	} else {
-		w.zw.Reset(&w.buf)
-	}
-	fmt.Fprintf(w.zw, "%s %d\x00", t, len(content))
-	w.zw.Write(content)
-	if err := w.zw.Close(); err != nil {
-		return h, err
-	}
-	tmp, err := os.CreateTemp(sub, "tmp_obj_")
-	if err != nil {
-		return h, fmt.Errorf("write object: %w", err)
-	}
-	if _, err := tmp.Write(w.buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return h, fmt.Errorf("write object: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return h, fmt.Errorf("write object: %w", err)
-	}
-	os.Chmod(tmp.Name(), 0o444)
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		os.Remove(tmp.Name())
-		return h, fmt.Errorf("write object: %w", err)
-	}
-	w.unsynced = append(w.unsynced, final)
-	w.dirs[sub] = true
+	w.byHash[h] = len(w.pending)
+	w.pending = append(w.pending, packObject{hash: h, typ: t, content: bytes.Clone(content)})
 	return h, nil
 }
 
-// sync makes every object written since the last sync durable, together
-// with the content of the extra open files given (a ref lock). On Linux one
-// syncfs(2) flushes the whole filesystem, data and metadata, which is what
-// per-file fsyncs of every object, object directory and lock file would
-// achieve, for the cost of one journal commit.
+// pendingObject returns an object written since the last sync.
+func (w *objectWriter) pendingObject(h plumbing.Hash) (plumbing.ObjectType, []byte, bool) {
+	i, ok := w.byHash[h]
+	if !ok {
+		return 0, nil, false
+	}
+	return w.pending[i].typ, w.pending[i].content, true
+}
+
+// sync makes every object written since the last sync durable, as one
+// pack, together with the content of the extra open files given (ref
+// locks). On Linux one syncfs(2) flushes the temp files and the locks at
+// once, for the cost of one journal commit; the renames are then made
+// durable by an fsync of the pack directory.
 func (w *objectWriter) sync(extra ...*os.File) error {
 	w.syncs++
+	if len(w.pending) == 0 {
+		return w.flush(nil, extra)
+	}
+	idxName, idx, err := w.writePack(w.pending, extra)
+	if err != nil {
+		return err
+	}
+	w.packs++
+	w.pending = w.pending[:0]
+	clear(w.byHash)
+	if w.added != nil {
+		w.added(idxName, idx)
+	}
+	return nil
+}
+
+// writePack writes objects as one pack and its index durably: temp files,
+// flushed with the extra open files given, renamed into objects/pack (the
+// pack, then its index), the directory fsynced. It returns the index's
+// path and bytes.
+func (w *objectWriter) writePack(objects []packObject, extra []*os.File) (string, []byte, error) {
+	packDir := filepath.Join(w.dir, "pack")
+	if err := os.Mkdir(packDir, 0o755); err != nil && !os.IsExist(err) {
+		return "", nil, fmt.Errorf("write pack: %w", err)
+	} else if err == nil {
+		if err := syncPath(w.dir); err != nil {
+			return "", nil, fmt.Errorf("write pack: %w", err)
+		}
+	}
+	if w.zw == nil {
+		w.zw, _ = zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
+	}
+	pack, idx, sum := encodePack(objects, w.zw)
+	base := filepath.Join(packDir, "pack-"+sum.String())
+	tmpPack, err := writeTemp(packDir, "tmp_pack_", pack)
+	if err != nil {
+		return "", nil, fmt.Errorf("write pack: %w", err)
+	}
+	tmpIdx, err := writeTemp(packDir, "tmp_idx_", idx)
+	if err != nil {
+		os.Remove(tmpPack)
+		return "", nil, fmt.Errorf("write pack: %w", err)
+	}
+	if err := w.flush([]string{tmpPack, tmpIdx}, extra); err != nil {
+		os.Remove(tmpPack)
+		os.Remove(tmpIdx)
+		return "", nil, err
+	}
+	if err := os.Rename(tmpPack, base+".pack"); err != nil {
+		os.Remove(tmpPack)
+		os.Remove(tmpIdx)
+		return "", nil, fmt.Errorf("write pack: %w", err)
+	}
+	if err := os.Rename(tmpIdx, base+".idx"); err != nil {
+		os.Remove(tmpIdx)
+		return "", nil, fmt.Errorf("write pack: %w", err)
+	}
+	if err := syncPath(packDir); err != nil {
+		return "", nil, fmt.Errorf("write pack: %w", err)
+	}
+	return base + ".idx", idx, nil
+}
+
+// flush makes the files named and the open files given durable: one
+// syncfs, or an fsync of each where syncfs is not supported.
+func (w *objectWriter) flush(names []string, extra []*os.File) error {
 	if !w.perFile {
 		if w.dirHandle == nil {
 			f, err := os.Open(w.dir)
@@ -103,7 +156,6 @@ func (w *objectWriter) sync(extra ...*os.File) error {
 		}
 		err := unix.Syncfs(int(w.dirHandle.Fd()))
 		if err == nil {
-			w.reset()
 			return nil
 		}
 		if err != unix.ENOSYS && err != unix.EOPNOTSUPP {
@@ -116,18 +168,33 @@ func (w *objectWriter) sync(extra ...*os.File) error {
 			return fmt.Errorf("sync: %w", err)
 		}
 	}
-	for _, name := range w.unsynced {
+	for _, name := range names {
 		if err := syncPath(name); err != nil {
-			return fmt.Errorf("sync object: %w", err)
+			return fmt.Errorf("sync pack: %w", err)
 		}
 	}
-	for d := range w.dirs {
-		if err := syncPath(d); err != nil {
-			return fmt.Errorf("sync object dir: %w", err)
-		}
-	}
-	w.reset()
 	return nil
+}
+
+// writeTemp writes data to a new temp file in dir, read-only as git's
+// objects are, and returns its name.
+func writeTemp(dir, prefix string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, prefix)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // validObject reports whether the loose object file at name holds the object
@@ -157,13 +224,6 @@ func validObject(name string, h plumbing.Hash) bool {
 	}
 	t, err := plumbing.ParseObjectType(typ)
 	return err == nil && plumbing.ComputeHash(t, raw[i+1:]) == h
-}
-
-// reset forgets unsynced objects (after a failed batch; they are unreachable
-// and harmless, git gc prunes them).
-func (w *objectWriter) reset() {
-	w.unsynced = w.unsynced[:0]
-	clear(w.dirs)
 }
 
 // close releases the directory handle.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -24,12 +25,18 @@ import (
 // than decoded whole. A one-shot `lunad edit` reads a handful of objects;
 // decoding the index of a 20,000-object pack to find them was the largest
 // cost of its start-up. Pack entries (deltas included) are decoded by
-// go-git's packfile reader. Packs that appear later (git gc) are found by
-// rescanning when an object is missing.
+// go-git's packfile reader. The packs the store writes are added as it
+// writes them; packs that appear otherwise (git gc, another lunad process)
+// are found by rescanning when an object is missing, which opens only the
+// packs not yet open and closes the ones gone. Objects of the batch being
+// written are read from the writer's queue (pending).
 type objectStore struct {
 	dir     string // .git/objects
 	packs   []*pack
 	scanned bool
+	// pending returns an object written but not yet made durable (the
+	// objectWriter's queue), which the batch writing it reads back.
+	pending func(plumbing.Hash) (plumbing.ObjectType, []byte, bool)
 }
 
 // deltaCache bounds each pack's cache of delta base objects. go-git's
@@ -38,9 +45,11 @@ type objectStore struct {
 const deltaCache = 8 * cache.MiByte
 
 type pack struct {
+	name string // path of the .idx
 	idx  idxfile.Index
 	file io.Closer
 	pf   *packfile.Packfile
+	size int64 // of the .pack
 }
 
 func newObjectStore(gitDir string) *objectStore {
@@ -49,6 +58,11 @@ func newObjectStore(gitDir string) *objectStore {
 
 // read returns an object's type and content, or ErrNotFound.
 func (o *objectStore) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	if o.pending != nil {
+		if t, b, ok := o.pending(h); ok {
+			return t, b, nil
+		}
+	}
 	for attempt := 0; attempt < 2; attempt++ {
 		if t, b, err := o.readLoose(h); err == nil || !os.IsNotExist(err) {
 			return t, b, err
@@ -102,31 +116,85 @@ func (o *objectStore) readLoose(h plumbing.Hash) (plumbing.ObjectType, []byte, e
 	return t, body, nil
 }
 
-// scan (re)opens every pack of the repository.
+// scan opens the packs of the repository it has not opened yet and closes
+// those that are gone (removed by git gc or by consolidation).
 func (o *objectStore) scan() error {
-	o.close()
 	o.scanned = true
 	names, err := filepath.Glob(filepath.Join(o.dir, "pack", "pack-*.idx"))
 	if err != nil {
 		return err
 	}
-	fs := osfs.New("/")
+	present := make(map[string]bool, len(names))
+	for _, n := range names {
+		present[n] = true
+	}
+	open := make(map[string]bool, len(o.packs))
+	kept := o.packs[:0]
+	for _, p := range o.packs {
+		if present[p.name] {
+			kept = append(kept, p)
+			open[p.name] = true
+		} else {
+			p.file.Close()
+		}
+	}
+	clear(o.packs[len(kept):])
+	o.packs = kept
 	for _, idxName := range names {
+		if open[idxName] {
+			continue
+		}
 		data, err := os.ReadFile(idxName)
 		if err != nil {
 			continue // removed by a concurrent gc
 		}
-		idx, err := openIndex(data)
-		if err != nil {
-			return fmt.Errorf("pack index %s: %w", idxName, err)
+		if err := o.add(idxName, data); err != nil {
+			return err
 		}
-		f, err := fs.Open(strings.TrimSuffix(idxName, ".idx") + ".pack")
-		if err != nil {
-			continue
-		}
-		o.packs = append(o.packs, &pack{idx: idx, file: f, pf: packfile.NewPackfileWithCache(idx, nil, f, cache.NewObjectLRU(deltaCache), 0)})
 	}
 	return nil
+}
+
+// add opens the pack whose index idxName holds data.
+func (o *objectStore) add(idxName string, data []byte) error {
+	idx, err := openIndex(data)
+	if err != nil {
+		return fmt.Errorf("pack index %s: %w", idxName, err)
+	}
+	packName := strings.TrimSuffix(idxName, ".idx") + ".pack"
+	f, err := osfs.Default.Open(packName)
+	if err != nil {
+		return nil // removed meanwhile
+	}
+	var size int64
+	if fi, err := os.Stat(packName); err == nil {
+		size = fi.Size()
+	}
+	o.packs = append(o.packs, &pack{name: idxName, idx: idx, file: f, size: size,
+		pf: packfile.NewPackfileWithCache(idx, nil, f, cache.NewObjectLRU(deltaCache), 0)})
+	return nil
+}
+
+// added registers a pack the writer has just made durable, when the packs
+// were scanned already (else the first scan finds it).
+func (o *objectStore) added(idxName string, data []byte) {
+	if !o.scanned || slices.ContainsFunc(o.packs, func(p *pack) bool { return p.name == idxName }) {
+		return
+	}
+	o.add(idxName, data)
+}
+
+// stored reports whether a pack the store has open holds h.
+func (o *objectStore) stored(h plumbing.Hash) bool {
+	if !o.scanned && o.scan() != nil {
+		return false
+	}
+	for _, p := range o.packs {
+		if ok, _ := p.idx.Contains(h); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *objectStore) close() {

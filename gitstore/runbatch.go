@@ -151,7 +151,6 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 		updates = append(updates, u)
 	}
 	if len(updates) == 0 {
-		s.objs.reset()
 		return
 	}
 	locks := make([]*os.File, len(updates))
@@ -162,7 +161,6 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 		for _, u := range updates {
 			u.abort()
 		}
-		s.objs.reset()
 		fail(diskHint(err))
 		return
 	}
@@ -173,6 +171,7 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 		}
 	}
 	dirErr := syncPath(filepath.Join(s.commonDir, filepath.FromSlash(runRefPrefix)))
+	defer s.maybeConsolidate()
 	for _, id := range order {
 		m := moves[id]
 		if len(m.appends) == 0 || m.appends[0].err != nil {

@@ -343,7 +343,7 @@ func TestRunAppendRace(t *testing.T) {
 	if err != nil || cur != tip || len(events) != 11 {
 		t.Fatalf("log: %d events at %s (want 11 at %s): %v", len(events), cur, tip, err)
 	}
-	gitFsck(t, s.root)
+	gitFsckOpen(t, s)
 }
 
 func TestReplaceRun(t *testing.T) {
@@ -381,7 +381,7 @@ func TestReplaceRun(t *testing.T) {
 		t.Errorf("summary file: %q %v", b, err)
 	}
 	_ = nt2
-	gitFsck(t, s.root)
+	gitFsckOpen(t, s)
 }
 
 // TestRunsConcurrent: goroutines append to their own runs while artifact
@@ -611,7 +611,7 @@ func TestCrashRunLog(t *testing.T) {
 			t.Errorf("append to %s after the last kill: %v", id, err)
 		}
 	}
-	gitFsck(t, dir)
+	gitFsckOpen(t, s)
 	t.Logf("%d kills (%d left a run ref lock behind), %d acknowledged appends, runs at %v", kills, staleLocks, total, acked)
 }
 

@@ -91,6 +91,10 @@ type Store struct {
 	unwritten map[string]plumbing.Hash
 	closed    bool
 	closeErr  error
+	// consolidating is set while a consolidation of packs runs in the
+	// background (packs.go); bg waits for it.
+	consolidating bool
+	bg            sync.WaitGroup
 }
 
 // Open opens the workspace at dir (its root or any directory below it).
@@ -144,6 +148,7 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	}
 	s.objects = newObjectStore(s.commonDir)
 	s.objs = newObjectWriter(s.commonDir)
+	s.objects.pending, s.objs.stored, s.objs.added = s.objs.pendingObject, s.objects.stored, s.objects.added
 	s.cache = loadCommitCache(filepath.Join(s.lunaDir, "commits"))
 	return s, nil
 }
@@ -235,10 +240,18 @@ func randomID() string {
 // Root returns the workspace's root directory.
 func (s *Store) Root() string { return s.root }
 
-// Close waits for queued writes, syncs the git index and releases the store.
+// Close waits for queued writes and a consolidation of packs, syncs the
+// git index and releases the store.
 func (s *Store) Close() error {
 	s.queue.wait()
 	s.idx.stop()
+	s.bg.Wait()
+	err := s.closeOnce()
+	s.bg.Wait() // a consolidation a run append started meanwhile: it finds the store closed
+	return err
+}
+
+func (s *Store) closeOnce() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -13,7 +13,10 @@ import (
 // (luna.ack) and "show what changed" (luna.diff of the target at the
 // version that made it stale); on a selection, "apply SEARCH/REPLACE from
 // clipboard" (luna.editFromClipboard, run by the editor extension, which
-// reads the clipboard and calls luna.edit).
+// reads the clipboard and calls luna.edit); on any file of the workspace,
+// "ask the agents about this artifact…" (luna.askPrompt, run by the editor
+// extension, which asks for the request and sends luna.ask with the buffer
+// as the active artifact).
 func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	if _, err := s.ready(); err != nil {
 		return nil, err
@@ -41,6 +44,11 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 			diff := command("lunad: show what changed", "luna.diff", data.To, data.Since-1, data.Since)
 			out = append(out, &protocol.CodeAction{Title: diff.Title, Kind: &quickfix, Diagnostics: diag, Command: diff})
 		}
+	}
+	if _, ok := s.relPath(params.TextDocument.URI); ok {
+		ask := command("lunad: ask the agents about this artifact…", "luna.askPrompt", string(params.TextDocument.URI))
+		kind := protocol.CodeActionKind("refactor.lunad.ask")
+		out = append(out, &protocol.CodeAction{Title: ask.Title, Kind: &kind, Command: ask})
 	}
 	if params.Range.Start != params.Range.End {
 		edit := command("lunad: apply SEARCH/REPLACE from clipboard", "luna.editFromClipboard", string(params.TextDocument.URI))

@@ -139,6 +139,8 @@ func (s *Server) run(ctx context.Context, ws lunad.Workspace, cmd string, args [
 		return runsCommand(ctx, ws, &a)
 	case "luna.runWorkflow":
 		return s.runWorkflowCommand(ctx, ws, &a)
+	case "luna.ask":
+		return s.askCommand(ctx, ws, &a)
 	}
 	return nil, fmt.Errorf("%w: unknown command %q (known: %s)", lunad.ErrInvalid, cmd, strings.Join(commands, ", "))
 }
@@ -206,7 +208,16 @@ func (a *argList) object(i int, v any) {
 // document URI.
 func (a *argList) artifact(i int) string {
 	v := a.string(i)
-	if a.err != nil || !strings.Contains(v, "://") {
+	if a.err != nil {
+		return v
+	}
+	return a.ref(v)
+}
+
+// ref is an artifact named by an ID, a workspace path or a document URI,
+// as an ID or path.
+func (a *argList) ref(v string) string {
+	if !strings.Contains(v, "://") {
 		return v
 	}
 	rel, ok := a.s.relPath(uri.URI(v))

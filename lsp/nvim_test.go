@@ -301,8 +301,8 @@ wait:
 		Root          string
 	}
 	r.get("plugin", &plug)
-	if len(plug.Commands) != 7 || !plug.ClientCommand || plug.Root != ws {
-		t.Errorf("plugin: commands %v, luna.editFromClipboard handler %v, root %q (want 7 commands, a handler, %q)", plug.Commands, plug.ClientCommand, plug.Root, ws)
+	if len(plug.Commands) != 8 || !plug.ClientCommand || plug.Root != ws {
+		t.Errorf("plugin: commands %v, luna.editFromClipboard and luna.askPrompt handlers %v, root %q (want 8 commands, the handlers, %q)", plug.Commands, plug.ClientCommand, plug.Root, ws)
 	}
 
 	var ini struct {

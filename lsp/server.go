@@ -97,7 +97,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 // commands are the workspace/executeCommand commands the server runs.
 var commands = []string{"luna.undo", "luna.redo", "luna.restore", "luna.history", "luna.diff", "luna.ack",
 	"luna.link", "luna.createArtifact", "luna.edit", "luna.branch", "luna.switch", "luna.references",
-	"luna.runs", "luna.runWorkflow"}
+	"luna.runs", "luna.runWorkflow", "luna.ask"}
 
 // Initialize opens the workspace of the client's root folder and
 // announces the server's features.

@@ -39,6 +39,7 @@ type client struct {
 	// token: "create", "begin: TITLE: MESSAGE", "report: MESSAGE",
 	// "end: MESSAGE".
 	progress map[string][]string
+	messages []string // window/showMessage: "TYPE: MESSAGE"
 	seen     chan struct{}
 }
 
@@ -84,7 +85,13 @@ func (c *client) logProgress(token protocol.ProgressToken, line string) {
 	c.poke()
 }
 
-func (c *client) ShowMessage(context.Context, *protocol.ShowMessageParams) error { return nil }
+func (c *client) ShowMessage(_ context.Context, p *protocol.ShowMessageParams) error {
+	c.mu.Lock()
+	c.messages = append(c.messages, fmt.Sprintf("%v: %s", p.Type, p.Message))
+	c.mu.Unlock()
+	c.poke()
+	return nil
+}
 
 func (c *client) poke() {
 	select {
@@ -131,6 +138,13 @@ type session struct {
 // over a pipe and connects a second jsonrpc2 connection as the client.
 func start(t *testing.T) *session {
 	t.Helper()
+	return startWith(t, nil)
+}
+
+// startWith is start with the server given wrap(the service) if wrap is
+// not nil.
+func startWith(t *testing.T, wrap func(*workspace.Service) lunad.Workspace) *session {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	root := t.TempDir()
 	n := 0
@@ -154,8 +168,12 @@ func start(t *testing.T) *session {
 	s := &session{t: t, svc: svc, root: root, cfg: cfg.Artifact.ID, done: make(chan error, 1), cancel: cancel,
 		cfgURI: uri.File(filepath.Join(root, "config.py")), docURI: uri.File(filepath.Join(root, "guide.md")),
 		cl: &client{diags: map[uri.URI][]protocol.Diagnostic{}, progress: map[string][]string{}, seen: make(chan struct{}, 1)}}
+	var ws lunad.Workspace = svc
+	if wrap != nil {
+		ws = wrap(svc)
+	}
 	go func() {
-		s.done <- Serve(ctx, a, Options{Open: func(context.Context, string) (lunad.Workspace, error) { return svc, nil }, Debounce: 10 * time.Millisecond})
+		s.done <- Serve(ctx, a, Options{Open: func(context.Context, string) (lunad.Workspace, error) { return ws, nil }, Debounce: 10 * time.Millisecond})
 	}()
 	_, s.conn, s.srv = protocol.NewClient(ctx, s.cl, jsonrpc2.NewHeaderStream(b))
 	t.Cleanup(func() {
@@ -246,8 +264,12 @@ func TestStaleDiagnosticThenUndo(t *testing.T) {
 	cursor := protocol.Range{Start: d.Range.Start, End: d.Range.Start}
 	actions, err := s.srv.CodeAction(ctx, &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.docURI},
 		Range: cursor, Context: protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{d}}})
-	if err != nil || len(actions) != 2 {
+	if err != nil || len(actions) != 3 {
 		t.Fatalf("code actions: %v %v", actions, err)
+	}
+	if ask := actions[2].(*protocol.CodeAction); ask.Command.Command != "luna.askPrompt" || len(ask.Command.Arguments) != 1 ||
+		string(ask.Command.Arguments[0]) != `"`+string(s.docURI)+`"` || *ask.Kind != "refactor.lunad.ask" {
+		t.Fatalf("the ask action = %+v", ask)
 	}
 	diff := actions[1].(*protocol.CodeAction).Command
 	out, err := s.srv.ExecuteCommand(ctx, &protocol.ExecuteCommandParams{Command: diff.Command, Arguments: diff.Arguments})

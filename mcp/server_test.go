@@ -159,6 +159,7 @@ func TestListTools(t *testing.T) {
 		{"run_workflow", false, []string{"workflow"}},
 		{"run_status", true, nil},
 		{"list_workflows", true, nil},
+		{"ask", false, []string{"request"}},
 	}
 	if len(tools) != len(want) {
 		t.Errorf("got %d tools, want %d", len(tools), len(want))

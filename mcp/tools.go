@@ -102,6 +102,7 @@ func (s *Server) addTools() {
 		Annotations: write(false),
 	}, s.ack)
 	s.addRunTools()
+	s.addAskTool()
 }
 
 // addTool adds a typed tool (the SDK derives and enforces its schemas) and

@@ -62,10 +62,19 @@ func (ix *Index) Close() {
 // Build replaces the index with srcs, parsing with workers goroutines
 // (0: GOMAXPROCS). It returns ctx's error if cancelled.
 func (ix *Index) Build(ctx context.Context, srcs []Source, workers int) error {
+	return ix.BuildFrom(ctx, len(srcs), func(i int) (Source, error) { return srcs[i], nil }, workers)
+}
+
+// BuildFrom is Build for n sources read by the workers as they go
+// (source(i) is called once for each i, from any worker): only the
+// contents being parsed are in memory, not the workspace's. It returns
+// the first error of source, or ctx's.
+func (ix *Index) BuildFrom(ctx context.Context, n int, source func(i int) (Source, error), workers int) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	files := make([]*treesitter.File, len(srcs))
+	files := make([]*treesitter.PackedFile, n)
+	srcs := make([]Source, n) // without their content
 	work := make(chan int)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
@@ -76,18 +85,22 @@ func (ix *Index) Build(ctx context.Context, srcs []Source, workers int) error {
 			p := treesitter.NewParser()
 			defer p.Close()
 			for i := range work {
-				f, err := ix.cache.parse(p, srcs[i].Type, srcs[i].Content)
+				s, err := source(i)
+				if err == nil {
+					files[i], err = ix.cache.parse(p, s.Type, s.Content)
+				}
 				if err != nil {
 					errs <- err
 					return
 				}
-				files[i] = f
+				s.Content = nil
+				srcs[i] = s
 			}
 		}()
 	}
 	var err error
 feed:
-	for i := range srcs {
+	for i := range n {
 		select {
 		case work <- i:
 		case err = <-errs:
@@ -110,9 +123,9 @@ feed:
 	in := interner{} // one copy of each name: most references repeat a few thousand names
 	g := treesitter.NewGraph()
 	for i, s := range srcs {
-		in.file(files[i])
-		g.Put(entry(s, files[i]))
-		ix.logIndexed(s, files[i])
+		files[i].Intern(in.s)
+		g.PutPacked(entry(s, nil), files[i])
+		ix.logIndexed(s, files[i].Skipped, files[i].Partial)
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -123,12 +136,12 @@ feed:
 
 // logIndexed says when an artifact was not indexed, or only in part: the
 // process goes on, and the person learns why its references are missing.
-func (ix *Index) logIndexed(s Source, f *treesitter.File) {
+func (ix *Index) logIndexed(s Source, skipped, partial string) {
 	switch {
-	case f.Skipped != "":
-		ix.log.Info("artifact not indexed", "path", s.Path, "why", f.Skipped)
-	case f.Partial != "":
-		ix.log.Warn("artifact indexed in part", "path", s.Path, "why", f.Partial)
+	case skipped != "":
+		ix.log.Info("artifact not indexed", "path", s.Path, "why", skipped)
+	case partial != "":
+		ix.log.Warn("artifact indexed in part", "path", s.Path, "why", partial)
 	}
 }
 
@@ -146,9 +159,13 @@ func (ix *Index) Update(s Source) error {
 	if err != nil {
 		return err
 	}
-	ix.cache.put(s.Type, s.Content, f)
-	ix.graph.Put(entry(s, f))
-	ix.logIndexed(s, f)
+	pf, err := treesitter.Pack(f)
+	if err != nil {
+		return err
+	}
+	ix.cache.put(s.Type, s.Content, pf)
+	ix.graph.PutPacked(entry(s, nil), pf)
+	ix.logIndexed(s, f.Skipped, f.Partial)
 	return nil
 }
 
@@ -165,7 +182,11 @@ func (ix *Index) Remove(id string) {
 func (ix *Index) Parse(typ string, content []byte) (*treesitter.File, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	return ix.cache.parse(ix.parser, typ, content)
+	pf, err := ix.cache.parse(ix.parser, typ, content)
+	if err != nil {
+		return nil, err
+	}
+	return pf.File(), nil
 }
 
 // View runs fn with the graph under the index's lock; fn must not keep it.

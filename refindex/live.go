@@ -67,16 +67,10 @@ func (r *Live) Sync(ctx context.Context) (*Index, error) {
 				r.log.Warn("reference index cache ignored", "err", err)
 			}
 		}
-		srcs := make([]Source, 0, len(arts))
-		for _, a := range arts {
-			src, err := r.source(ctx, a)
-			if err != nil {
-				ix.Close()
-				return nil, err
-			}
-			srcs = append(srcs, src)
-		}
-		if err := ix.Build(ctx, srcs, 0); err != nil {
+		// Contents are read by the parse workers: 10,000 artifacts are
+		// tens of MiB the index does not keep.
+		source := func(i int) (Source, error) { return r.source(ctx, arts[i]) }
+		if err := ix.BuildFrom(ctx, len(arts), source, 0); err != nil {
 			ix.Close()
 			return nil, err
 		}

@@ -13,14 +13,15 @@ import (
 	"github.com/lunad/lunad/treesitter"
 )
 
-// parseCache maps (language, content) to its parsed File. The key is a
+// parseCache maps (language, content) to its parsed File, packed (the
+// graph shares the packed Files of the current versions). The key is a
 // hash of the content, so an entry can never describe other content: the
 // cache cannot drift from the repository, only miss. Persisted with save
 // and load under the store's cache directory; a file written by another
 // schema (queries changed) or damaged is ignored and rebuilt.
 type parseCache struct {
 	mu    sync.Mutex
-	files map[cacheKey]*treesitter.File
+	files map[cacheKey]*treesitter.PackedFile
 	dirty bool
 }
 
@@ -30,7 +31,7 @@ type cacheKey [32]byte
 // refill: every entry is one parse).
 const maxCacheEntries = 200_000
 
-func newParseCache() *parseCache { return &parseCache{files: map[cacheKey]*treesitter.File{}} }
+func newParseCache() *parseCache { return &parseCache{files: map[cacheKey]*treesitter.PackedFile{}} }
 
 func keyOf(typ string, content []byte) cacheKey {
 	h := sha256.New()
@@ -43,41 +44,46 @@ func keyOf(typ string, content []byte) cacheKey {
 }
 
 // parse returns the cached File for content or parses it with p.
-func (c *parseCache) parse(p *treesitter.Parser, typ string, content []byte) (*treesitter.File, error) {
+func (c *parseCache) parse(p *treesitter.Parser, typ string, content []byte) (*treesitter.PackedFile, error) {
 	k := keyOf(typ, content)
 	c.mu.Lock()
-	f := c.files[k]
+	pf := c.files[k]
 	c.mu.Unlock()
-	if f != nil {
-		return f, nil
+	if pf != nil {
+		return pf, nil
 	}
 	f, err := p.Parse(typ, content)
 	if err != nil {
 		return nil, err
 	}
-	c.store(k, f)
-	return f, nil
+	if pf, err = treesitter.Pack(f); err != nil {
+		return nil, err
+	}
+	c.store(k, pf)
+	return pf, nil
 }
 
-func (c *parseCache) put(typ string, content []byte, f *treesitter.File) {
+func (c *parseCache) put(typ string, content []byte, f *treesitter.PackedFile) {
 	c.store(keyOf(typ, content), f)
 }
 
-func (c *parseCache) store(k cacheKey, f *treesitter.File) {
+func (c *parseCache) store(k cacheKey, f *treesitter.PackedFile) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.files) >= maxCacheEntries {
-		c.files = map[cacheKey]*treesitter.File{}
+		c.files = map[cacheKey]*treesitter.PackedFile{}
 	}
 	c.files[k] = f
 	c.dirty = true
 }
 
-// cacheFile is the on-disk form.
-type cacheFile struct {
+// cacheHeader starts the on-disk form; Count entries follow, each a
+// cacheKey then its File (gob values in one stream). Entries are written
+// and read one at a time, so saving or loading holds one File unpacked,
+// never the whole cache twice.
+type cacheHeader struct {
 	Schema string
-	Keys   []cacheKey
-	Files  []*treesitter.File
+	Count  int
 }
 
 // load reads a cache saved by save; a missing, damaged or outdated file
@@ -91,24 +97,44 @@ func (c *parseCache) load(path string) error {
 		return err
 	}
 	defer f.Close()
-	var cf cacheFile
-	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&cf); err != nil {
+	dec := gob.NewDecoder(bufio.NewReader(f))
+	var h cacheHeader
+	if err := dec.Decode(&h); err != nil {
 		return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
 	}
-	if cf.Schema != treesitter.Schema() || len(cf.Keys) != len(cf.Files) {
+	if h.Schema != cacheSchema() {
 		return nil
 	}
 	in := interner{}
+	files := make(map[cacheKey]*treesitter.PackedFile, min(h.Count, maxCacheEntries))
+	for range h.Count {
+		var k cacheKey
+		var file treesitter.File
+		if err := dec.Decode(&k); err != nil {
+			return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
+		}
+		if err := dec.Decode(&file); err != nil {
+			return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
+		}
+		pf, err := treesitter.Pack(&file)
+		if err != nil {
+			return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
+		}
+		pf.Intern(in.s)
+		if len(files) < maxCacheEntries {
+			files[k] = pf
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, k := range cf.Keys {
-		if f := cf.Files[i]; f != nil {
-			in.file(f)
-			c.files[k] = f
-		}
+	for k, pf := range files {
+		c.files[k] = pf
 	}
 	return nil
 }
+
+// cacheSchema versions the file: the queries' schema and this layout.
+func cacheSchema() string { return treesitter.Schema() + "+stream1" }
 
 // interner shares one copy of each repeated string of decoded Files
 // (kinds, names, containers): gob decodes every occurrence separately,
@@ -123,17 +149,6 @@ func (in interner) s(v string) string {
 	return v
 }
 
-func (in interner) file(f *treesitter.File) {
-	for i := range f.Symbols {
-		sym := &f.Symbols[i]
-		sym.Kind, sym.Name, sym.Container = in.s(sym.Kind), in.s(sym.Name), in.s(sym.Container)
-	}
-	for i := range f.References {
-		r := &f.References[i]
-		r.Kind, r.Name = in.s(r.Kind), in.s(r.Name)
-	}
-}
-
 // save writes the cache atomically (temp file, rename) if it changed. It
 // is a cache: no fsync, a torn or lost file is rebuilt.
 func (c *parseCache) save(path string) error {
@@ -142,10 +157,11 @@ func (c *parseCache) save(path string) error {
 		c.mu.Unlock()
 		return nil
 	}
-	cf := cacheFile{Schema: treesitter.Schema()}
+	keys := make([]cacheKey, 0, len(c.files))
+	files := make([]*treesitter.PackedFile, 0, len(c.files))
 	for k, f := range c.files {
-		cf.Keys = append(cf.Keys, k)
-		cf.Files = append(cf.Files, f)
+		keys = append(keys, k)
+		files = append(files, f)
 	}
 	c.dirty = false
 	c.mu.Unlock()
@@ -154,7 +170,13 @@ func (c *parseCache) save(path string) error {
 		return err
 	}
 	w := bufio.NewWriter(tmp)
-	err = gob.NewEncoder(w).Encode(&cf)
+	enc := gob.NewEncoder(w)
+	err = enc.Encode(cacheHeader{Schema: cacheSchema(), Count: len(keys)})
+	for i := 0; i < len(keys) && err == nil; i++ {
+		if err = enc.Encode(keys[i]); err == nil {
+			err = enc.Encode(files[i].File())
+		}
+	}
 	if err == nil {
 		err = w.Flush()
 	}

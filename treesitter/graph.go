@@ -94,6 +94,9 @@ type defLoc struct {
 //
 // A Graph is not safe for concurrent use.
 type Graph struct {
+	packed map[string]*PackedFile // ID -> its references, compact (packedgraph.go)
+	next   *PackedFile            // the packed form of the File PutPacked is putting
+
 	entries map[string]*Entry
 	keys    map[string][]string // ID -> its userKeys, computed once at Put
 	strs    map[string]string   // one copy of each key string
@@ -120,7 +123,9 @@ func (g *Graph) Entry(id string) (Entry, bool) {
 	if !ok {
 		return Entry{}, false
 	}
-	return *e, true
+	out := *e
+	out.File = g.packed[id].File()
+	return out, true
 }
 
 // IDs lists the artifacts in the graph, sorted.
@@ -139,6 +144,7 @@ func (g *Graph) Put(e Entry) {
 	if e.File == nil {
 		e.File = &File{Language: LangText}
 	}
+	g.pack(&e)
 	ent := &e
 	g.entries[e.ID] = ent
 	g.byPath[e.Path] = e.ID
@@ -159,7 +165,7 @@ func (g *Graph) Put(e Entry) {
 			g.byName[sf.Short] = append(g.byName[sf.Short], defLoc{e.ID, i})
 		}
 	}
-	keys := userKeys(ent)
+	keys := g.userKeys(ent)
 	for i, k := range keys {
 		if c, ok := g.strs[k]; ok {
 			keys[i] = c
@@ -167,8 +173,8 @@ func (g *Graph) Put(e Entry) {
 			g.strs[k] = k
 		}
 	}
-	g.keys[e.ID] = slices.Clip(keys)
-	for _, k := range keys { // keys are deduplicated: e.ID is added once
+	g.keys[e.ID] = slices.Clone(keys) // not the array of every reference's keys
+	for _, k := range keys {          // keys are deduplicated: e.ID is added once
 		g.users[k] = append(g.users[k], e.ID)
 	}
 }
@@ -223,6 +229,7 @@ func (g *Graph) Remove(id string) {
 		}
 	}
 	delete(g.keys, id)
+	delete(g.packed, id)
 }
 
 // Resolve resolves every reference of artifact id, in file order.
@@ -234,7 +241,7 @@ func (g *Graph) Resolve(id string) []Resolution {
 		return nil
 	}
 	var out []Resolution
-	for _, r := range e.File.References {
+	for _, r := range g.packed[id].References() {
 		if r.Kind == "snippet" {
 			continue
 		}
@@ -270,11 +277,12 @@ func (g *Graph) Incoming(id string) []Resolution {
 	}
 	var out []Resolution
 	for _, uid := range ids {
-		u := g.entries[uid]
-		for _, ref := range u.File.References {
-			if !anyKey(refKeys(ref), want) {
+		u, p := g.entries[uid], g.packed[uid]
+		for i := range p.Len() {
+			if !anyKey(refKeys(p.names(i)), want) {
 				continue // cannot point at id: not resolved at all
 			}
+			ref := p.Reference(i)
 			r := g.resolve(u, ref)
 			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
@@ -323,10 +331,11 @@ func artifactKeys(e *Entry) []string {
 
 // userKeys index the references of e by what they could point at, so
 // Incoming only resolves the artifacts that may refer to a given one.
-func userKeys(e *Entry) []string {
+func (g *Graph) userKeys(e *Entry) []string {
 	var keys []string
-	for _, r := range e.File.References {
-		keys = append(keys, refKeys(r)...)
+	p := g.packed[e.ID]
+	for i := range p.Len() {
+		keys = append(keys, refKeys(p.names(i))...)
 	}
 	for _, l := range e.Links {
 		keys = append(keys, "i:"+l)

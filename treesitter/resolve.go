@@ -337,7 +337,7 @@ func (g *Graph) scope(e *Entry) map[string]bool {
 	for _, l := range e.Links {
 		out[l] = true
 	}
-	for _, r := range e.File.References {
+	for r := range g.refNames(e) {
 		switch r.Kind {
 		case "import":
 			if id, ok := g.resolveModule(e, r.Name); ok {

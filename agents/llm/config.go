@@ -194,6 +194,15 @@ func isEnvName(s string) bool {
 
 // redactURL keeps a malformed URL out of an error only up to a sane length.
 func redactURL(s string) string {
+	// A URL that does not parse may still carry credentials (user:key@):
+	// they never reach a message.
+	if at := strings.LastIndex(s, "@"); at >= 0 {
+		from := 0
+		if i := strings.Index(s, "://"); i >= 0 && i < at {
+			from = i + len("://")
+		}
+		s = s[:from] + "…@" + s[at+1:]
+	}
 	if len(s) > 80 {
 		return s[:80] + "…"
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
@@ -120,6 +121,13 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		}
 		defer queue.Close()
 	}
+	// The agents close after the service (and its engine) has.
+	var agents *ask.Agents
+	defer func() {
+		if agents != nil {
+			agents.Close()
+		}
+	}()
 	svc, err := workspace.Open(m.workDir(), opts)
 	if err != nil {
 		return err
@@ -144,6 +152,9 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	ro := runs.Options{Config: snapshot, Slots: cfg.Runs.Slots, Logger: log}
 	if queue != nil {
 		ro.NewProcess = queue.NewAgent // stages run on `lunad worker` processes
+	}
+	if agents, err = withAgents(&ro, svc, cfg, m.Getenv, log); err != nil {
+		return err
 	}
 	svc.ConfigureRuns(ro)
 	if err := svc.DriveRuns(ctx); err != nil {

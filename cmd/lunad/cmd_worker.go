@@ -80,5 +80,5 @@ func redact(raw string) string {
 	if u, err := url.Parse(raw); err == nil {
 		return u.Redacted()
 	}
-	return "(the queue URL)"
+	return "(a URL that does not parse)"
 }

@@ -30,7 +30,9 @@ const configFile = ".luna/config.toml"
 // LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE, LUNAD_RECORD_SAVES,
 // LUNAD_MAX_CONNECTIONS, LUNAD_CONN_IDLE_TIMEOUT, LUNAD_MCP_RATE,
 // LUNAD_MCP_BURST, LUNAD_MCP_MAX_SESSIONS, LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS,
-// LUNAD_MCP_SESSION_TIMEOUT, LUNAD_RUN_SLOTS, LUNAD_QUEUE_URL), and checked by Validate.
+// LUNAD_MCP_SESSION_TIMEOUT, LUNAD_RUN_SLOTS, LUNAD_QUEUE_URL,
+// LUNAD_LLM_PROVIDER, LUNAD_LLM_BASE_URL, LUNAD_LLM_MODEL,
+// LUNAD_LLM_API_KEY_ENV), and checked by Validate.
 type Config struct {
 	// LockTimeout bounds the wait for another lunad writer.
 	LockTimeout time.Duration `toml:"lock_timeout"`
@@ -50,6 +52,10 @@ type Config struct {
 	Queue QueueConfig `toml:"queue"`
 	// Refs configures how references are resolved.
 	Refs RefsConfig `toml:"refs"`
+	// LLM is the model provider of the agents (`lunad ask`), and Agents
+	// the roles' overrides and the budget of one ask (config_agents.go).
+	LLM    LLMConfig    `toml:"llm"`
+	Agents AgentsConfig `toml:"agents"`
 }
 
 // RefsConfig configures reference resolution (docs/references.md).
@@ -131,7 +137,8 @@ func DefaultConfig() Config {
 		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100, MaxSessions: mcp.DefaultMaxSessions,
 			MaxSessionsPerAddress: mcp.DefaultMaxSessionsPerAddress, SessionTimeout: mcp.DefaultSessionTimeout},
 		Runs: RunsConfig{Slots: 4}, Refs: RefsConfig{Slugs: lunad.SlugsGitHub},
-		Queue: QueueConfig{Name: natsqueue.DefaultName, AckWait: natsqueue.DefaultAckWait, MaxDeliver: natsqueue.DefaultMaxDeliver}}
+		Queue:  QueueConfig{Name: natsqueue.DefaultName, AckWait: natsqueue.DefaultAckWait, MaxDeliver: natsqueue.DefaultMaxDeliver},
+		Agents: DefaultAgents()}
 }
 
 // maxLimit bounds the connection and session caps.
@@ -173,7 +180,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, the same under agents.supervisor, agents.coder, agents.writer and agents.reviewer, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.stall.no_progress_steps; an API key is never configured here: api_key_env names the environment variable holding it)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -210,6 +217,7 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 		}
 		c.Daemon.RecordSaves = b
 	}
+	c.loadLLMEnv(getenv)
 	if v := getenv("LUNAD_QUEUE_URL"); v != "" {
 		c.Queue.URL = v
 	}
@@ -311,6 +319,9 @@ func (c Config) Validate() error {
 	if c.MCP.PageSize < 1 || c.MCP.PageSize > 10000 {
 		return bad("mcp.page_size %d must be between 1 and 10000", c.MCP.PageSize)
 	}
+	if err := c.validateAgents(bad); err != nil {
+		return err
+	}
 	return c.validateLimits(bad)
 }
 
@@ -391,9 +402,14 @@ func (q QueueConfig) validate() error {
 
 // snapshot is the effective configuration as TOML: what every run records
 // (its config_ref). It holds no secrets: a password in queue.url is left
-// out.
+// out, and so is a password in a base_url (Validate refuses one anyway).
+// An API key is not configuration: only the name of its variable is here.
 func (c Config) snapshot() ([]byte, error) {
 	c.Queue.URL = redact(c.Queue.URL)
+	c.LLM.BaseURL = redact(c.LLM.BaseURL)
+	for _, r := range []*LLMConfig{&c.Agents.Supervisor, &c.Agents.Coder, &c.Agents.Writer, &c.Agents.Reviewer} {
+		r.BaseURL = redact(r.BaseURL)
+	}
 	var b strings.Builder
 	if err := toml.NewEncoder(&b).Encode(c); err != nil {
 		return nil, err

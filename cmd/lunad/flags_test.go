@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -253,7 +254,7 @@ func TestConfig(t *testing.T) {
 	}
 	t.Run("defaults", func(t *testing.T) {
 		c, err := LoadConfig(root(""), env())
-		if err != nil || c != DefaultConfig() {
+		if err != nil || !reflect.DeepEqual(c, DefaultConfig()) {
 			t.Fatalf("%+v %v", c, err)
 		}
 		if o := c.Options(); o.Human.Name != "" || o.LockTimeout != 10*time.Second || o.MaxContent != 8<<20 {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"unicode"
 
+	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
@@ -107,7 +108,7 @@ func init() {
 		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
-		cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
+		cmdAsk, cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
 		cmdServe, cmdLSP, cmdMCP,
 	}
 }
@@ -219,6 +220,13 @@ func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 	if err != nil {
 		return err
 	}
+	// The agents close after the service (and its engine) has.
+	var agents *ask.Agents
+	defer func() {
+		if agents != nil {
+			agents.Close()
+		}
+	}()
 	svc, err := workspace.Open(m.workDir(), opts)
 	if err != nil {
 		return err
@@ -235,7 +243,11 @@ func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 	if err != nil {
 		return err
 	}
-	svc.ConfigureRuns(runs.Options{Config: snapshot, Slots: cfg.Runs.Slots}) // as the daemon's, less the queue
+	ro := runs.Options{Config: snapshot, Slots: cfg.Runs.Slots} // as the daemon's, less the queue
+	if agents, err = withAgents(&ro, svc, cfg, m.Getenv, m.logger()); err != nil {
+		return err
+	}
+	svc.ConfigureRuns(ro)
 	return f(svc)
 }
 

@@ -10,7 +10,10 @@
 // The palette entries are lunad.* commands that gather the arguments and send
 // the same workspace/executeCommand requests. luna.editFromClipboard, which
 // the server's "apply SEARCH/REPLACE from clipboard" code action carries, is
-// run here: it reads the clipboard and sends luna.edit.
+// run here: it reads the clipboard and sends luna.edit. luna.askPrompt, which
+// the "ask the agents about this artifact…" code action carries, asks for the
+// request and sends luna.ask; the ask's progress, its final message and the
+// buffers it changes come from the server.
 
 import * as fs from 'fs';
 import * as os from 'os';
@@ -50,6 +53,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ['lunad.edit', edit],
     ['lunad.branch', branch],
     ['lunad.switch', switchBranch],
+    ['lunad.ask', () => ask(activeTargetIfAny())],
   ];
   for (const [id, run] of palette) {
     context.subscriptions.push(vscode.commands.registerCommand(id, guarded(run)));
@@ -59,6 +63,9 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('lunad.showOutput', () => output?.show(true)),
     vscode.commands.registerCommand('luna.editFromClipboard', (uri?: unknown) =>
       guarded(() => editFromClipboard(typeof uri === 'string' && uri !== '' ? uri : activeTarget()))(),
+    ),
+    vscode.commands.registerCommand('luna.askPrompt', (uri?: unknown) =>
+      guarded(() => ask(typeof uri === 'string' && uri !== '' ? uri : activeTargetIfAny()))(),
     ),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('lunad.path')) {
@@ -437,6 +444,39 @@ async function createArtifact(): Promise<void> {
     }
     await vscode.window.showTextDocument(vscode.Uri.joinPath(root, ...created.split('/')));
   }
+}
+
+/** The active document's URI if an editor shows a file, else '' (an ask needs no active artifact). */
+function activeTargetIfAny(): string {
+  const ed = vscode.window.activeTextEditor;
+  if (!ed || ed.document.uri.scheme !== 'file') {
+    return '';
+  }
+  return client ? client.code2ProtocolConverter.asUri(ed.document.uri) : ed.document.uri.toString();
+}
+
+/**
+ * luna.ask: [{request, artifact?, dryRun?}] — asks lunad's agents, with the
+ * active artifact as the one the request is about. The server answers with
+ * the run at once, reports it as progress and ends with a message saying what
+ * was done or the question asked back; changed artifacts update their open
+ * editors.
+ */
+async function ask(target: string): Promise<void> {
+  const request = given(
+    await vscode.window.showInputBox({
+      prompt: target === '' ? 'Ask lunad\'s agents' : 'Ask lunad\'s agents about this artifact',
+      placeHolder: 'e.g. rename parse_config to load_config; change the second paragraph to mention JSON',
+      validateInput: (v) => (v.trim() === '' ? 'Say what the agents should do' : undefined),
+    }),
+  ).trim();
+  const arg: Record<string, unknown> = { request };
+  if (target !== '') {
+    arg.artifact = target;
+  }
+  const result = await execute('luna.ask', [arg]);
+  const id = isObject(result) && typeof result.id === 'string' ? result.id : '';
+  output?.appendLine(`[lunad] ask ${id}: ${request}`);
 }
 
 /** lunad.edit: SEARCH/REPLACE blocks from the clipboard to the active artifact. */

@@ -157,7 +157,7 @@ local function main()
     fail("plugin", "setup: " .. tostring(err))
   end
   local commands = {}
-  for _, c in ipairs({ "LunaUndo", "LunaRedo", "LunaAck", "LunaHistory", "LunaDiff", "LunaStale", "LunaEditFromClipboard" }) do
+  for _, c in ipairs({ "LunaUndo", "LunaRedo", "LunaAck", "LunaHistory", "LunaDiff", "LunaStale", "LunaEditFromClipboard", "LunaAsk" }) do
     if vim.fn.exists(":" .. c) == 2 then
       table.insert(commands, c)
     end
@@ -165,7 +165,8 @@ local function main()
   emit("plugin", {
     commands = commands,
     uses_lsp_config = lunad.uses_lsp_config(),
-    client_command = type(vim.lsp.commands["luna.editFromClipboard"]) == "function",
+    client_command = type(vim.lsp.commands["luna.editFromClipboard"]) == "function"
+      and type(vim.lsp.commands["luna.askPrompt"]) == "function",
     root = lunad.find_root(ws .. "/guide.md"),
   })
 

@@ -27,7 +27,7 @@ local defaults = {
   -- BufEnter, InsertLeave, BufWritePost and after each :Luna* command.
   codelens = true,
   -- Define :LunaUndo, :LunaRedo, :LunaAck, :LunaHistory, :LunaDiff,
-  -- :LunaStale and :LunaEditFromClipboard.
+  -- :LunaStale, :LunaEditFromClipboard and :LunaAsk.
   commands = true,
   -- nil: use vim.lsp.config/vim.lsp.enable when Neovim has them (0.11+);
   -- false: always vim.lsp.start_client + vim.lsp.buf_attach_client.
@@ -318,6 +318,43 @@ function M.edit_from_clipboard(command, ctx)
   M.execute("luna.edit", { uri, text }, { bufnr = bufnr, client_id = ctx.client_id, on_result = written("edited") })
 end
 
+--- Asks lunad's agents (luna.ask) to do request, with the artifact at uri
+--- (default: the current buffer) as the active one; dry_run only routes and
+--- compiles the prompts. The ask is reported as LSP progress; it ends with
+--- a message saying what was done or the question asked back, and the
+--- artifacts it writes are updated in their open buffers.
+function M.ask(request, opts)
+  opts = opts or {}
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  if type(request) ~= "string" or vim.trim(request) == "" then
+    notify("say what the agents should do, e.g. :LunaAsk rename parse_config to load_config", vim.log.levels.WARN)
+    return
+  end
+  local arg = { request = request, artifact = opts.uri or vim.uri_from_bufnr(bufnr), dryRun = opts.dry_run or false }
+  M.execute("luna.ask", { arg }, {
+    bufnr = bufnr,
+    client_id = opts.client_id,
+    on_result = function(res)
+      notify(("asked (run %s); progress follows, then what was done"):format(str(type(res) == "table" and res.id or "")))
+    end,
+  })
+end
+
+--- The client-side command luna.askPrompt (the code action "ask the
+--- agents about this artifact…"): asks for the request, then M.ask with
+--- the document (its first argument, else the current buffer).
+function M.ask_prompt(command, ctx)
+  ctx = ctx or {}
+  local bufnr = ctx.bufnr or vim.api.nvim_get_current_buf()
+  local args = command and command.arguments or {}
+  local uri = type(args[1]) == "string" and args[1] or vim.uri_from_bufnr(bufnr)
+  vim.ui.input({ prompt = "lunad ask: " }, function(text)
+    if text and vim.trim(text) ~= "" then
+      M.ask(text, { bufnr = bufnr, uri = uri, client_id = ctx.client_id })
+    end
+  end)
+end
+
 -- Commands the server offers in lenses and code actions whose results
 -- are worth showing: run them through the server and show the result
 -- (Neovim would otherwise drop it).
@@ -325,6 +362,7 @@ local shown = { ["luna.history"] = show_history, ["luna.diff"] = show_diff, ["lu
 
 local function register_client_commands()
   vim.lsp.commands["luna.editFromClipboard"] = M.edit_from_clipboard
+  vim.lsp.commands["luna.askPrompt"] = M.ask_prompt
   for name, show in pairs(shown) do
     vim.lsp.commands[name] = function(command, ctx)
       M.execute(name, command.arguments, { bufnr = ctx.bufnr, client_id = ctx.client_id, on_result = show })
@@ -369,6 +407,13 @@ local function define_user_commands()
   def("LunaEditFromClipboard", function()
     M.edit_from_clipboard(nil, { bufnr = vim.api.nvim_get_current_buf() })
   end, { desc = "lunad: apply the SEARCH/REPLACE blocks in the clipboard to this artifact" })
+  def("LunaAsk", function(o)
+    if o.args == "" then
+      M.ask_prompt(nil, { bufnr = vim.api.nvim_get_current_buf() })
+    else
+      M.ask(o.args, { dry_run = o.bang })
+    end
+  end, { nargs = "*", bang = true, desc = "lunad: ask the agents {request} about this artifact (! only shows the route and prompts)" })
 end
 
 -- apply_edit handles workspace/applyEdit: the default handler applies the

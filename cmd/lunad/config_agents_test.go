@@ -1,0 +1,189 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// agentsRoot is a directory whose .luna/config.toml is toml.
+func agentsRoot(t *testing.T, toml string) string {
+	t.Helper()
+	d := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(d, ".luna"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, ".luna", "config.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// envOf is a getenv over pairs of names and values.
+func envOf(kv ...string) func(string) string {
+	return func(k string) string {
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i] == k {
+				return kv[i+1]
+			}
+		}
+		return ""
+	}
+}
+
+// TestAgentsConfig: [llm] then the environment, each role's override over
+// it (another provider starts over from that provider), the budget, and
+// the default key variable by provider.
+func TestAgentsConfig(t *testing.T) {
+	const file = `[llm]
+provider = "openai"
+base_url = "http://127.0.0.1:11434/v1"
+model = "qwen2.5-coder"
+temperature = 0.2
+seed = 7
+max_tokens = 2048
+
+[agents.writer]
+provider = "anthropic"
+model = "claude-sonnet-4-5"
+
+[agents.reviewer]
+model = "qwen2.5:32b"
+temperature = 0.0
+fallback = "coder"
+
+[agents.budget]
+tokens = 50000
+calls = 12
+time = "2m"
+`
+	c, err := LoadConfig(agentsRoot(t, file), envOf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := c.Agents.Budget; b != (BudgetConfig{Tokens: 50000, Calls: 12, Time: 2 * time.Minute}) {
+		t.Errorf("budget %+v", b)
+	}
+	for _, tc := range []struct {
+		role, provider, url, model, keyEnv string
+		temp                               float64
+		fallback                           string
+	}{
+		{"supervisor", "openai", "http://127.0.0.1:11434/v1", "qwen2.5-coder", "OPENAI_API_KEY", 0.2, ""},
+		{"coder", "openai", "http://127.0.0.1:11434/v1", "qwen2.5-coder", "OPENAI_API_KEY", 0.2, ""},
+		// Another provider: the base's URL does not carry over; its key variable is the provider's.
+		{"writer", "anthropic", "", "claude-sonnet-4-5", "ANTHROPIC_API_KEY", 0.2, ""},
+		{"reviewer", "openai", "http://127.0.0.1:11434/v1", "qwen2.5:32b", "OPENAI_API_KEY", 0, "coder"},
+	} {
+		t.Run(tc.role, func(t *testing.T) {
+			l, err := c.LLMFor(tc.role)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Provider != tc.provider || l.BaseURL != tc.url || l.Model != tc.model || l.APIKeyEnv != tc.keyEnv ||
+				l.Temperature == nil || *l.Temperature != tc.temp || l.Seed == nil || *l.Seed != 7 || l.MaxTokens != 2048 || l.Fallback != tc.fallback {
+				t.Fatalf("%s: %+v", tc.role, l)
+			}
+		})
+	}
+
+	t.Run("environment over the file", func(t *testing.T) {
+		c, err := LoadConfig(agentsRoot(t, file), envOf("LUNAD_LLM_PROVIDER", "anthropic", "LUNAD_LLM_BASE_URL", "http://127.0.0.1:9/",
+			"LUNAD_LLM_MODEL", "claude-haiku-4-5", "LUNAD_LLM_API_KEY_ENV", "MY_KEY"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := c.LLMFor("coder")
+		if l.Provider != "anthropic" || l.BaseURL != "http://127.0.0.1:9/" || l.Model != "claude-haiku-4-5" || l.APIKeyEnv != "MY_KEY" {
+			t.Fatalf("coder %+v", l)
+		}
+	})
+	t.Run("no provider", func(t *testing.T) {
+		c, err := LoadConfig(t.TempDir(), envOf())
+		if err != nil {
+			t.Fatal(err) // lunad works without agents
+		}
+		_, err = c.LLMFor("supervisor")
+		for _, want := range []string{"no model provider configured", "[llm] provider", ".luna/config.toml", "LUNAD_LLM_PROVIDER", "LUNAD_LLM_MODEL", "docs/agents.md"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want it to name %q", err, want)
+			}
+		}
+		if ExitCode(err) != exitError {
+			t.Errorf("exit code %d", ExitCode(err))
+		}
+		c.LLM.Provider = "openai"
+		if _, err := c.LLMFor("coder"); err == nil || !strings.Contains(err.Error(), "the coder's model: invalid input: no model configured for provider openai: set [llm] model in .luna/config.toml or LUNAD_LLM_MODEL") {
+			t.Errorf("no model: %v", err)
+		}
+		if _, err := c.LLMFor("poet"); err == nil || !strings.Contains(err.Error(), "roles: supervisor, coder, writer, reviewer") {
+			t.Errorf("unknown role: %v", err)
+		}
+	})
+}
+
+// TestAgentsConfigRefused: every bad value is refused with the setting to
+// fix; a key put where a variable's name belongs is never repeated.
+func TestAgentsConfigRefused(t *testing.T) {
+	const secret = "sk-proj-abcdef0123456789"
+	for _, tc := range []struct {
+		name, toml string
+		env        []string
+		want       string
+	}{
+		{"unknown provider", "[llm]\nprovider = \"gpt\"\n", nil, `llm.provider (or LUNAD_LLM_PROVIDER) "gpt" is not a provider`},
+		{"unknown provider from env", "", []string{"LUNAD_LLM_PROVIDER", "bard"}, "LUNAD_LLM_PROVIDER"},
+		{"base_url not http", "[llm]\nprovider = \"openai\"\nbase_url = \"ftp://x\"\n", nil, "llm.base_url (or LUNAD_LLM_BASE_URL)"},
+		{"base_url with credentials", "[llm]\nprovider = \"openai\"\nbase_url = \"http://u:" + secret + "@127.0.0.1/v1\"\n", nil, "must not carry credentials"},
+		{"a key as api_key_env", "[llm]\nprovider = \"openai\"\napi_key_env = \"" + secret + "\"\n", nil, "not the key itself"},
+		{"a key as api_key_env from env", "", []string{"LUNAD_LLM_API_KEY_ENV", secret}, "LUNAD_LLM_API_KEY_ENV"},
+		{"an api_key in the file", "[llm]\nprovider = \"openai\"\napi_key = \"" + secret + "\"\n", nil, "unknown key llm.api_key"},
+		{"a role's api_key", "[agents.coder]\napi_key = \"" + secret + "\"\n", nil, "unknown key agents.coder.api_key"},
+		{"temperature", "[llm]\ntemperature = 3.5\n", nil, "llm.temperature 3.5 must be between 0 and 2"},
+		{"max_tokens", "[agents.writer]\nmax_tokens = -1\n", nil, "agents.writer.max_tokens"},
+		{"fallback not a role", "[agents.coder]\nfallback = \"gpt\"\n", nil, `agents.coder.fallback "gpt" must name a role`},
+		{"fallback itself", "[agents.coder]\nfallback = \"coder\"\n", nil, "names the role itself"},
+		{"process without command", "[llm]\nprovider = \"process\"\n", nil, "llm.command must be set"},
+		{"scripted without script", "[agents.reviewer]\nprovider = \"scripted\"\n", nil, "agents.reviewer.script must be set"},
+		{"negative budget", "[agents.budget]\ncalls = -1\n", nil, "agents.budget"},
+		{"stall limit", "[agents.stall]\nno_progress_steps = -2\n", nil, "agents.stall.no_progress_steps -2"},
+		{"budget time", "[agents.budget]\ntime = \"soon\"\n", nil, "config"},
+		{"unknown role", "[agents.poet]\nmodel = \"x\"\n", nil, "unknown key agents.poet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadConfig(agentsRoot(t, tc.toml), envOf(tc.env...))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || ExitCode(err) != exitError {
+				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Fatalf("the error repeats the key: %v", err)
+			}
+		})
+	}
+}
+
+// TestSnapshotHoldsNoKey: the configuration every run records names the
+// key's variable, never a key — with the key in the environment.
+func TestSnapshotHoldsNoKey(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	c, err := LoadConfig(agentsRoot(t, "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5\"\n[agents.writer]\nprovider = \"anthropic\"\n"),
+		envOf("OPENAI_API_KEY", key, "ANTHROPIC_API_KEY", key, "LUNAD_LLM_API_KEY_ENV", "OPENAI_API_KEY"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := c.snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(snap)
+	if strings.Contains(s, key) || strings.Contains(s, "sk-") {
+		t.Fatalf("the snapshot holds the key:\n%s", s)
+	}
+	for _, want := range []string{"[llm]", `provider = "openai"`, `api_key_env = "OPENAI_API_KEY"`, "[agents.writer]", `provider = "anthropic"`, "[agents.budget]"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("snapshot lacks %q:\n%s", want, s)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package gitstore
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+)
+
+// Every durable write adds a small pack; reading an object that is in
+// none of the first packs costs a look-up in each, so the small packs are
+// consolidated: when more than consolidateAt packs under smallPack bytes
+// exist, their objects are written (whole, once each) as one pack, made
+// durable like any other, and only then are the old packs removed. The
+// consolidated pack grows until it is no longer small, and the next ones
+// start over, so the count of packs stays near the repository's size over
+// smallPack plus consolidateAt. Packs git made (git gc, fetch) take part
+// only while small, and a pack kept by a .keep file never does.
+//
+// A write that finds too many small packs starts it in the background
+// (Close waits for it); it holds the store's mutex while it reads the
+// small packs and writes the new one, not while it removes the old. Two
+// processes consolidating at once are safe:
+// each removes only packs whose every object it read and made durable in
+// its own new pack; a pack it could not read (removed by the other) stops
+// it before it removes anything.
+const (
+	consolidateAt = 32
+	smallPack     = 1 << 20
+)
+
+// maybeConsolidate starts consolidating the small packs, in the
+// background, when there are too many and no consolidation is running.
+// Callers hold s.mu.
+func (s *Store) maybeConsolidate() {
+	if s.consolidating || s.closed || s.objects.smallPacks() <= consolidateAt {
+		return
+	}
+	s.consolidating = true
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		if err := s.consolidate(); err != nil {
+			s.opts.Logger.Warn("consolidating packs failed; they stay as they are", "err", err)
+		}
+	}()
+}
+
+// consolidate runs consolidatePacks under the store's mutex, then removes
+// the packs it replaced without it: a write waits for the new pack, not
+// for the unlinks (a millisecond each on a slow disk).
+func (s *Store) consolidate() error {
+	s.mu.Lock()
+	if s.closed {
+		s.consolidating = false
+		s.mu.Unlock()
+		return nil
+	}
+	old, err := s.consolidatePacks()
+	s.consolidating = false
+	s.mu.Unlock()
+	if err != nil || len(old) == 0 {
+		return err
+	}
+	return removePacks(old)
+}
+
+// smallPacks counts the open packs under smallPack bytes.
+func (o *objectStore) smallPacks() int {
+	n := 0
+	for _, p := range o.packs {
+		if p.size < smallPack {
+			n++
+		}
+	}
+	return n
+}
+
+// consolidatePacks writes the objects of every small pack as one pack,
+// made durable, stops reading the small ones and returns their index
+// files, for removePacks. Callers hold s.mu.
+func (s *Store) consolidatePacks() ([]string, error) {
+	if err := s.objects.scan(); err != nil {
+		return nil, err
+	}
+	var old []*pack
+	for _, p := range s.objects.packs {
+		base := strings.TrimSuffix(p.name, ".idx")
+		if _, err := os.Stat(base + ".keep"); p.size < smallPack && os.IsNotExist(err) {
+			old = append(old, p)
+		}
+	}
+	if len(old) < 2 {
+		return nil, nil
+	}
+	var objects []packObject
+	seen := map[plumbing.Hash]bool{}
+	for _, p := range old {
+		hashes, err := packHashes(p.idx)
+		if err != nil {
+			return nil, fmt.Errorf("consolidate %s: %w", p.name, err)
+		}
+		for _, h := range hashes {
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			obj, err := p.pf.Get(h)
+			if err != nil {
+				return nil, fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
+			}
+			r, err := obj.Reader()
+			if err != nil {
+				return nil, fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
+			}
+			b, err := io.ReadAll(r)
+			r.Close()
+			if err != nil {
+				return nil, fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
+			}
+			objects = append(objects, packObject{hash: h, typ: obj.Type(), content: b})
+		}
+	}
+	idxName, idx, err := s.objs.writePack(objects, nil)
+	if err != nil {
+		return nil, fmt.Errorf("consolidate: %w", err)
+	}
+	s.objects.added(idxName, idx)
+	names := orphanPacks(filepath.Dir(idxName), s.opts.Clock())
+	kept := s.objects.packs[:0]
+	for _, p := range s.objects.packs {
+		if p.name != idxName && slices.Contains(old, p) {
+			p.file.Close()
+			names = append(names, p.name)
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	clear(s.objects.packs[len(kept):])
+	s.objects.packs = kept
+	return names, nil
+}
+
+// orphanPacks lists (by their index's name) the packs in dir that have
+// no index and are older than a minute: what a crash between a pack's
+// rename and its index's leaves. git ignores them, but go-git's storage
+// fails every read from a pack when one pack has no index.
+func orphanPacks(dir string, now time.Time) []string {
+	packs, _ := filepath.Glob(filepath.Join(dir, "pack-*.pack"))
+	var out []string
+	for _, p := range packs {
+		idx := strings.TrimSuffix(p, ".pack") + ".idx"
+		if _, err := os.Stat(idx); !os.IsNotExist(err) {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && now.Sub(fi.ModTime()) > time.Minute {
+			out = append(out, idx)
+		}
+	}
+	return out
+}
+
+// removePacks removes the packs of the index files named, once their
+// objects are durable in another pack: each index before its pack (a pack
+// without its index is invisible; an index without its pack is an error
+// to git), then the directory is fsynced.
+func removePacks(idxNames []string) error {
+	for _, name := range idxNames {
+		base := strings.TrimSuffix(name, ".idx")
+		if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("consolidate: %w", err)
+		}
+		for _, ext := range []string{".rev", ".bitmap", ".pack"} {
+			if err := os.Remove(base + ext); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("consolidate: %w", err)
+			}
+		}
+	}
+	if err := syncPath(filepath.Dir(idxNames[0])); err != nil {
+		return fmt.Errorf("consolidate: %w", err)
+	}
+	return nil
+}
+
+// packHashes lists the objects of a pack index.
+func packHashes(idx idxfile.Index) ([]plumbing.Hash, error) {
+	if x, ok := idx.(*lazyIndex); ok {
+		out := make([]plumbing.Hash, x.count)
+		for i := range out {
+			copy(out[i][:], x.data[x.namesAt()+i*20:])
+		}
+		return out, nil
+	}
+	it, err := idx.Entries()
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out []plumbing.Hash
+	for {
+		e, err := it.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e.Hash)
+	}
+}

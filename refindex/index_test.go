@@ -1,0 +1,61 @@
+package refindex
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync/atomic"
+	"testing"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/treesitter"
+)
+
+// TestBuildFrom: sources read by the workers give the index Build gives,
+// each read once; a read error stops the build and is returned.
+func TestBuildFrom(t *testing.T) {
+	ctx := context.Background()
+	want := NewIndex()
+	defer want.Close()
+	if err := want.Build(ctx, cacheSrcs, 1); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("same index", func(t *testing.T) {
+		ix := NewIndex()
+		defer ix.Close()
+		var reads [2]atomic.Int32
+		err := ix.BuildFrom(ctx, len(cacheSrcs), func(i int) (Source, error) {
+			reads[i].Add(1)
+			return cacheSrcs[i], nil
+		}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range reads {
+			if n := reads[i].Load(); n != 1 {
+				t.Errorf("source %d read %d times", i, n)
+			}
+		}
+		for _, s := range cacheSrcs {
+			var got, exp treesitter.Entry
+			ix.View(func(g *treesitter.Graph) { got, _ = g.Entry(s.ID) })
+			want.View(func(g *treesitter.Graph) { exp, _ = g.Entry(s.ID) })
+			if !reflect.DeepEqual(got, exp) || got.File == nil {
+				t.Errorf("%s: entry %+v, want %+v", s.ID, got, exp)
+			}
+		}
+	})
+	t.Run("read error", func(t *testing.T) {
+		ix := NewIndex()
+		defer ix.Close()
+		err := ix.BuildFrom(ctx, len(cacheSrcs), func(i int) (Source, error) {
+			if i == 1 {
+				return Source{}, lunad.ErrNotFound
+			}
+			return cacheSrcs[i], nil
+		}, 1)
+		if !errors.Is(err, lunad.ErrNotFound) {
+			t.Fatalf("err = %v, want ErrNotFound", err)
+		}
+	})
+}
