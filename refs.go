@@ -84,3 +84,22 @@ type Reference struct {
 	// broken: which commit, who, when.
 	Since *Version `json:"since,omitempty"`
 }
+
+// Named reports whether symbol names the definition at l: its name, or
+// Container.name.
+func (l *Location) Named(symbol string) bool {
+	return l != nil && l.Symbol != "" && (l.Symbol == symbol || l.Container != "" && l.Container+"."+l.Symbol == symbol)
+}
+
+// Covers reports whether an acknowledgement of symbol (AckRequest.Symbol)
+// covers reference r: r resolves to that symbol, or is a name (a call,
+// identifier, import or code span) written that way.
+func (r Reference) Covers(symbol string) bool {
+	switch r.Kind {
+	case "call", "identifier", "import", "code":
+		if r.Text == symbol {
+			return true
+		}
+	}
+	return r.To.Named(symbol)
+}

@@ -202,13 +202,30 @@ type StageResponse struct {
 	// files/NAME (a recorder's transcript, say); a live replay hands them
 	// back in StageRequest.Recorded.
 	Files map[string]string `json:"files,omitempty"`
+	// Acks are acknowledgements of references the stage checked and
+	// found right (a reviewer's): the engine records each, after the
+	// writes, as an ack commit (Writer.Ack) by the same author with the
+	// same trailers, once per stage visit.
+	Acks []StageAck `json:"acks,omitempty"`
+}
+
+// StageAck acknowledges artifact Ref's references — all of them, or only
+// those to Symbol — as AckRequest does.
+type StageAck struct {
+	Ref    string `json:"ref"`
+	Symbol string `json:"symbol,omitempty"`
 }
 
 // StageWrite is one file a stage's effects write, as a path relative to
-// the workspace root.
+// the workspace root. Title and Type are used only when the write creates
+// an artifact (a path no artifact has): its title (default: the file's
+// name) and type (default: inferred from the path); an existing
+// artifact's are left as they are.
 type StageWrite struct {
 	Path    string `json:"path"`
 	Content string `json:"content"`
+	Title   string `json:"title,omitempty"`
+	Type    string `json:"type,omitempty"`
 }
 
 // Agent processes one stage. It never writes to the workspace and never

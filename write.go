@@ -60,6 +60,11 @@ type Result struct {
 	Replayed bool `json:"replayed,omitempty"`
 }
 
+// Ref names the version the write made (or, replayed, found).
+func (r Result) Ref() ArtifactRef {
+	return ArtifactRef{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit}
+}
+
 // The requests of the writes that take more than a Change: one struct per
 // operation (CreateSpec and EditRequest above are Create's and Edit's), so
 // that an operation is one type that every Workspace and adapter shares.

@@ -40,24 +40,8 @@ var (
 // the ratio.
 func BenchmarkContext(b *testing.B) {
 	ctx := context.Background()
-	if scratch == "" {
-		var err error
-		if scratch, err = os.MkdirTemp("", "lunad-bench-"); err != nil {
-			b.Fatal(err)
-		}
-	}
-	root := filepath.Join(scratch, "context-tree")
-	os.RemoveAll(root)
 	t0 := time.Now()
-	tree, err := generateRefsTree(root, *flagFiles)
-	if err != nil {
-		b.Fatal(err)
-	}
-	commitTree(b, root)
-	s, _, err := workspace.Init(root, benchOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, tree := refsWorkspace(b, "context-tree", *flagFiles)
 	defer s.Close()
 	list, err := s.List(ctx)
 	if err != nil {
@@ -167,6 +151,30 @@ func BenchmarkContext(b *testing.B) {
 	b.ReportMetric(mean(tokens), "ctx-tokens")
 	b.ReportMetric(float64(naive), "naive-tokens")
 	b.ReportMetric(mean(tokens)/float64(naive), "ctx/naive")
+}
+
+// refsWorkspace generates the references tree of n files
+// (generateRefsTree) in scratch/name, commits it with git and adopts it
+// in-process with workspace.Init.
+func refsWorkspace(b *testing.B, name string, n int) (*workspace.Service, *rwTree) {
+	if scratch == "" {
+		var err error
+		if scratch, err = os.MkdirTemp("", "lunad-bench-"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	root := filepath.Join(scratch, name)
+	os.RemoveAll(root)
+	tree, err := generateRefsTree(root, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	commitTree(b, root)
+	s, _, err := workspace.Init(root, benchOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, tree
 }
 
 // cpuTime is the process's user and system CPU time so far.

@@ -42,6 +42,15 @@ func (e *rbEffects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, 
 	}
 	return refs, err
 }
+func (e *rbEffects) Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.ArtifactRef, error) {
+	res, err := e.s.Ack(ctx, ref, symbol, ch)
+	if err == nil && !res.Replayed {
+		e.mu.Lock()
+		e.commits[ch.IdempotencyKey]++
+		e.mu.Unlock()
+	}
+	return res.Ref(), err
+}
 func (e *rbEffects) Artifact(ctx context.Context, ref string) (lunad.Artifact, error) {
 	return e.s.Artifact(ctx, ref)
 }

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -79,8 +80,9 @@ const opApply lunad.Op = "apply"
 // ApplyWrites creates or rewrites the artifacts at the given
 // workspace-relative paths in ONE commit on the current branch: an existing
 // artifact at a path is rewritten as its next version (operation edit); a
-// new path becomes a new artifact (operation create, type inferred from the
-// path, title the file name, status active). ch carries Agent, Message,
+// new path becomes a new artifact (operation create, status active) with
+// the write's Title and Type, by default the file's name and the type
+// inferred from the path (an existing artifact keeps its own). ch carries Agent, Message,
 // IdempotencyKey and Extra trailers (a workflow stage passes Extra {"Run":
 // id, "Stage": s, "Attempt": n}); ch.BaseVersion must be 0 and ch.Input is
 // ignored (the writes are the input). refs has one entry per write, in
@@ -98,7 +100,8 @@ const opApply lunad.Op = "apply"
 // Change), a path that is absolute, not clean, contains "..", points into
 // .git or .luna, goes through a symlink, names a directory, or is written
 // twice (or nests under another write's path), and for content that is
-// not UTF-8 text within Options.MaxContent; ErrExists for an untracked file
+// not UTF-8 text within Options.MaxContent, and for a title or type that
+// Create would refuse; ErrExists for an untracked file
 // or a tracked non-artifact file in a new path's way; ErrDirty for an
 // artifact's file deleted in the working tree; ErrLocked when the
 // workspace stays locked. A working tree that could not follow a commit
@@ -154,6 +157,13 @@ func (s *Store) checkWrites(writes []lunad.StageWrite) ([][]byte, error) {
 			return nil, fmt.Errorf("%s: %w", w.Path, err)
 		}
 		input = append(input, []byte(w.Path), []byte(w.Content))
+		if w.Title != "" || w.Type != "" {
+			// Only then: the digests of writes without them stay as they were.
+			if err := newMetaChecks(w); err != nil {
+				return nil, fmt.Errorf("%s: %w", w.Path, err)
+			}
+			input = append(input, []byte("title="+w.Title), []byte("type="+w.Type))
+		}
 	}
 	// A path written inside another written path: every parent of every
 	// path is looked up, since sorting does not put x/a next to x/a/b
@@ -168,6 +178,19 @@ func (s *Store) checkWrites(writes []lunad.StageWrite) ([][]byte, error) {
 	return input, nil
 }
 
+// newMetaChecks checks a write's title and type as Create would.
+func newMetaChecks(w lunad.StageWrite) error {
+	if w.Title != "" {
+		if err := checkTitle(w.Title); err != nil {
+			return err
+		}
+	}
+	if w.Type != "" {
+		return checkType(w.Type)
+	}
+	return nil
+}
+
 // applyTarget is one write as applyWrites resolved it.
 type applyTarget struct {
 	path    string
@@ -175,6 +198,8 @@ type applyTarget struct {
 	id      string // "" until a new artifact gets its ID
 	m       meta
 	isNew   bool
+	title   string // a new artifact's, "" for the file's name
+	typ     string // a new artifact's, "" to infer it from the path
 }
 
 // applyWrites is ApplyWrites' operation in the batch.
@@ -201,7 +226,7 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 	}
 	targets := make([]applyTarget, len(writes))
 	for i, wr := range writes {
-		targets[i] = applyTarget{path: wr.Path, content: []byte(wr.Content), id: x.byPath[wr.Path]}
+		targets[i] = applyTarget{path: wr.Path, content: []byte(wr.Content), id: x.byPath[wr.Path], title: wr.Title, typ: wr.Type}
 	}
 	for i := range targets {
 		tg := &targets[i]
@@ -230,7 +255,7 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 			if tg.id, err = t.newArtifactID(changes); err != nil {
 				return nil, "", Result{}, err
 			}
-			tg.m = meta{ID: tg.id, Path: tg.path, Type: TypeForPath(tg.path), Title: path.Base(tg.path), Status: lunad.StatusActive}
+			tg.m = meta{ID: tg.id, Path: tg.path, Type: cmp.Or(tg.typ, TypeForPath(tg.path)), Title: cmp.Or(tg.title, path.Base(tg.path)), Status: lunad.StatusActive}
 			if err := checkTitle(tg.m.Title); err != nil {
 				return nil, "", Result{}, fmt.Errorf("%s: %w", tg.path, err)
 			}

@@ -204,6 +204,47 @@ func TestApplyWritesIdempotent(t *testing.T) {
 	checkRepo(t, s)
 }
 
+// TestApplyWritesTitleAndType: a write that creates an artifact gives it
+// its title and type; an existing artifact keeps its own; the key of a
+// request is bound to them too.
+func TestApplyWritesTitleAndType(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	a, err := s.Create(ctx, CreateSpec{Title: "Old title", Path: "a.md", Content: []byte("a\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := []lunad.StageWrite{
+		{Path: "a.md", Content: "a2\n", Title: "Ignored", Type: "text/plain"},
+		{Path: "docs/config.md", Content: "# Config\n", Title: "Reading the config"},
+		{Path: "src/run.sh", Content: "echo\n", Type: "code/bash"},
+		{Path: "plain.md", Content: "p\n"},
+	}
+	refs, _, _, err := s.ApplyWrites(ctx, writes, stageChange("k-title"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ title, typ string }{
+		{"Old title", "text/markdown"}, {"Reading the config", "text/markdown"}, {"run.sh", "code/bash"}, {"plain.md", "text/markdown"},
+	} {
+		got, err := s.Artifact(ctx, refs[i].ID)
+		if err != nil || got.Title != want.title || got.Type != want.typ {
+			t.Errorf("%s: %q %q (%v), want %q %q", writes[i].Path, got.Title, got.Type, err, want.title, want.typ)
+		}
+	}
+	if refs[0].ID != a.Artifact.ID {
+		t.Errorf("a.md is a new artifact: %+v", refs[0])
+	}
+	other := slices.Clone(writes)
+	other[1].Title = "Another title"
+	if _, _, _, err := s.ApplyWrites(ctx, other, stageChange("k-title")); !errors.Is(err, lunad.ErrConflict) {
+		t.Errorf("the key with another title: %v, want ErrConflict", err)
+	}
+	if _, _, replayed, err := s.ApplyWrites(ctx, writes, stageChange("k-title")); err != nil || !replayed {
+		t.Errorf("repeat: replayed %v, %v", replayed, err)
+	}
+}
+
 func TestApplyWritesRefused(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
@@ -249,6 +290,8 @@ func TestApplyWritesRefused(t *testing.T) {
 		{"file and dir, another path sorted between", []lunad.StageWrite{{Path: "x/a", Content: "x"}, {Path: "x/a-b", Content: "x"}, {Path: "x/a/b", Content: "x"}}, lunad.ErrInvalid},
 		{"file and dir, case twins", []lunad.StageWrite{{Path: "x/A", Content: "x"}, {Path: "x/a/b", Content: "x"}}, lunad.ErrInvalid},
 		{"binary", []lunad.StageWrite{good, {Path: "bin.md", Content: "a\x00b"}}, lunad.ErrInvalid},
+		{"two-line title", []lunad.StageWrite{good, {Path: "t.md", Content: "x", Title: "a\nb"}}, lunad.ErrInvalid},
+		{"bad type", []lunad.StageWrite{good, {Path: "t.md", Content: "x", Type: "Markdown"}}, lunad.ErrInvalid},
 		{"no writes", nil, lunad.ErrInvalid},
 	} {
 		t.Run(c.name, func(t *testing.T) {

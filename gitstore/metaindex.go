@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/lunad/lunad"
 )
 
 // metaIndex holds every artifact's metadata for one .luna/artifacts tree,
@@ -20,6 +22,11 @@ type metaIndex struct {
 	Tree   plumbing.Hash   `json:"tree"`
 	Metas  map[string]meta `json:"metas"`
 	byPath map[string]string
+	// listed is List's answer for Tree with the versions of the history
+	// at commit listedAt, sorted by path; nil until List makes it, and
+	// dropped whenever the index follows another tree.
+	listed   []lunad.Artifact
+	listedAt plumbing.Hash
 }
 
 // persistAfter is how many metadata files a process must have read before
@@ -76,7 +83,7 @@ func (s *Store) metasAt(root plumbing.Hash) (*metaIndex, error) {
 		x.Metas[id] = m
 		x.byPath[m.Path] = id
 	}
-	x.Tree = want
+	x.Tree, x.listed = want, nil
 	if len(changed) >= persistAfter {
 		s.saveMetaCache(x)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,19 +18,30 @@ import (
 func (s *Store) List(ctx context.Context) ([]lunad.Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	x, err := s.currentMetas()
+	_, tip, root, err := s.current()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]lunad.Artifact, 0, len(x.Metas))
-	for _, m := range x.Metas {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		out = append(out, s.withVersion(m.artifact()))
+	x, err := s.metasAt(root)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	// The list of a tree and history seen before is kept, sorted: an
+	// agent's loop lists the same workspace before every model call.
+	if x.listed == nil || x.listedAt != tip {
+		out := make([]lunad.Artifact, 0, len(x.Metas))
+		for _, m := range x.Metas {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			a := s.withVersion(m.artifact())
+			a.Links = slices.Clip(a.Links) // an append by a caller must copy
+			out = append(out, a)
+		}
+		slices.SortFunc(out, func(a, b lunad.Artifact) int { return strings.Compare(a.Path, b.Path) })
+		x.listed, x.listedAt = out, tip
+	}
+	return slices.Clone(x.listed), nil
 }
 
 // Artifact returns one artifact's current metadata and version. ref is an

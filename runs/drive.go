@@ -166,7 +166,7 @@ func (e *Engine) completeOnce(r *run, req lunad.StageRequest, o outcome) error {
 		evs = []lunad.RunEvent{ev}
 	default:
 		evs = st.onOutcome(r.wf, o, now, e.opts.Jitter())
-		if last := evs[len(evs)-1]; last.Type == lunad.EventStageSucceeded && len(o.resp.Writes) == 0 {
+		if last := evs[len(evs)-1]; last.Type == lunad.EventStageSucceeded && len(o.resp.Writes) == 0 && len(o.resp.Acks) == 0 {
 			// Nothing to commit: the next step goes in the same append.
 			next := st.clone()
 			next.apply(last)
@@ -216,8 +216,9 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 		return err
 	}
 	var refs []lunad.ArtifactRef
+	ch := e.stageChange(r, st, resp)
 	if len(resp.Writes) > 0 {
-		refs, err = e.applyWrites(ctx, r, st, resp)
+		refs, err = e.applyWrites(ctx, r, st, resp.Writes, ch)
 		if refused(err) {
 			ab := st.event(lunad.EventRunAborted, e.now())
 			ab.Stage, ab.Visit, ab.Error = st.stage, st.visit, "the stage's writes were refused, nothing was written: "+err.Error()
@@ -226,6 +227,17 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 		if err != nil {
 			return err
 		}
+	}
+	if err := e.applyAcks(ctx, r, st, resp.Acks, ch); refused(err) {
+		ab := st.event(lunad.EventRunAborted, e.now())
+		ab.Stage, ab.Visit, ab.Writes = st.stage, st.visit, refs
+		ab.Error = "the stage's acknowledgement was refused: " + err.Error()
+		if len(refs) > 0 {
+			ab.Error += " (its writes were committed before: the event's writes name them)"
+		}
+		return e.append(r, []lunad.RunRecord{{Event: ab}})
+	} else if err != nil {
+		return err
 	}
 	r.mu.Lock()
 	evs := r.st.afterCommit(refs, e.agentVersion(r.wf, st.next), e.now())
@@ -274,10 +286,10 @@ func refused(err error) bool {
 		errors.Is(err, lunad.ErrExists) || errors.Is(err, lunad.ErrDirty) || errors.Is(err, lunad.ErrNotFound)
 }
 
-// applyWrites commits resp's writes, authored by resp's agent (else the
-// stage's agent name, else the stage's name) with resp's trailers besides
-// the engine's, trying again while the workspace is busy.
-func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, resp lunad.StageResponse) ([]lunad.ArtifactRef, error) {
+// stageChange is the change of a stage's commits: authored by resp's
+// agent (else the stage's agent name, else the stage's name), with resp's
+// trailers besides the engine's, under the visit's idempotency key.
+func (e *Engine) stageChange(r *run, st *state, resp lunad.StageResponse) lunad.Change {
 	agent := resp.Agent
 	if agent == "" {
 		agent = r.wf.Stages[st.stage].Agent
@@ -290,22 +302,56 @@ func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, resp lunad.
 		extra = map[string]string{}
 	}
 	extra["Run"], extra["Stage"], extra["Attempt"] = r.id, st.stage, fmt.Sprint(st.attempt)
-	writes := resp.Writes
-	ch := lunad.Change{Agent: agent, Message: fmt.Sprintf("run %s, stage %s", r.id, st.stage),
+	return lunad.Change{Agent: agent, Message: fmt.Sprintf("run %s, stage %s", r.id, st.stage),
 		IdempotencyKey: visitKey(r.id, st.stage, st.visit, st.created.WorkflowVersion), Extra: extra}
-	var err error
-	for try := 1; try <= e.opts.CommitRetries; try++ {
-		var refs []lunad.ArtifactRef
-		refs, err = e.opts.Effects.ApplyWrites(context.WithoutCancel(ctx), writes, ch)
-		if err == nil || refused(err) {
-			return refs, err
-		}
-		e.opts.Logger.Warn("stage writes not committed yet", "run", r.id, "stage", st.stage, "try", try, "err", err)
-		if !sleep(ctx, workflow.Retry{Initial: workflow.DefaultInitial, Max: workflow.DefaultMax}.Delay(try, e.opts.Jitter())) {
-			return nil, ctx.Err()
+}
+
+// applyWrites commits a stage's writes as one commit with ch.
+func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	return withRetries(ctx, e, r, st, "stage writes", func(ctx context.Context) ([]lunad.ArtifactRef, error) {
+		return e.opts.Effects.ApplyWrites(ctx, writes, ch)
+	})
+}
+
+// applyAcks records a stage's acknowledgements, in order, one commit
+// each, after its writes: ack i under the visit's key with "/ack-i"
+// appended, so that committing them again after a crash commits none
+// twice.
+func (e *Engine) applyAcks(ctx context.Context, r *run, st *state, acks []lunad.StageAck, ch lunad.Change) error {
+	key := ch.IdempotencyKey
+	for i, a := range acks {
+		ch.IdempotencyKey = fmt.Sprintf("%s/ack-%d", key, i+1)
+		_, err := withRetries(ctx, e, r, st, "stage acknowledgements", func(ctx context.Context) (lunad.ArtifactRef, error) {
+			return e.opts.Effects.Ack(ctx, a.Ref, a.Symbol, ch)
+		})
+		if err != nil {
+			what := a.Ref
+			if a.Symbol != "" {
+				what += " (symbol " + a.Symbol + ")"
+			}
+			return fmt.Errorf("acknowledging %s: %w", what, err)
 		}
 	}
-	return nil, err
+	return nil
+}
+
+// withRetries calls f, trying again while the workspace is busy (any
+// error but a refusal), at most CommitRetries times.
+func withRetries[R any](ctx context.Context, e *Engine, r *run, st *state, what string, f func(context.Context) (R, error)) (R, error) {
+	var res R
+	var err error
+	for try := 1; try <= e.opts.CommitRetries; try++ {
+		res, err = f(context.WithoutCancel(ctx))
+		if err == nil || refused(err) {
+			return res, err
+		}
+		e.opts.Logger.Warn(what+" not committed yet", "run", r.id, "stage", st.stage, "try", try, "err", err)
+		if !sleep(ctx, workflow.Retry{Initial: workflow.DefaultInitial, Max: workflow.DefaultMax}.Delay(try, e.opts.Jitter())) {
+			var zero R
+			return zero, ctx.Err()
+		}
+	}
+	return res, err
 }
 
 // request is the current attempt's stage request. Its params are the

@@ -35,13 +35,20 @@ type Store interface {
 	ReplaceRun(ctx context.Context, runID, after string, rec lunad.RunRecord) (string, error)
 }
 
-// Effects commits a stage's writes and reads artifacts (the workspace
-// service implements it).
+// Effects commits a stage's writes and acknowledgements and reads
+// artifacts (the workspace service implements it).
 type Effects interface {
 	// ApplyWrites commits writes as one commit; a repeat of the same
 	// writes with the same ch.IdempotencyKey commits nothing and returns
 	// the first result. ErrInvalid for a path outside the workspace.
 	ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error)
+	// Ack records that ref's references (or those to symbol) were
+	// reviewed, as one commit (lunad.Writer.Ack) and returns the
+	// artifact's version after it; a repeat with the same
+	// ch.IdempotencyKey commits nothing and returns the first result.
+	// ErrNotFound for an unknown artifact or a symbol none of its
+	// references names; ErrInvalid for a bad symbol.
+	Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.ArtifactRef, error)
 	Artifact(ctx context.Context, ref string) (lunad.Artifact, error)
 	Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error)
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/workflow"
 )
@@ -202,6 +204,8 @@ func TestResponseExtras(t *testing.T) {
 		{"a hidden file", lunad.StageResponse{Files: map[string]string{"llm/.x": "x"}}, `file name "llm/.x"`},
 		{"an absolute file", lunad.StageResponse{Files: map[string]string{"/etc/x": "x"}}, `file name "/etc/x"`},
 		{"a binary file", lunad.StageResponse{Files: map[string]string{"b.bin": "a\x00b"}}, "file b.bin is not text"},
+		{"an ack of nothing", lunad.StageResponse{Acks: []lunad.StageAck{{Symbol: "f"}}}, `ack 1: ref "" must name an artifact`},
+		{"an ack's symbol on two lines", lunad.StageResponse{Acks: []lunad.StageAck{{Ref: "notes/x.md", Symbol: "f\nLuna-Op: delete"}}}, "ack 1: symbol must be a name on one line"},
 		{"too many bytes", lunad.StageResponse{Files: map[string]string{"a": strings.Repeat("a", 9<<20), "b": strings.Repeat("b", 9<<20)}}, "more than 16 MiB"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -343,4 +347,71 @@ func visitEvents(info lunad.RunInfo, visit int) []lunad.RunEvent {
 		}
 	}
 	return out
+}
+
+// failingAcks commits acknowledgements through the effects it wraps, then
+// answers an error that is not a refusal (a daemon that died once the
+// commit landed): the engine gets no further than the first ack.
+type failingAcks struct {
+	runs.Effects
+	committed chan struct{} // closed after the first ack's commit
+	once      sync.Once
+}
+
+func (f *failingAcks) Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.ArtifactRef, error) {
+	if _, err := f.Effects.Ack(ctx, ref, symbol, ch); err != nil {
+		return lunad.ArtifactRef{}, err
+	}
+	f.once.Do(func() { close(f.committed) })
+	return lunad.ArtifactRef{}, errors.New("the daemon died after the commit")
+}
+
+// TestStageAcks: a response's acks are recorded after its writes, one ack
+// commit each, by the stage's author with its trailers; an engine that
+// stops between two acks and resumes records none twice.
+func TestStageAcks(t *testing.T) {
+	ctx := context.Background()
+	a := &goAgent{fn: func(lunad.StageRequest, int) lunad.StageResponse {
+		return lunad.StageResponse{Status: "ok", Agent: "reviewer", Trailers: map[string]string{"Model": "m-1"},
+			Writes: []lunad.StageWrite{{Path: "notes/x.md", Content: "x\n"}},
+			Acks:   []lunad.StageAck{{Ref: "notes/old.md"}, {Ref: "notes/x.md"}}}
+	}}
+	fa := &failingAcks{committed: make(chan struct{})}
+	w := newWorkspaceWith(t, map[string]string{"x": agentWorkflow("x", toEnd)}, withAgent(a, func(o *runs.Options) {
+		if fa != nil {
+			fa.Effects = o.Effects
+			o.Effects = fa
+		}
+	}))
+	if _, err := w.store.Create(ctx, gitstore.CreateSpec{Title: "Old", Path: "notes/old.md", Content: []byte("old\n")}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := w.eng.Start(ctx, lunad.RunRequest{Workflow: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-fa.committed
+	w.eng.Close()
+	fa = nil
+	w.open()
+	info = w.wait(info.ID)
+	if info.Status != lunad.RunCompleted {
+		t.Fatalf("run: %s (%s)", info.Status, info.Error)
+	}
+	if got := wstest.EventTypes(info); slices.Index(got, "STAGE_COMMITTED s") != len(got)-2 || strings.Count(strings.Join(got, ","), "STAGE_COMMITTED") != 1 {
+		t.Errorf("events %v", got)
+	}
+	log := w.git("log", "--format=%an|%(trailers:key=Luna-Op,key=Luna-Artifact,key=Luna-Run,key=Luna-Stage,key=Luna-Model,separator=%x2c,valueonly)", "-3")
+	x, err := w.store.Artifact(ctx, "notes/x.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := w.store.Artifact(ctx, "notes/old.md")
+	want := fmt.Sprintf("reviewer|%s,ack,m-1,%s,s\nreviewer|%s,ack,m-1,%s,s\nreviewer|%s,create,m-1,%s,s\n", x.ID, info.ID, old.ID, info.ID, x.ID, info.ID)
+	if log != want {
+		t.Errorf("git log (newest first):\n%s\nwant:\n%s", log, want)
+	}
+	if n := w.git("rev-list", "--count", "HEAD"); n != "5\n" { // the workflow, old.md, the write, two acks
+		t.Errorf("%s commits", n)
+	}
 }

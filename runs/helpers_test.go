@@ -128,6 +128,10 @@ func (e effects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch 
 	refs, _, _, err := e.s.ApplyWrites(ctx, writes, ch)
 	return refs, err
 }
+func (e effects) Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.ArtifactRef, error) {
+	res, err := e.s.Ack(ctx, ref, symbol, ch)
+	return res.Ref(), err
+}
 func (e effects) Artifact(ctx context.Context, ref string) (lunad.Artifact, error) {
 	return e.s.Artifact(ctx, ref)
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // What a stage's response may carry besides its output and writes: the
-// commit's author (Agent), extra trailers (Trailers) and files stored
-// beside the event (Files). A response that breaks these rules is a
+// commit's author (Agent), extra trailers (Trailers), files stored
+// beside the event (Files) and acknowledgements (Acks). A response that breaks these rules is a
 // permanent failure of its attempt: the same code would answer the same.
 
 // filesDir is where a stage's Files are stored beside its STAGE_SUCCEEDED.
@@ -26,6 +26,8 @@ const (
 	maxFiles      = 10000
 	maxFileName   = 200
 	maxTrailer    = 256
+	maxAcks       = 1000
+	maxAckSymbol  = 200 // gitstore's limit on an acknowledged symbol
 )
 
 var (
@@ -39,8 +41,12 @@ var (
 // those lunad writes on every commit (lunad.ReservedTrailer).
 var engineTrailers = map[string]bool{"run": true, "stage": true, "attempt": true}
 
-// checkResponse checks a successful response's Agent, Trailers and Files.
+// checkResponse checks a successful response's Agent, Trailers, Files
+// and Acks.
 func checkResponse(resp lunad.StageResponse) error {
+	if err := checkAcks(resp.Acks); err != nil {
+		return err
+	}
 	if resp.Agent != "" && !agentName.MatchString(resp.Agent) {
 		return fmt.Errorf("%w: the response's agent %q is not an agent name: use letters, digits, '.', '_' and '-' (at most 64, a letter or digit first)", lunad.ErrInvalid, resp.Agent)
 	}
@@ -77,6 +83,24 @@ func checkResponse(resp lunad.StageResponse) error {
 		}
 		if total += len(content); total > maxFilesBytes {
 			return fmt.Errorf("%w: the response's files hold more than %d MiB together", lunad.ErrInvalid, maxFilesBytes>>20)
+		}
+	}
+	return nil
+}
+
+// checkAcks checks a response's acknowledgements: each names an
+// artifact, and a symbol (if any) on one line; the workspace checks that
+// they exist when the engine records them.
+func checkAcks(acks []lunad.StageAck) error {
+	if len(acks) > maxAcks {
+		return fmt.Errorf("%w: the response has %d acks; at most %d", lunad.ErrInvalid, len(acks), maxAcks)
+	}
+	for i, a := range acks {
+		switch {
+		case a.Ref == "" || len(a.Ref) > maxTrailer || strings.ContainsFunc(a.Ref, unicode.IsControl):
+			return fmt.Errorf("%w: the response's ack %d: ref %q must name an artifact (an ID or a path) on one line", lunad.ErrInvalid, i+1, a.Ref)
+		case len(a.Symbol) > maxAckSymbol || strings.ContainsFunc(a.Symbol, unicode.IsControl) || !utf8.ValidString(a.Symbol):
+			return fmt.Errorf("%w: the response's ack %d: symbol must be a name on one line of at most %d bytes (or none, for all of the artifact's references)", lunad.ErrInvalid, i+1, maxAckSymbol)
 		}
 	}
 	return nil

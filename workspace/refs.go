@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/lunad/lunad"
@@ -145,24 +146,9 @@ func (s *Service) Ack(ctx context.Context, req lunad.AckRequest) (gitstore.Resul
 	return s.published("changed", res, err)
 }
 
-// mentions reports whether an ack of symbol covers any of refs: a
-// reference resolved to that symbol, or a name written that way.
+// mentions reports whether an ack of symbol covers any of refs.
 func mentions(refs []lunad.Reference, symbol string) bool {
-	for _, r := range refs {
-		if r.To != nil && symbolMatches(r.To, symbol) || nameKinds[r.Kind] && r.Text == symbol {
-			return true
-		}
-	}
-	return false
-}
-
-// nameKinds are the reference kinds written as a name (not a link or quote).
-var nameKinds = map[string]bool{"call": true, "identifier": true, "import": true, "code": true}
-
-// symbolMatches reports whether an ack for symbol covers the target: its
-// name or Container.name.
-func symbolMatches(to *lunad.Location, symbol string) bool {
-	return to.Symbol != "" && (to.Symbol == symbol || to.Container != "" && to.Container+"."+to.Symbol == symbol)
+	return slices.ContainsFunc(refs, func(r lunad.Reference) bool { return r.Covers(symbol) })
 }
 
 func span(s treesitter.Span) lunad.Span {

@@ -100,6 +100,11 @@ func (e effects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch 
 	return refs, err
 }
 
+func (e effects) Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.ArtifactRef, error) {
+	res, err := e.s.Ack(ctx, lunad.AckRequest{Ref: ref, Symbol: symbol, Change: ch})
+	return res.Ref(), err
+}
+
 func (e effects) Artifact(ctx context.Context, ref string) (lunad.Artifact, error) {
 	return e.s.Artifact(ctx, ref)
 }

@@ -146,7 +146,7 @@ func (ev *evaluator) baseline(id string) (*baseline, error) {
 func (ev *evaluator) forSymbol(b *baseline, to *lunad.Location, text string) lunad.Version {
 	best := b.all
 	for sym, v := range b.sym {
-		if (sym == text || to != nil && symbolMatches(to, sym)) && ev.pos(v) > ev.pos(best) {
+		if (sym == text || to.Named(sym)) && ev.pos(v) > ev.pos(best) {
 			best = v
 		}
 	}

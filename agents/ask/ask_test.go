@@ -36,6 +36,9 @@ func TestScenario(t *testing.T) {
 		t.Fatalf("changes %+v", res.Changes)
 	}
 	codeID := res.Changes[0].ID
+	if a, err := e.s.Artifact(context.Background(), codeID); err != nil || a.Title != "Config parser" || a.Type != "code/python" {
+		t.Errorf("the created code is %q (%s), %v; want the title the coder gave it", a.Title, a.Type, err)
+	}
 	var sum memory.Summary
 	if err := json.Unmarshal(res.Memory, &sum); err != nil {
 		t.Fatalf("memory summary %s: %v", res.Memory, err)
@@ -51,14 +54,18 @@ func TestScenario(t *testing.T) {
 		}
 	}
 
-	// 2. The article, with the code read-only.
+	// 2. The article, with the code read-only; the writer names no title,
+	// so the route's new artifact gives it.
 	sup.add(route(lunad.AskRoute{Intent: "create", Worker: "writer", NewArtifact: &lunad.NewArtifact{Title: "Reading the config", Type: "text/markdown", Path: "docs/config.md"}, ReadDeps: []string{codeID}, Reason: "prose"}))
-	writer.add(tool("create_artifact", map[string]string{"title": "Reading the config", "path": "docs/config.md", "content": article}), finish("explained it"))
+	writer.add(tool("create_artifact", map[string]string{"title": "", "path": "docs/config.md", "content": article}), finish("explained it"))
 	_, res = e.ask("write an article explaining it", "", false)
 	if res.Status != lunad.AskDone || len(res.Changes) != 1 || res.Changes[0].Path != "docs/config.md" || res.Changes[0].Worker != "writer" {
 		t.Fatalf("article: %+v", res)
 	}
 	articleID := res.Changes[0].ID
+	if a, err := e.s.Artifact(context.Background(), articleID); err != nil || a.Title != "Reading the config" || res.Changes[0].Title != "Reading the config" {
+		t.Errorf("the created article is %q (result %q), %v; want the route's title", a.Title, res.Changes[0].Title, err)
+	}
 	wreq := writer.reqs[0]
 	if !strings.Contains(wreq.Messages[0].Content, `mode="read_only"`) || !strings.Contains(wreq.Messages[0].Content, "def parse_config(path):") {
 		t.Errorf("the writer does not see the code read-only:\n%s", wreq.Messages[0].Content)
@@ -113,7 +120,7 @@ func TestScenario(t *testing.T) {
 	sup.add(route(lunad.AskRoute{Intent: "edit", Worker: "writer", Target: ptr(articleID), ReadDeps: []string{codeID}, Reason: "stale"}))
 	writer.add(tool("edit_artifact", map[string]any{"id": articleID, "blocks": []map[string]string{{"search": "The function `parse_config` reads a TOML file.\n", "replace": "The function `load_config` reads a TOML file.\n"}}}), finish("updated"))
 	_, res = e.ask("update the stale docs", "", false)
-	if u := sup.reqs[len(sup.reqs)-1].Messages[0].Content; !strings.Contains(u, articleID+"\tdocs/config.md\ttext/markdown\t\"config.md\"\tactive\tv2\tstale: src/config.py") {
+	if u := sup.reqs[len(sup.reqs)-1].Messages[0].Content; !strings.Contains(u, articleID+"\tdocs/config.md\ttext/markdown\t\"Reading the config\"\tactive\tv2\tstale: src/config.py") {
 		t.Errorf("the supervisor was not told the article is stale:\n%s", u)
 	}
 	if res.Status != lunad.AskDone || len(res.Changes) != 1 || res.Changes[0].ID != articleID || len(res.Stale) != 0 {

@@ -12,7 +12,6 @@ import (
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/memory"
 	"github.com/lunad/lunad/agents/supervisor"
-	"github.com/lunad/lunad/agents/tools"
 	"github.com/lunad/lunad/agents/window"
 	"github.com/lunad/lunad/agents/worker"
 )
@@ -128,7 +127,8 @@ func (c *calls) files() map[string]string {
 }
 
 // respond is the stage's response: its output with the memory's snapshot,
-// the writes (only when the stage finished or handed off) and the files.
+// the writes and the reviewer's acknowledgements (only when the stage
+// finished or handed off: the engine commits both) and the files.
 func (a *Agents) respond(req lunad.StageRequest, mem *memory.Memory, out output, c *calls, writes []lunad.StageWrite) (lunad.StageResponse, error) {
 	out.Visit = req.Visit
 	out.Memory = mem.Snapshot()
@@ -142,8 +142,11 @@ func (a *Agents) respond(req lunad.StageRequest, mem *memory.Memory, out output,
 	resp := lunad.StageResponse{Status: "ok", Output: b, Files: c.files()}
 	if out.Outcome == outDone || out.Outcome == outHandoff {
 		resp.Writes = writes
+		for _, a := range out.Acks {
+			resp.Acks = append(resp.Acks, lunad.StageAck{Ref: a.ID, Symbol: a.Symbol})
+		}
 	}
-	if len(resp.Writes) > 0 {
+	if len(resp.Writes) > 0 || len(resp.Acks) > 0 {
 		resp.Agent = out.Role
 		resp.Trailers = map[string]string{"Model": out.Model, "Prompt": out.Prompt}
 	}
@@ -283,7 +286,7 @@ func prompt(role, id string, req llm.Request) lunad.AskPrompt {
 
 // dryRun compiles the routed worker's first request without calling it.
 func (a *Agents) dryRun(ctx context.Context, req lunad.StageRequest, mem *memory.Memory, c *calls, r lunad.AskRoute) (lunad.AskPrompt, error) {
-	o, _, err := a.workerOptions(ctx, req, mem, c, r.Worker, &r, tools.NewOverlay(c.src, a.o.TypeForPath))
+	o, _, err := a.workerOptions(ctx, req, mem, c, r.Worker, &r, a.overlay(c, &r))
 	if err != nil {
 		return lunad.AskPrompt{}, err
 	}

@@ -115,7 +115,7 @@ func (w work) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageR
 		out.Outcome, out.Reason = guarded(err), err.Error()
 		return a.respond(req, mem, out, c, nil)
 	}
-	ov := tools.NewOverlay(c.src, a.o.TypeForPath)
+	ov := a.overlay(c, so.Route)
 	o, set, err := a.workerOptions(ctx, req, mem, c, w.role, so.Route, ov)
 	if err != nil {
 		out.Outcome, out.Reason = outFailed, err.Error()
@@ -151,6 +151,16 @@ func (w work) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageR
 		a.o.Logger.Warn("ask: the call graph", "run", req.RunID, "err", err)
 	}
 	return a.respond(req, mem, out, c, ov.Writes())
+}
+
+// overlay is a worker stage's overlay over the workspace it reads, with
+// the route's new artifact planned (its title and type).
+func (a *Agents) overlay(c *calls, r *lunad.AskRoute) *tools.Overlay {
+	ov := tools.NewOverlay(c.src, a.o.TypeForPath)
+	if r.NewArtifact != nil {
+		ov.Plan(*r.NewArtifact)
+	}
+	return ov
 }
 
 // renamed is a provider under another name: the fallback's breaker is

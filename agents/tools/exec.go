@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
@@ -204,21 +207,36 @@ func (s *Set) create(ctx context.Context, call llm.ToolCall) Result {
 	if err := decode(call.Name, call.Arguments, &a); err != nil {
 		return fail(idOf(call), "%v", err)
 	}
-	typ := a.Type
-	if typ == "" {
-		typ = s.ov.typeOf(a.Path)
+	if err := checkNewMeta(a.Title, a.Type); err != nil {
+		return fail(a.Path, "%s: %v", call.Name, err)
 	}
+	title, typ := s.ov.newMeta(a.Path, a.Title, a.Type)
 	if err := s.mayWrite(lunad.Artifact{ID: a.Path, Path: a.Path, Type: typ}); err != nil {
 		return fail(a.Path, "%s refused: %v", call.Name, err)
 	}
 	if err := editor.Validate([]byte(a.Content)); err != nil {
 		return fail(a.Path, "%s: %v", call.Name, err)
 	}
-	art, err := s.ov.create(ctx, a.Path, a.Title, typ, []byte(a.Content))
+	art, err := s.ov.create(ctx, a.Path, title, typ, []byte(a.Content))
 	if err != nil {
 		return fail(a.Path, "%s: %v", call.Name, err)
 	}
 	return Result{Content: fmt.Sprintf("created %s (%s, %d lines); refer to it by its path until the stage is committed", art.Path, art.Type, len(splitLines([]byte(a.Content)))), Change: art.ID, Progress: true}
+}
+
+// typeForm is the form of an artifact type (the workspace's rule).
+var typeForm = regexp.MustCompile(`^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9.+-]*$`)
+
+// checkNewMeta refuses a title or type the workspace would refuse when it
+// commits the new artifact, so that the model can correct it.
+func checkNewMeta(title, typ string) error {
+	if typ != "" && (!typeForm.MatchString(typ) || len(typ) > 100) {
+		return fmt.Errorf("type %q is not of the form kind/name: use e.g. text/markdown or code/python, or leave it out to infer it from the path", typ)
+	}
+	if len(title) > 256 || strings.TrimSpace(title) != title || strings.ContainsFunc(title, unicode.IsControl) {
+		return fmt.Errorf("the title must be one line of at most 256 bytes without leading or trailing spaces")
+	}
+	return nil
 }
 
 func (s *Set) report(ctx context.Context, call llm.ToolCall) Result {
@@ -253,6 +271,16 @@ func (s *Set) acknowledge(ctx context.Context, call llm.ToolCall) Result {
 		return fail("", "%s: %v", call.Name, notFound(err, a.ID))
 	}
 	a.ID = art.ID
+	a.Symbol = strings.TrimSpace(a.Symbol)
+	if a.Symbol != "" {
+		refs, err := s.ov.Outgoing(ctx, art.ID)
+		if err != nil {
+			return fail("", "%s: %v", call.Name, err)
+		}
+		if !slices.ContainsFunc(refs, func(r lunad.Reference) bool { return r.Covers(a.Symbol) }) {
+			return fail("", "%s: %s has no reference to %q: name a symbol its references use (find_references), or none to acknowledge all of them", call.Name, art.ID, a.Symbol)
+		}
+	}
 	s.mu.Lock()
 	s.acks = append(s.acks, a)
 	s.mu.Unlock()

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ type Overlay struct {
 
 	mu     sync.Mutex
 	staged map[string]*staged // by path
+	plans  map[string]lunad.NewArtifact
 }
 
 type staged struct {
@@ -57,7 +59,34 @@ func NewOverlay(src Source, typeOf func(path string) string) *Overlay {
 	if typeOf == nil {
 		typeOf = TypeForPath
 	}
-	return &Overlay{src: src, typeOf: typeOf, staged: map[string]*staged{}}
+	return &Overlay{src: src, typeOf: typeOf, staged: map[string]*staged{}, plans: map[string]lunad.NewArtifact{}}
+}
+
+// Plan announces an artifact the stage is to create (the route's
+// new_artifact): a create_artifact at its path that names no title or no
+// type takes the plan's.
+func (o *Overlay) Plan(a lunad.NewArtifact) {
+	if a.Path == "" {
+		return
+	}
+	o.mu.Lock()
+	o.plans[a.Path] = a
+	o.mu.Unlock()
+}
+
+// newMeta is the title and type of a new artifact at p: the given ones,
+// else the plan's for p, else the file's name and the type inferred from p.
+func (o *Overlay) newMeta(p, title, typ string) (string, string) {
+	o.mu.Lock()
+	plan := o.plans[p]
+	o.mu.Unlock()
+	if title == "" {
+		title = cmp.Or(plan.Title, path.Base(p))
+	}
+	if typ == "" {
+		typ = cmp.Or(plan.Type, o.typeOf(p))
+	}
+	return title, typ
 }
 
 // Source is the Source the overlay stages over.
@@ -179,12 +208,7 @@ func (o *Overlay) create(ctx context.Context, p, title, typ string, content []by
 	} else if !errors.Is(err, lunad.ErrNotFound) {
 		return lunad.Artifact{}, err
 	}
-	if typ == "" {
-		typ = o.typeOf(p)
-	}
-	if title == "" {
-		title = path.Base(p)
-	}
+	title, typ = o.newMeta(p, title, typ)
 	a := lunad.Artifact{ID: p, Path: p, Type: typ, Title: title, Status: lunad.StatusActive}
 	o.mu.Lock()
 	o.staged[p] = &staged{art: a, content: bytes.Clone(content), created: true}
@@ -207,8 +231,9 @@ func checkPath(p string) error {
 }
 
 // Writes are the staged contents, sorted by path: what the stage returns
-// for the engine to commit. A staged artifact whose content equals its
-// original is left out.
+// for the engine to commit; a new artifact's carries its title and type,
+// which the workspace creates it with. A staged artifact whose content
+// equals its original is left out.
 func (o *Overlay) Writes() []lunad.StageWrite {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -217,7 +242,11 @@ func (o *Overlay) Writes() []lunad.StageWrite {
 		if !s.created && bytes.Equal(s.content, s.original) {
 			continue
 		}
-		out = append(out, lunad.StageWrite{Path: p, Content: string(s.content)})
+		w := lunad.StageWrite{Path: p, Content: string(s.content)}
+		if s.created {
+			w.Title, w.Type = s.art.Title, s.art.Type
+		}
+		out = append(out, w)
 	}
 	slices.SortFunc(out, func(a, b lunad.StageWrite) int { return strings.Compare(a.Path, b.Path) })
 	return out
@@ -279,8 +308,8 @@ var codeExt = map[string]string{
 // TypeForPath is the default type of a new artifact: code/… or config/…
 // for the usual code and configuration extensions, text/markdown for .md,
 // else text/plain. The workspace's own inference (gitstore.TypeForPath)
-// can be given to NewOverlay instead; the store infers the type again when
-// it commits.
+// can be given to NewOverlay instead; a new artifact is committed with the
+// type the overlay gave it.
 func TypeForPath(p string) string {
 	ext := strings.ToLower(path.Ext(p))
 	if t, ok := codeExt[ext]; ok {

@@ -178,7 +178,7 @@ func TestEditThroughTheEngine(t *testing.T) {
 		}
 	})
 	want := []lunad.StageWrite{
-		{Path: "docs/usage.md", Content: "# Usage\n\nCall load_config.\n"},
+		{Path: "docs/usage.md", Content: "# Usage\n\nCall load_config.\n", Title: "Usage", Type: "text/markdown"},
 		{Path: "src/config.py", Content: strings.ReplaceAll(wstest.Src, "parse_config", "load_config")},
 	}
 	if got := f.ov.Writes(); !slices.Equal(got, want) {
@@ -210,6 +210,11 @@ func TestControlAndFindings(t *testing.T) {
 		t.Errorf("bad severity: %+v", bad)
 	}
 	f.review.Call(ctx, call(tools.Acknowledge, `{"id":"docs/config.md","symbol":"parse_config"}`))
+	// A symbol none of the artifact's references names goes back to the
+	// model (the workspace would refuse it when the engine records it).
+	if r := f.review.Call(ctx, call(tools.Acknowledge, `{"id":"docs/config.md","symbol":"no_such"}`)); !r.IsError || !strings.Contains(r.Content, `has no reference to "no_such"`) {
+		t.Errorf("ack of an unreferenced symbol: %+v", r)
+	}
 	if got := f.review.Findings(); len(got) != 1 || got[0] != (lunad.AskFinding{Artifact: f.prose, Line: 3, Severity: "warning", Message: "names parse_config"}) {
 		t.Errorf("findings %+v", got)
 	}
@@ -302,4 +307,35 @@ func (m memSource) Outgoing(_ context.Context, ref string) ([]lunad.Reference, e
 func (m memSource) Symbols(_ context.Context, ref string) (lunad.Artifact, []lunad.Symbol, error) {
 	a, err := m.art(ref)
 	return a, nil, err
+}
+
+// TestCreateTitleAndType: a created artifact's write carries its title and
+// type — the call's, else the planned artifact's (the route's
+// new_artifact), else the file's name and the inferred type — and a type
+// the workspace would refuse goes back to the model.
+func TestCreateTitleAndType(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.ov.Plan(lunad.NewArtifact{Title: "Reading the config", Type: "text/markdown", Path: "docs/reading.md"})
+	for _, c := range []struct{ name, args string }{
+		{"planned", `{"path":"docs/reading.md","title":"","content":"# R\n"}`},
+		{"own", `{"path":"docs/own.md","title":"My own","type":"text/plain","content":"o\n"}`},
+		{"defaults", `{"path":"docs/bare.md","title":"","content":"b\n"}`},
+	} {
+		if r := f.write.Call(ctx, call(tools.CreateArtifact, c.args)); r.IsError {
+			t.Fatalf("%s: %s", c.name, r.Content)
+		}
+	}
+	bad := f.write.Call(ctx, call(tools.CreateArtifact, `{"path":"docs/bad.md","title":"Bad","type":"Markdown","content":"x\n"}`))
+	if !bad.IsError || !strings.Contains(bad.Content, `type "Markdown" is not of the form kind/name`) {
+		t.Errorf("bad type: %+v", bad)
+	}
+	want := []lunad.StageWrite{
+		{Path: "docs/bare.md", Content: "b\n", Title: "bare.md", Type: "text/markdown"},
+		{Path: "docs/own.md", Content: "o\n", Title: "My own", Type: "text/plain"},
+		{Path: "docs/reading.md", Content: "# R\n", Title: "Reading the config", Type: "text/markdown"},
+	}
+	if got := f.ov.Writes(); !slices.Equal(got, want) {
+		t.Errorf("writes\n%+v\nwant\n%+v", got, want)
+	}
 }

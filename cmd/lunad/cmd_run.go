@@ -75,7 +75,7 @@ var cmdRun = &command{
 	help: `A run drives a workflow's stages; the engine, in the workspace's daemon
 (started if none runs), chooses every next stage. start prints the run's ID
 (with --wait, once it has finished; the exit code is then 1 unless it
-completed), or with --json the run as run show --json has it, without
+completed or ended with an outcome its workflow names, like question), or with --json the run as run show --json has it, without
 its events. --key makes start idempotent: the same key returns the same run.
 show prints the run's status, path and stages; log its events, which are
 also the commits of git log refs/luna/runs/RUN. replay re-drives the run
@@ -145,7 +145,7 @@ func runRun(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 			} else {
 				fmt.Fprintln(m.Stdout, info.ID)
 			}
-			if *wait && info.Status != lunad.RunCompleted {
+			if *wait && !info.Status.Ended() { // completed, or an outcome its workflow names
 				return fmt.Errorf("run %s is %s: %s (see lunad run show %s)", info.ID, info.Status, info.Error, info.ID)
 			}
 			return nil

@@ -144,6 +144,7 @@ func TestRunCommands(t *testing.T) {
 	}
 	put(".luna/workflows/good.toml", wf("good", "agents/ok.py"))
 	put(".luna/workflows/bad.toml", wf("bad", "agents/bad.py"))
+	put(".luna/workflows/asks.toml", strings.Replace(wf("asks", "agents/ok.py"), "to = \"end\"\n", "to = \"end\"\nstatus = \"question\"\n", 1))
 	w.serve()
 
 	r := w.run("run", "start", "good", "--param", "a=1", "--wait")
@@ -168,6 +169,10 @@ func TestRunCommands(t *testing.T) {
 	}
 	if out := w.ok("run", "list"); !strings.Contains(out, id) || !strings.Contains(out, "completed") {
 		t.Fatalf("run list:\n%s", out)
+	}
+	// A run that ends with an outcome reached its end: exit 0.
+	if r := w.run("run", "start", "asks", "--wait"); r.code != 0 || !strings.Contains(r.stderr, "question") {
+		t.Fatalf("a run ended with an outcome:\n%s", r)
 	}
 	// A permanent failure: exit 1 with --wait, and the run is dead-lettered.
 	r = w.run("run", "start", "bad", "--wait")
