@@ -75,6 +75,7 @@ func (ix *Index) BuildFrom(ctx context.Context, n int, source func(i int) (Sourc
 	}
 	files := make([]*treesitter.PackedFile, n)
 	srcs := make([]Source, n) // without their content
+	pkgs := make([]string, n) // the package a manifest declares, read before its content is dropped
 	work := make(chan int)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
@@ -93,6 +94,7 @@ func (ix *Index) BuildFrom(ctx context.Context, n int, source func(i int) (Sourc
 					errs <- err
 					return
 				}
+				pkgs[i] = packageName(s.Path, s.Content)
 				s.Content = nil
 				srcs[i] = s
 			}
@@ -124,7 +126,9 @@ feed:
 	g := treesitter.NewGraph()
 	for i, s := range srcs {
 		files[i].Intern(in.s)
-		g.PutPacked(entry(s, nil), files[i])
+		e := entry(s, nil)
+		e.Package = pkgs[i]
+		g.PutPacked(e, files[i])
 		ix.logIndexed(s, files[i].Skipped, files[i].Partial)
 	}
 	ix.mu.Lock()

@@ -59,3 +59,27 @@ func TestBuildFrom(t *testing.T) {
 		}
 	})
 }
+
+// TestBuildKeepsManifestPackage: a root-level manifest's package name
+// reaches the graph's entry (prose drops a package-root qualifier by it,
+// `attrs.define`), although Build drops each content after parsing it.
+func TestBuildKeepsManifestPackage(t *testing.T) {
+	for _, tc := range []struct{ path, content, want string }{
+		{"pyproject.toml", "[project]\nname = \"attrs\"\n", "attrs"},
+		{"Cargo.toml", "[package]\nname = \"cargo-generate\"\n", "cargo-generate"},
+		{"docs/pyproject.toml", "[project]\nname = \"nested\"\n", ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			ix := NewIndex()
+			defer ix.Close()
+			if err := ix.Build(context.Background(), []Source{{ID: "M", Path: tc.path, Type: "text/plain", Content: []byte(tc.content)}}, 1); err != nil {
+				t.Fatal(err)
+			}
+			var e treesitter.Entry
+			ix.View(func(g *treesitter.Graph) { e, _ = g.Entry("M") })
+			if e.Package != tc.want {
+				t.Errorf("package %q, want %q", e.Package, tc.want)
+			}
+		})
+	}
+}

@@ -69,7 +69,7 @@ func (p *Parser) extractChunked(g *grammar, tree *sitter.Tree, src []byte, cache
 	}
 	if len(missing) == 0 {
 		cliDefs(g.name, src, col.addDef) // a scan of the whole text, not per chunk
-		return col.finish(&File{Language: g.name}, src, NewLines(src)), next
+		return withCLI(col.finish(&File{Language: g.name}, src, NewLines(src)), g.name, src), next
 	}
 	// owner finds the top-level node holding offset off, or -1.
 	owner := func(off int) int {
@@ -114,7 +114,7 @@ func (p *Parser) extractChunked(g *grammar, tree *sitter.Tree, src []byte, cache
 		addShifted(col, tops[i].fresh, tops[i].start)
 	}
 	cliDefs(g.name, src, col.addDef) // a scan of the whole text, not per chunk
-	return col.finish(&File{Language: g.name}, src, NewLines(src)), next
+	return withCLI(col.finish(&File{Language: g.name}, src, NewLines(src)), g.name, src), next
 }
 
 func addShifted(col *collector, ch *chunk, off int) {

@@ -21,6 +21,9 @@ import (
 //	        #[derive(Subcommand)] enum (kebab-case), #[arg(long)] fields
 //	JS/TS:  commander/yargs .command("sub ..."), .option("-n, --name")
 //
+// A short flag defined next to a long one (-n for --name) is not a
+// definition of its own but another name of the long flag (ShortFlag).
+//
 // The scan reads the text, not the syntax tree: a command built at run
 // time (a name from a variable) is not found, and a shape written in a
 // comment or string is.
@@ -166,4 +169,75 @@ func subcommandVariants(src []byte, open int, add func(*def)) {
 		s, e := open+m[2], open+m[3]
 		add(&def{Symbol: Symbol{Name: kebab(string(src[s:e])), Kind: "command"}, start: s, end: e, nameStart: s, nameEnd: e})
 	}
+}
+
+// ShortFlag is a one-letter flag ("-n") and the long flag it abbreviates
+// ("name"), defined together: cobra's StringVarP(&v, "name", "n", ...),
+// click's and argparse's ("-n", "--name"), commander's "-n, --name",
+// clap's #[arg(short, long)] (the first letter of the long name) or
+// #[arg(short = 'n')].
+type ShortFlag struct{ Short, Long string }
+
+var shortPatterns = map[string][]*regexp.Regexp{ // submatches: long, short
+	LangGo: {regexp.MustCompile(`Flags\(\)\.\w+P\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)",\s*"([A-Za-z0-9])"`)},
+	LangPython: {
+		regexp.MustCompile(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']--([A-Za-z][\w-]+)["'],\s*["']-([A-Za-z0-9])["']`),
+	},
+	LangJavaScript: {regexp.MustCompile(`\.option\(\s*['"` + "`" + `]-([A-Za-z0-9]),?\s*--([A-Za-z][\w-]+)`)},
+}
+
+// shortFirst are the patterns whose first submatch is the short flag.
+var shortFirst = map[string][]*regexp.Regexp{
+	LangPython: {regexp.MustCompile(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']-([A-Za-z0-9])["'],\s*["']--([A-Za-z][\w-]+)`)},
+}
+
+var clapShort = regexp.MustCompile(`\bshort\b(?:\s*=\s*'([A-Za-z0-9])')?`)
+
+// shortFlags reports the short flags src (in lang) defines next to a long
+// one, in file order of their patterns.
+func shortFlags(lang string, src []byte) []ShortFlag {
+	var out []ShortFlag
+	if lang == LangTypeScript {
+		lang = LangJavaScript
+	}
+	for _, re := range shortPatterns[lang] {
+		for _, m := range re.FindAllSubmatchIndex(src, -1) {
+			long, short := string(src[m[2]:m[3]]), string(src[m[4]:m[5]])
+			if lang == LangJavaScript { // "-n, --name": short first
+				long, short = short, long
+			}
+			out = append(out, ShortFlag{Short: "-" + short, Long: long})
+		}
+	}
+	for _, re := range shortFirst[lang] {
+		for _, m := range re.FindAllSubmatchIndex(src, -1) {
+			out = append(out, ShortFlag{Short: "-" + string(src[m[2]:m[3]]), Long: string(src[m[4]:m[5]])})
+		}
+	}
+	if lang == LangRust {
+		for _, p := range cliPatterns[LangRust] {
+			if p.kind != "flag" {
+				continue
+			}
+			for _, m := range p.re.FindAllSubmatchIndex(src, -1) {
+				sm := clapShort.FindSubmatchIndex(src[m[2]:m[3]])
+				if sm == nil {
+					continue
+				}
+				_, _, long := clapFlagName(src, m)
+				short := long[:1]
+				if sm[2] >= 0 {
+					short = string(src[m[2]+sm[2] : m[2]+sm[3]])
+				}
+				out = append(out, ShortFlag{Short: "-" + short, Long: long})
+			}
+		}
+	}
+	return out
+}
+
+// withCLI completes a code File with the short flags its text defines.
+func withCLI(f *File, lang string, src []byte) *File {
+	f.ShortFlags = shortFlags(lang, src)
+	return f
 }

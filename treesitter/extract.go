@@ -117,7 +117,9 @@ func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 			for j := len(open) - 1; j >= 0; j-- {
 				if o := open[j]; o.start <= d.start && d.end <= o.end && o.end-o.start > d.end-d.start {
 					d.Container = o.Name
-					d.Hidden = o.Kind == "function" || o.Kind == "method" || o.Hidden && o.Kind != "type"
+					// local to a function, unless a command or flag: cobra and
+					// commander set those up in functions, and a user types them
+					d.Hidden = (o.Kind == "function" || o.Kind == "method" || o.Hidden && o.Kind != "type") && d.Kind != "command" && d.Kind != "flag"
 					break
 				}
 			}
@@ -136,7 +138,7 @@ func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 				d.Fingerprint = Fingerprint(append(append([]byte(nil), src[cs:d.start]...), d.Fingerprint...))
 			}
 		}
-		d.Hidden = d.Hidden || private(f.Language, d, src)
+		d.Hidden = d.Hidden || private(f.Language, d, src) || restated(f.Language, d, src)
 		f.Symbols = append(f.Symbols, d.Symbol)
 	}
 
@@ -240,7 +242,7 @@ func extractQuery(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []b
 	col := newCollector()
 	queryItems(g, qc, root, src, col.addDef, col.addRef)
 	cliDefs(g.name, src, col.addDef)
-	return col.finish(&File{Language: g.name}, src, lines)
+	return withCLI(col.finish(&File{Language: g.name}, src, lines), g.name, src)
 }
 
 // queryItems runs the language's query over root and reports every tagged

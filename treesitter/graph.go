@@ -160,6 +160,11 @@ func (g *Graph) Put(e Entry) {
 			g.byName[s.Name] = append(g.byName[s.Name], defLoc{e.ID, i})
 		}
 	}
+	for _, sf := range e.File.ShortFlags { // "-n" is filed under its own key, at the long flag
+		if i := slices.IndexFunc(e.File.Symbols, func(s Symbol) bool { return s.Kind == "flag" && s.Name == sf.Long }); i >= 0 {
+			g.byName[sf.Short] = append(g.byName[sf.Short], defLoc{e.ID, i})
+		}
+	}
 	keys := g.userKeys(ent)
 	for i, k := range keys {
 		if c, ok := g.strs[k]; ok {
@@ -196,21 +201,26 @@ func (g *Graph) Remove(id string) {
 			delete(g.byKey, k)
 		}
 	}
-	for _, s := range e.File.Symbols {
-		if s.Kind == "heading" {
-			continue
-		}
-		locs := g.byName[s.Name][:0:0]
-		for _, l := range g.byName[s.Name] {
+	unfile := func(name string) {
+		locs := g.byName[name][:0:0]
+		for _, l := range g.byName[name] {
 			if l.id != id {
 				locs = append(locs, l)
 			}
 		}
 		if len(locs) == 0 {
-			delete(g.byName, s.Name)
+			delete(g.byName, name)
 		} else {
-			g.byName[s.Name] = locs
+			g.byName[name] = locs
 		}
+	}
+	for _, s := range e.File.Symbols {
+		if s.Kind != "heading" {
+			unfile(s.Name)
+		}
+	}
+	for _, sf := range e.File.ShortFlags {
+		unfile(sf.Short)
 	}
 	for _, k := range g.keys[id] {
 		g.users[k] = slices.DeleteFunc(g.users[k], func(x string) bool { return x == id })

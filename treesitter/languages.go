@@ -132,7 +132,7 @@ func Languages() []string {
 
 // extractorVersion changes whenever the Go code that turns captures into
 // Files changes what it produces; Schema folds it in with the queries.
-const extractorVersion = "3"
+const extractorVersion = "6"
 
 var schema = sync.OnceValue(func() string {
 	h := sha256.New()

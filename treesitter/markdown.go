@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -25,6 +26,7 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 	var inlines [][2]int
 	var fences []fenceBlock
 	var fenceLangs []string
+	var anchors []string
 	walkBlocks(g.ts, root, func(kind string, n *sitter.Node) {
 		switch kind {
 		case mdInline:
@@ -40,6 +42,10 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 				if name := namedChild(p, mdInline); name != nil {
 					addHeading(col, src, n, name)
 				}
+			}
+		case mdHTMLBlock:
+			for _, a := range scanAnchors(src[n.StartByte():n.EndByte()]) {
+				anchors = addAnchor(anchors, a.Name)
 			}
 		case mdLinkRefDef:
 			if l := namedChild(n, mdLinkLabel); l != nil && strings.HasPrefix(l.Content(src), "[^") {
@@ -99,13 +105,17 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 		next[key] = refs
 		for _, r := range refs {
 			r.start, r.end = r.start+in[0], r.end+in[0]
-			if r.Kind == "code" && r.Role == "" && inParamList(src, r.start) {
-				r.Role = RoleParameter
+			if r.Kind == "code" && r.Role == "" {
+				r.Role = intern(listRole(src, r.start))
+			}
+			if r.Kind == kindAnchor {
+				anchors = addAnchor(anchors, r.Name)
+				continue
 			}
 			col.addRef(&r)
 		}
 	}
-	return col.finish(&File{Language: LangMarkdown}, src, lines), next, nil
+	return col.finish(&File{Language: LangMarkdown, Anchors: anchors}, src, lines), next, nil
 }
 
 // maxInline is the longest inline span given to the inline grammar at
@@ -178,8 +188,12 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 	}
 	out = append(out, scanAutodoc(text)...)
 	out = append(out, scanIncludes(text)...)
+	var anchors []ref
+	if bytes.IndexByte(text, '<') >= 0 {
+		anchors = scanAnchors(text)
+	}
 	if !bytes.ContainsAny(text, "`[") {
-		return out, nil
+		return append(out, anchors...), nil
 	}
 	tree, _, err := p.parseTree(markdownInline, nil, text)
 	if err != nil {
@@ -217,8 +231,12 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 			wikis = append(wikis, [2]int{r.start, r.end})
 		}
 	}
+	var codeSpans [][2]int
 	matches(markdownInline.query, p.queryCursor(), tree.RootNode(), text, func(c capture) {
 		s, e := int(c.tagged.StartByte()), int(c.tagged.EndByte())
+		if c.tag == "reference.code" {
+			codeSpans = append(codeSpans, [2]int{s, e})
+		}
 		if inWiki(s, e) {
 			return
 		}
@@ -236,13 +254,22 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 				return
 			}
 			if role == "" {
-				role = spanRole(text[e:min(len(text), e+maxRoleWords)])
+				before := text[max(0, s-maxRoleWords):s]
+				role = spanRole(before, text[e:min(len(text), e+maxRoleWords)])
+				if role == "" && plainWord(name) && copulaBefore.Match(before) {
+					role = RoleVariable // "classes should be `frozen`": a state, not the function frozen()
+				}
 			}
 			add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
 		case "reference.link":
 			addLink(add, c.tagged.Content(text), s, e)
 		}
 	})
+	for _, a := range anchors { // <a name="x"> written in a code span is shown, not rendered
+		if !slices.ContainsFunc(codeSpans, func(sp [2]int) bool { return a.start >= sp[0] && a.end <= sp[1] }) {
+			out = append(out, a)
+		}
+	}
 	return out, nil
 }
 

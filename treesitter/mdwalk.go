@@ -26,6 +26,7 @@ const (
 	mdFenceContent = "code_fence_content"
 	mdInline       = "inline"
 	mdParagraph    = "paragraph"
+	mdHTMLBlock    = "html_block"
 )
 
 var mdSymbols struct {
@@ -36,7 +37,7 @@ var mdSymbols struct {
 // blockKind names a block node the walk acts on, or "".
 func blockKind(ts *sitter.Language, n *sitter.Node) string {
 	mdSymbols.once.Do(func() {
-		want := map[string]bool{mdSection: true, mdSetext: true, mdLinkRefDef: true, mdFenced: true, mdInline: true}
+		want := map[string]bool{mdSection: true, mdSetext: true, mdLinkRefDef: true, mdFenced: true, mdInline: true, mdHTMLBlock: true}
 		mdSymbols.of = map[sitter.Symbol]string{}
 		for s := range sitter.Symbol(ts.SymbolCount()) {
 			if name := ts.SymbolName(s); want[name] && ts.SymbolType(s) == sitter.SymbolTypeRegular {

@@ -27,6 +27,8 @@ import (
 type PackedFile struct {
 	Language, Skipped, Partial string
 	Symbols                    []Symbol
+	Anchors                    []string    // File.Anchors
+	ShortFlags                 []ShortFlag // File.ShortFlags
 	refs                       []packedRef
 	strs                       []string    // distinct Name, Kind and Target strings of refs
 	rest                       []Reference // distinct values of the other fields, the packed ones zero; rest[0] is all zero
@@ -57,6 +59,7 @@ func Pack(f *File) (*PackedFile, error) {
 		return nil, nil
 	}
 	p := &PackedFile{Language: f.Language, Skipped: f.Skipped, Partial: f.Partial, Symbols: slices.Clip(slices.Clone(f.Symbols)),
+		Anchors: slices.Clip(slices.Clone(f.Anchors)), ShortFlags: slices.Clip(slices.Clone(f.ShortFlags)),
 		refs: make([]packedRef, len(f.References))}
 	index := map[string]uint32{}
 	str := func(s string) uint32 {
@@ -167,7 +170,8 @@ func (p *PackedFile) File() *File {
 	if p == nil {
 		return nil
 	}
-	return &File{Language: p.Language, Skipped: p.Skipped, Partial: p.Partial, Symbols: slices.Clone(p.Symbols), References: p.References()}
+	return &File{Language: p.Language, Skipped: p.Skipped, Partial: p.Partial, Symbols: slices.Clone(p.Symbols), References: p.References(),
+		Anchors: slices.Clone(p.Anchors), ShortFlags: slices.Clone(p.ShortFlags)}
 }
 
 // Intern replaces each string of p by in(s), so that files can share one

@@ -186,3 +186,36 @@ func TestPackParsedFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestPackKeepsAnchorsAndShortFlags: the packed form (graph, parse cache)
+// keeps a Markdown file's HTML anchors and a code file's short flags.
+func TestPackKeepsAnchorsAndShortFlags(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	for _, tc := range []struct{ path, src string }{
+		{"a.md", "<a name=\"x\"></a>\n\n# T\n\n[l](#x)\n"},
+		{"main.go", "package main\n\nfunc init() {\n\tc.Flags().UintVarP(&width, \"width\", \"w\", 0, \"\")\n}\n"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			f, err := p.Parse(tc.path, []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f.Anchors)+len(f.ShortFlags) == 0 {
+				t.Fatal("parsed no anchor or short flag")
+			}
+			pf, err := Pack(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pf.File(); !reflect.DeepEqual(got, f) {
+				t.Errorf("round trip: anchors %q short flags %v, want %q %v", got.Anchors, got.ShortFlags, f.Anchors, f.ShortFlags)
+			}
+			g := NewGraph()
+			g.Put(Entry{ID: "A", Path: tc.path, File: f})
+			if e, _ := g.Entry("A"); !reflect.DeepEqual(e.File.Anchors, f.Anchors) || !reflect.DeepEqual(e.File.ShortFlags, f.ShortFlags) {
+				t.Errorf("graph entry: anchors %q short flags %v, want %q %v", e.File.Anchors, e.File.ShortFlags, f.Anchors, f.ShortFlags)
+			}
+		})
+	}
+}

@@ -34,7 +34,7 @@ func (g *Graph) pack(e *Entry) {
 		g.packed = map[string]*PackedFile{}
 	}
 	g.packed[e.ID] = p
-	f := &File{Language: p.Language, Skipped: p.Skipped, Partial: p.Partial, Symbols: p.Symbols}
+	f := &File{Language: p.Language, Skipped: p.Skipped, Partial: p.Partial, Symbols: p.Symbols, Anchors: p.Anchors, ShortFlags: p.ShortFlags}
 	for i := range p.Len() {
 		if r := p.names(i); r.Kind == "import" {
 			f.References = append(f.References, p.Reference(i))

@@ -57,6 +57,16 @@ const (
 	RoleCommand   = "command"
 	RoleFlag      = "flag"
 	RoleParameter = "parameter"
+	// RoleVariable: "the `x` variable / placeholder", "variables `x`", an
+	// entry of a list a "... placeholders are:" line introduces — a value,
+	// never a function.
+	RoleVariable = "variable"
+	// RoleModule: "the `x` module / crate / package / library" — not a
+	// definition lunad indexes.
+	RoleModule = "module"
+	// RoleSetting: "the `x` setting / config / configuration option" — a
+	// field of a configuration type.
+	RoleSetting = "setting"
 )
 
 // File is what Parse extracts from one artifact. Skipped is non-empty (and
@@ -69,6 +79,13 @@ type File struct {
 	// Partial is non-empty when part of the content was indexed as plain
 	// text, and says which part and why (Markdown nested past MaxNesting).
 	Partial string
+	// Anchors are the HTML anchors of a Markdown file, each once:
+	// the ids of <a name="x">, <a id="x"> and any element's id="x", which
+	// link fragments name as they name headings.
+	Anchors []string `json:",omitempty"`
+	// ShortFlags are the one-letter flags of a code file defined next to
+	// a long flag: "-n" reaches the flag definition "name".
+	ShortFlags []ShortFlag `json:",omitempty"`
 }
 
 // ErrClosed is returned after Close.

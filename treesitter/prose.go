@@ -81,6 +81,12 @@ func nonCandidate(p string) bool {
 //     command definition, by its last word, and only when the first word
 //     of a two- or three-word line is this workspace's tool (isTool);
 //   - a flag (--x) binds only to a flag definition;
+//   - a variable or placeholder (RoleVariable) binds only to a field or
+//     constant, never to a function or method; a module, crate or package
+//     (RoleModule) to nothing; a setting (RoleSetting, "the `nav`
+//     setting", "the `plugins` configuration option") only to a field,
+//     a plain word included, preferring fields of a configuration type
+//     (configFields);
 //   - a bare name binds only to visible definitions (not Hidden: exported
 //     or public, top-level or members) outside test, example, fixture,
 //     vendored and minified files, and never to a flag; a plain lower-case
@@ -107,8 +113,16 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 		name, quals := parts[len(parts)-1], parts[:len(parts)-1]
 		keep := func(s Symbol) bool { return s.Kind != "flag" }
 		switch {
+		case r.Role == RoleModule: // a module, crate or package: not a definition lunad indexes
+			return
 		case r.Role == RoleParameter: // an option of an options type or a config class, never a function
 			keep = func(s Symbol) bool { return s.Kind == "field" }
+		case r.Role == RoleSetting: // a configuration setting: a field, also by a plain word
+			keep = func(s Symbol) bool { return s.Kind == "field" }
+		case r.Role == RoleVariable: // a value: a field or constant, never a function; plain words as below
+			keep = func(s Symbol) bool {
+				return (s.Kind == "field" || s.Kind == "constant") && (len(quals) > 0 || !plainWord(name) || s.Container == "")
+			}
 		case strings.HasPrefix(r.Name, "."): // ".aread()": a member
 			keep = func(s Symbol) bool { return s.Container != "" && s.Kind != "flag" }
 		case len(quals) == 0 && plainWord(name):
@@ -122,6 +136,9 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 				break
 			}
 		}
+	}
+	if len(cands) > 1 && r.Role == RoleSetting {
+		cands = configFields(cands)
 	}
 	if len(cands) > 1 {
 		cands = g.narrow(e, cands)
@@ -170,4 +187,25 @@ func plainWord(name string) bool {
 // file stems and directories without regard to case.
 func qualifiesFold(b *Entry, s Symbol, quals []string) bool {
 	return qualifiesBy(b, s, quals, strings.EqualFold)
+}
+
+// configFields keeps, of several fields, those of a configuration type —
+// whose container or file stem says config, settings or options — when
+// that leaves any: "the `use_directory_urls` setting" is the config
+// class's field, not a same-named attribute of another class.
+func configFields(cands []Target) []Target {
+	var keep []Target
+	for _, c := range cands {
+		stem := strings.TrimSuffix(path.Base(c.Path), path.Ext(c.Path))
+		for _, w := range []string{strings.ToLower(c.Container), strings.ToLower(stem)} {
+			if strings.Contains(w, "config") || strings.Contains(w, "setting") || strings.Contains(w, "option") {
+				keep = append(keep, c)
+				break
+			}
+		}
+	}
+	if len(keep) == 0 {
+		return cands
+	}
+	return keep
 }

@@ -77,6 +77,28 @@ func TestProseRules(t *testing.T) {
 		{"x= is not a method", map[string]string{"c.py": "class Client:\n    def prompt(self):\n        pass\n"}, "Use `prompt=` to ask.\n", "unresolved"},
 		{"Parameters list entry is not a method", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Parameters:\n\n- `log_info` the info.\n", "unresolved"},
 		{"a list entry elsewhere is a name", map[string]string{"c.py": "class Client:\n    def log_info(self):\n        pass\n"}, "Methods:\n\n- `log_info` logs.\n", "c.py#Client.log_info"},
+		// short flags
+		{"a short flag binds to the long flag defined with it", map[string]string{"main.go": "package main\n\nfunc init() {\n\tc.Flags().UintVarP(&width, \"width\", \"w\", 0, \"\")\n}\n"}, "Use `-w` to wrap.\n", "main.go#init.width"},
+		{"a short flag with its value", map[string]string{"src/args.rs": "pub struct A {\n    #[arg(short = 'i', long = \"identity\")]\n    pub ssh_identity: Option<String>,\n}\n"}, "Pass `-i ~/.ssh/id_rsa`.\n", "src/args.rs#A.identity"},
+		{"a long flag set up in a function is visible", map[string]string{"main.go": "package main\n\nfunc init() {\n\tc.Flags().UintVarP(&width, \"width\", \"w\", 0, \"\")\n}\n"}, "Use `--width` to wrap.\n", "main.go#init.width"},
+		{"a short flag nothing defines is unresolved", map[string]string{"main.go": "package main\n\nfunc init() {\n\tc.Flags().UintVar(&width, \"width\", 0, \"\")\n}\n"}, "Use `-w` to wrap.\n", "unresolved"},
+		{"a plain word after a copula is a state, not a function", map[string]string{"setters.py": "def frozen(a, b, c):\n    pass\n"}, "Hashable classes should be `frozen`.\n", "unresolved"},
+		{"the same word elsewhere names the function", map[string]string{"setters.py": "def frozen(a, b, c):\n    pass\n"}, "Use `frozen` as on_setattr.\n", "setters.py#frozen"},
+		{"a decorator in use names its function", map[string]string{"gen.py": "def define(cls=None):\n    pass\n"}, "Apply `@define(frozen=True)`.\n", "gen.py#define"},
+		// restated members
+		{"a member restated by an indexed access type is not a candidate", map[string]string{"o.ts": "export type KyOptions = {\n\tbaseUrl?: string;\n};\nexport interface NormalizedOptions {\n\tbaseUrl?: Options['baseUrl'];\n}\n"}, "Set `baseUrl`.\n", "o.ts#KyOptions.baseUrl"},
+		{"a restated member is still reached qualified", map[string]string{"o.ts": "export type KyOptions = {\n\tbaseUrl?: string;\n};\nexport interface NormalizedOptions {\n\tbaseUrl?: Options['baseUrl'];\n}\n"}, "Set `NormalizedOptions.baseUrl`.\n", "o.ts#NormalizedOptions.baseUrl"},
+		{"an indexed access of another member is a member of its own", map[string]string{"o.ts": "export type KyOptions = {\n\tbaseUrl?: string;\n};\nexport interface NormalizedOptions {\n\tbaseUrl?: Options['prefixUrl'];\n}\n"}, "Set `baseUrl`.\n", "ambiguous"},
+		// what the text says the name is
+		{"a variable is not a method", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "When the `crate_type` variable is `lib`.\n", "unresolved"},
+		{"variables such as x are not methods", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "An automatic variable such as `crate_type`.\n", "unresolved"},
+		{"a placeholders list entry is not a method", map[string]string{"src/input.rs": "pub struct Input {}\nimpl Input {\n    pub fn crate_type(&self) {}\n}\n"}, "Builtin placeholders are:\n\n* `crate_type`\n    * bin or lib\n", "unresolved"},
+		{"a variable binds to a constant", map[string]string{"s.py": "MAX_SIZE = 3\n\ndef MAX_SIZE_fn():\n    pass\n"}, "The `MAX_SIZE` variable.\n", "s.py#MAX_SIZE"},
+		{"a module is not a function", map[string]string{"src/ext.rs": "pub fn variable() {}\n"}, "### Variables with the `variable` module\n", "unresolved"},
+		{"a setting binds to a config field by a plain word", map[string]string{"config.py": "class Config:\n    nav = 1\n"}, "Set the `nav` setting.\n", "config.py#Config.nav"},
+		{"a plain word without a role does not bind to a member", map[string]string{"config.py": "class Config:\n    nav = 1\n"}, "The `nav` here.\n", "unresolved"},
+		{"a setting prefers the configuration type's field", map[string]string{"config.py": "class MkConfig:\n    use_urls = 1\n", "files.py": "class File:\n    use_urls: bool\n"}, "The [`use_urls`](#x) configuration option.\n", "config.py#MkConfig.use_urls"},
+		{"the same field without the setting role stays ambiguous", map[string]string{"config.py": "class MkConfig:\n    use_urls = 1\n", "files.py": "class File:\n    use_urls: bool\n"}, "The `use_urls` of it.\n", "ambiguous"},
 		{"an option binds to an options field", map[string]string{"o.ts": "export type Options = {\n\ttimeoutMs?: number;\n};\nexport function timeoutMs() {}\n"}, "Set the `timeoutMs` option.\n", "o.ts#Options.timeoutMs"},
 		// commands
 		{"the x command binds to a command", map[string]string{"cmd/clean.go": "package cmd\n\nvar cleanCmd = &cobra.Command{\n\tUse: \"clean [dir]\",\n}\n\nfunc clean() {}\n", "dev/clean.py": "def clean():\n    pass\n"}, "Run the `clean` command.\n", "cmd/clean.go#clean"},
@@ -139,6 +161,14 @@ func TestSpanName(t *testing.T) {
 		{"variable::prompt(text: &str) -> value", "variable::prompt", ""},
 		{"timeout=", "timeout", RoleParameter},
 		{"--config <file>", "config", RoleFlag},
+		{"-n", "-n", RoleFlag},
+		{"-i ~/.ssh/id_rsa", "-i", RoleFlag},
+		{"-i | --identity", "identity", RoleFlag},
+		{"-1", "", "-"},
+		{"@define(frozen=True)", "define", ""},
+		{"@attrs.define", "attrs.define", ""},
+		{"@", "", "-"},
+		{"@babel/core", "", "-"},
 		{"glow config", "glow config", RoleCommand},
 		{"gh-deploy", "gh-deploy", RoleCommand},
 		{"x", "", "-"},
@@ -161,19 +191,62 @@ func TestSpanName(t *testing.T) {
 }
 
 func TestSpanRole(t *testing.T) {
-	tests := []struct{ after, want string }{
-		{" argument to", RoleParameter},
-		{" parameter.", RoleParameter},
-		{" option", RoleParameter},
-		{" command runs", RoleCommand},
-		{" subcommands", RoleCommand},
-		{" function", ""},
-		{" commander", ""},
+	tests := []struct{ before, after, want string }{
+		{"", " variable is", RoleVariable},
+		{"", " placeholder", RoleVariable},
+		{"The variables ", "/`authors`", RoleVariable},
+		{"an automatic variable such as ", ").", RoleVariable},
+		{"", " module", RoleModule},
+		{"", " crate.", RoleModule},
+		{"", " setting to", RoleSetting},
+		{"", " config setting is", RoleSetting},
+		{"", " configuration option should", RoleSetting},
+		{"", "](#nav) config is not", RoleSetting},
+		{"", "][theme] setting:", RoleSetting},
+		{"", "](#x) function", ""},
+		{"the value ", " is", ""},
+		{"", " argument to", RoleParameter},
+		{"", " parameter.", RoleParameter},
+		{"", " option", RoleParameter},
+		{"", " command runs", RoleCommand},
+		{"", " subcommands", RoleCommand},
+		{"", " function", ""},
+		{"", " commander", ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.after, func(t *testing.T) {
-			if got := spanRole([]byte(tt.after)); got != tt.want {
-				t.Errorf("spanRole(%q) = %q, want %q", tt.after, got, tt.want)
+		t.Run(tt.before+"`x`"+tt.after, func(t *testing.T) {
+			if got := spanRole([]byte(tt.before), []byte(tt.after)); got != tt.want {
+				t.Errorf("spanRole(%q, %q) = %q, want %q", tt.before, tt.after, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestShortFlags: a one-letter flag defined next to a long one is another
+// name of the long flag, in each library's shape.
+func TestShortFlags(t *testing.T) {
+	tests := []struct {
+		name, path, src string
+		want            []ShortFlag
+	}{
+		{"cobra VarP", "main.go", "package main\n\nfunc init() {\n\tc.Flags().UintVarP(&width, \"width\", \"w\", 0, \"\")\n\tc.Flags().BoolVar(&x, \"plain\", false, \"\")\n}\n", []ShortFlag{{"-w", "width"}}},
+		{"cobra P without a variable", "main.go", "package main\n\nfunc init() {\n\tc.Flags().StringP(\"style\", \"s\", \"\", \"\")\n}\n", []ShortFlag{{"-s", "style"}}},
+		{"click short first", "cli.py", "@click.option(\"-n\", \"--name\")\ndef f(name):\n    pass\n", []ShortFlag{{"-n", "name"}}},
+		{"argparse long first", "cli.py", "p.add_argument(\"--verbose\", \"-v\")\n", []ShortFlag{{"-v", "verbose"}}},
+		{"commander", "cli.ts", "program.option('-f, --force-all', 'x');\n", []ShortFlag{{"-f", "force-all"}}},
+		{"clap short is the long name's first letter", "src/args.rs", "struct A {\n    #[arg(long, short, action)]\n    pub define: Vec<String>,\n    #[arg(long)]\n    pub plain: bool,\n}\n", []ShortFlag{{"-d", "define"}}},
+		{"clap explicit short", "src/args.rs", "struct A {\n    #[arg(short = 'i', long = \"identity\")]\n    pub ssh_identity: Option<String>,\n}\n", []ShortFlag{{"-i", "identity"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewParser()
+			defer p.Close()
+			f, err := p.Parse(tt.path, []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(f.ShortFlags, tt.want) {
+				t.Errorf("short flags %v, want %v", f.ShortFlags, tt.want)
 			}
 		})
 	}

@@ -126,7 +126,9 @@ func (g *Graph) lookupPath(from, p string) (id, want string) {
 }
 
 // findFragment finds the symbols of e a link fragment names: by name,
-// Container.Name, heading text or heading slug.
+// Container.Name, heading text or heading slug; else an HTML anchor of
+// e (<a name="x">, id="x"), which names the whole artifact: an anchor is
+// a place, not a definition that could go stale.
 func findFragment(e *Entry, frag string) ([]Target, int) {
 	var out []Target
 	for _, s := range e.File.Symbols {
@@ -137,6 +139,9 @@ func findFragment(e *Entry, frag string) ([]Target, int) {
 		if ok {
 			out = appendTarget(out, symbolTarget(e, s))
 		}
+	}
+	if len(out) == 0 && hasAnchor(e, frag) {
+		out = append(out, Target{ID: e.ID, Path: e.Path})
 	}
 	return out, len(out)
 }

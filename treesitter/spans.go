@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Normalising a Markdown code span to the name it mentions (spanName),
@@ -20,6 +21,9 @@ var (
 	dashedWord = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
 	// a long flag, optionally with its value: "--force", "--config <file>"
 	longFlag = regexp.MustCompile(`^--([A-Za-z][\w-]*[A-Za-z0-9])(?:[ =].*)?$`)
+	// a short flag, optionally with its long form or a value: "-n",
+	// "-i | --identity", "-w 60"; a digit ("-1") is a number
+	shortFlag = regexp.MustCompile(`^-([A-Za-z])(?:\s*[|,/]\s*--([A-Za-z][\w-]*[A-Za-z0-9]))?(?:[ =].*)?$`)
 )
 
 // spanName returns the name a code span's text mentions and the role its
@@ -28,6 +32,7 @@ var (
 // "~Group.get_command", ".aread()"), a def/fn/function signature, a return
 // type, the arguments of the last call ("devtools(fn, opts)" ->
 // "devtools"), generics ("UseBoundStore<T, S>"); "x=" is a parameter.
+// A leading @ (a decorator in use, "@define(frozen=True)") is dropped.
 // One-character names are not references; a leading dot before a call is
 // kept in the name (a member); a span with any other leading dot (".git")
 // is not a reference.
@@ -42,6 +47,12 @@ func spanName(code string) (name, role string, ok bool) {
 	if m := longFlag.FindStringSubmatch(code); m != nil {
 		return m[1], RoleFlag, true
 	}
+	if m := shortFlag.FindStringSubmatch(code); m != nil { // "-n": the long flag defined with it
+		if m[2] != "" {
+			return m[2], RoleFlag, true
+		}
+		return "-" + m[1], RoleFlag, true
+	}
 	if commandLine.MatchString(code) || dashedWord.MatchString(code) {
 		return code, RoleCommand, true
 	}
@@ -49,6 +60,9 @@ func spanName(code string) (name, role string, ok bool) {
 		code, role = n, RoleParameter
 	}
 	code = strings.TrimLeft(code, "~")
+	if d, found := strings.CutPrefix(code, "@"); found && d != "" && (d[0] == '_' || unicode.IsLetter(rune(d[0]))) {
+		code = d // a decorator in use: "@define(frozen=True)" names define
+	}
 	member := strings.HasPrefix(code, ".") && strings.HasSuffix(code, ")") // ".aread()" is a method; ".gitconfig" a file
 	if strings.HasPrefix(code, ".") && !member {
 		return "", "", false // ".git", ".md": a file or an extension
@@ -119,46 +133,75 @@ func stripGroup(s string, open, close byte) string {
 }
 
 // roleBefore and roleAfter are the words around a code span that say what
-// the name is: "the `x` argument", "the `x` command", "`x` option".
+// the name is: "the `x` argument", "the `x` command", "`x` option",
+// "variables `x`".
 var (
-	roleAfter = regexp.MustCompile(`^\s*(?:(argument|arg|parameter|param|kwarg|keyword argument|option)|(command|subcommand|sub-command|cli command))s?\b`)
+	roleAfter = regexp.MustCompile(`^\s*(?:(argument|arg|parameter|param|kwarg|keyword argument|option)|(command|subcommand|sub-command|cli command)|(variable|placeholder)|(module|crate|package|library)|(setting|config setting|configuration setting|config option|configuration option|config key|configuration key|config|configuration))s?\b`)
 	// "the --x flag" is a flag by its shape; "option" after a name is a
 	// parameter in API prose ("the `timeout` option") — a CLI option is
 	// written with dashes.
+	// "is `x`", "be `x`": after a copula a plain word is a value or a
+	// state ("classes should be `frozen`"), not a function's name
+	copulaBefore = regexp.MustCompile(`(?i)\b(?:is|are|be|been|being)\s+$`)
+	roleBefore   = regexp.MustCompile(`(?i)\b(?:variables?|placeholders?)(?:\s+such\s+as|\s+like)?\s*$`)
 )
+
+// afterRoles are the roles of roleAfter's groups, in order.
+var afterRoles = []string{RoleParameter, RoleCommand, RoleVariable, RoleModule, RoleSetting}
 
 // maxRoleWords is how far after a span its role words are looked for.
 const maxRoleWords = 40
 
-// spanRole reads the role the words right after a code span give it.
-func spanRole(after []byte) string {
+// spanRole reads the role the words right before and after a code span
+// give it; after a span that is a link's text ("[`nav`](#nav) setting")
+// the words after the link count.
+func spanRole(before, after []byte) string {
+	if len(before) > 0 && roleBefore.Match(before) {
+		return RoleVariable
+	}
+	switch {
+	case bytes.HasPrefix(after, []byte("](")):
+		if i := bytes.IndexByte(after, ')'); i > 0 {
+			after = after[i+1:]
+		}
+	case bytes.HasPrefix(after, []byte("][")):
+		if i := bytes.IndexByte(after[1:], ']'); i > 0 {
+			after = after[i+2:]
+		}
+	}
 	t := bytes.TrimLeft(after, " \t\n")
-	if len(t) == 0 || !strings.ContainsRune("apoksc", rune(t[0])) { // no role word starts here
+	if len(t) == 0 || !strings.ContainsRune("apokscvml", rune(t[0])) { // no role word starts here
 		return ""
 	}
 	m := roleAfter.FindSubmatchIndex(after)
-	switch {
-	case m == nil:
+	if m == nil {
 		return ""
-	case m[2] >= 0:
-		return RoleParameter
-	default:
-		return RoleCommand
 	}
+	for i, role := range afterRoles {
+		if m[2+2*i] >= 0 {
+			return role
+		}
+	}
+	return ""
 }
 
 // paramListHeading matches the line introducing a list of parameters in
 // API docs: "Parameters:", "**Arguments**", "Args:", "Keyword arguments:".
 var paramListHeading = regexp.MustCompile(`(?i)^[\s>*_#]*(parameters|arguments|args|keyword arguments|kwargs|options|props)[\s*_:]*$`)
 
-// inParamList reports whether the line at off is an item of a list that a
-// "Parameters:" line introduces: walking up over list items and their
+// variableListHeading matches the line introducing a list of template
+// variables: "Builtin placeholders are:", "Variables:".
+var variableListHeading = regexp.MustCompile(`(?i)\b(placeholders|variables)\b[^.!?]*:[\s*_]*$`)
+
+// listRole is the role of a code span at off that starts an item of a
+// list a "Parameters:" line (RoleParameter) or a "... placeholders are:"
+// line (RoleVariable) introduces: walking up over list items and their
 // continuation lines, the first other non-blank line is such a line.
-func inParamList(src []byte, off int) bool {
+func listRole(src []byte, off int) string {
 	from := max(0, off-maxMarker) // a list marker is close to the span it starts
 	ls := bytes.LastIndexByte(src[from:off], '\n') + 1 + from
 	if ls == from && from > 0 || !isListItem(string(src[ls:off])) {
-		return false
+		return ""
 	}
 	end := ls - 1
 	for n := 0; end > 0 && n < maxParamListLines; n++ {
@@ -170,11 +213,15 @@ func inParamList(src []byte, off int) bool {
 			continue
 		case isListItem(line) || line[0] == ' ' || line[0] == '\t':
 			continue
+		case paramListHeading.MatchString(t):
+			return RoleParameter
+		case variableListHeading.MatchString(t):
+			return RoleVariable
 		default:
-			return paramListHeading.MatchString(t)
+			return ""
 		}
 	}
-	return false
+	return ""
 }
 
 // maxMarker is the farthest a list marker can be before the span that

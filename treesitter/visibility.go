@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"bytes"
+	"regexp"
 	"unicode"
 	"unicode/utf8"
 )
@@ -27,4 +28,25 @@ func private(lang string, d *def, src []byte) bool {
 		return d.Container == "" && !bytes.HasPrefix(src[d.start:d.end], []byte("pub"))
 	}
 	return false
+}
+
+// indexedSelf matches a TypeScript indexed access type naming a member of
+// another type ("Options['baseUrl']"): submatch 1 is the member.
+var indexedSelf = regexp.MustCompile(`\b[A-Z]\w*\[\s*['"](\w+)['"]\s*\]`)
+
+// restated reports whether field d of a TypeScript file restates another
+// type's member of the same name through an indexed access type
+// (`baseUrl?: Options['baseUrl']` in NormalizedOptions): the member a
+// reader means is the original, so a bare name in prose does not reach
+// the copy (a qualified one still does).
+func restated(lang string, d *def, src []byte) bool {
+	if d.Kind != "field" || lang != LangTypeScript {
+		return false
+	}
+	_, typ, ok := bytes.Cut(src[d.nameEnd:d.end], []byte(":"))
+	if !ok {
+		return false
+	}
+	m := indexedSelf.FindSubmatch(typ)
+	return m != nil && string(m[1]) == d.Name && bytes.HasPrefix(bytes.TrimSpace(typ), m[0])
 }
