@@ -11,7 +11,7 @@ func TestTuneGC(t *testing.T) {
 	defer debug.SetGCPercent(prev)
 	tests := []struct {
 		name, cmd, gogc string
-		want           int
+		want            int
 	}{
 		{"an edit runs at shortGOGC", "edit", "", shortGOGC},
 		{"so does a create", "create", "", shortGOGC},
