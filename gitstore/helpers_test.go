@@ -73,6 +73,7 @@ func checkRepo(t *testing.T, s *Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.bg.Wait() // a background pack consolidation removing packs fsck reads (see gitFsckOpen)
 	git(t, s.root, "fsck", "--strict", "--no-progress")
 	if st := git(t, s.root, "status", "--porcelain"); st != "" {
 		t.Fatalf("git status not clean:\n%s", st)

@@ -98,7 +98,6 @@ type Graph struct {
 	next   *PackedFile            // the packed form of the File PutPacked is putting
 
 	entries map[string]*Entry
-	keys    map[string][]string // ID -> its userKeys, computed once at Put
 	strs    map[string]string   // one copy of each key string
 	byPath  map[string]string   // path -> ID
 	byName  map[string][]defLoc // code symbol name -> definitions
@@ -110,7 +109,7 @@ type Graph struct {
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
-	return &Graph{entries: map[string]*Entry{}, keys: map[string][]string{}, strs: map[string]string{}, byPath: map[string]string{},
+	return &Graph{entries: map[string]*Entry{}, strs: map[string]string{}, byPath: map[string]string{},
 		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]string{}, dirs: map[string]int{}, roots: map[string]int{}}
 }
 
@@ -173,8 +172,7 @@ func (g *Graph) Put(e Entry) {
 			g.strs[k] = k
 		}
 	}
-	g.keys[e.ID] = slices.Clone(keys) // not the array of every reference's keys
-	for _, k := range keys {          // keys are deduplicated: e.ID is added once
+	for _, k := range keys { // keys are deduplicated: e.ID is added once
 		g.users[k] = append(g.users[k], e.ID)
 	}
 }
@@ -222,13 +220,14 @@ func (g *Graph) Remove(id string) {
 	for _, sf := range e.File.ShortFlags {
 		unfile(sf.Short)
 	}
-	for _, k := range g.keys[id] {
+	// The keys Put filed id under, recomputed rather than kept (they depend
+	// on the entry and its packed references alone, both still here).
+	for _, k := range g.userKeys(e) {
 		g.users[k] = slices.DeleteFunc(g.users[k], func(x string) bool { return x == id })
 		if len(g.users[k]) == 0 {
 			delete(g.users, k)
 		}
 	}
-	delete(g.keys, id)
 	delete(g.packed, id)
 }
 

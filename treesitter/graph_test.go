@@ -195,3 +195,58 @@ func TestGraphGoPackages(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoveUnfilesEveryUserKey: the keys an artifact's references are filed
+// under are recomputed on Remove rather than kept; after replacing and
+// removing artifacts the name index must equal a fresh graph's.
+func TestRemoveUnfilesEveryUserKey(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	parse := func(path, content string) *File {
+		f, err := p.Parse(path, []byte(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	tests := []struct {
+		name string
+		edit func(g *Graph)
+		want []string // IDs of graphFixture a fresh graph holds, plus a replaced DOC
+	}{
+		{"remove a code artifact", func(g *Graph) { g.Remove("MAIN") }, []string{"CFG", "UTIL", "OTHER", "DOC"}},
+		{"remove a document", func(g *Graph) { g.Remove("DOC") }, []string{"CFG", "MAIN", "UTIL", "OTHER"}},
+		{"replace a document", func(g *Graph) {
+			g.Put(Entry{ID: "DOC", Path: "docs/guide.md", Title: "Guide", File: parse("docs/guide.md", "# Guide\n\nOnly `load` now.\n")})
+		}, []string{"CFG", "MAIN", "UTIL", "OTHER", "DOC2"}},
+		{"remove everything", func(g *Graph) {
+			for _, a := range graphFixture {
+				g.Remove(a.id)
+			}
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := buildGraph(t)
+			tt.edit(g)
+			fresh := NewGraph()
+			for _, id := range tt.want {
+				if id == "DOC2" {
+					fresh.Put(Entry{ID: "DOC", Path: "docs/guide.md", Title: "Guide", File: parse("docs/guide.md", "# Guide\n\nOnly `load` now.\n")})
+					continue
+				}
+				for _, a := range graphFixture {
+					if a.id == id {
+						fresh.Put(Entry{ID: a.id, Path: a.path, Title: a.title, File: parse(a.path, a.content)})
+					}
+				}
+			}
+			if got, want := fmt.Sprint(g.users), fmt.Sprint(fresh.users); got != want {
+				t.Errorf("users after the edit:\n got %s\nwant %s", got, want)
+			}
+			if tt.want == nil && len(g.users) != 0 {
+				t.Errorf("an empty graph files %d keys", len(g.users))
+			}
+		})
+	}
+}

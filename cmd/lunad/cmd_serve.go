@@ -200,6 +200,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 			MaxConns: cfg.Daemon.MaxConnections, ConnIdleTimeout: never(cfg.Daemon.ConnIdleTimeout)})
 	})
 	wg.Wait()
+	writeHeapProfile(m.Getenv, log)
 	if serveErr != nil {
 		log.Error("daemon failed", "err", serveErr)
 	}

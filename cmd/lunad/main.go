@@ -88,6 +88,7 @@ type runFunc func(m *Main, ctx context.Context, fs *flagSet, args []string) erro
 
 // exec runs c with args; printing its help on request is not an error.
 func (c *command) exec(m *Main, ctx context.Context, args []string) error {
+	defer tuneGC(c.name, m.Getenv)()
 	if err := c.run(m, ctx, m.newFlags(c), args); !errors.Is(err, errHelpShown) {
 		return err
 	}
