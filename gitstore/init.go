@@ -77,50 +77,29 @@ func (t *txn) adopt(rep *AdoptReport) error {
 		}
 		known[m.Path] = true
 	}
-	changes := map[string]fileChange{}
+	// The files to examine are listed first, so that progress has a total.
+	type file struct {
+		p string
+		n node
+	}
+	var todo []file
 	err = s.walkFiles(t.root, "", func(p string, n node) error {
-		if strings.HasPrefix(p, lunaDir+"/") || known[p] {
-			return nil
+		if !strings.HasPrefix(p, lunaDir+"/") && !known[p] {
+			todo = append(todo, file{p, n})
 		}
-		skip := func(why string) error {
-			rep.Skipped = append(rep.Skipped, Skipped{Path: p, Reason: why})
-			return nil
-		}
-		if n.mode != modeFile && n.mode != modeExec {
-			return skip("not a regular file (symlink or submodule)")
-		}
-		if err := checkPath(p); err != nil {
-			return skip(err.Error())
-		}
-		b, err := s.readBlob(n.hash)
-		if err != nil {
-			return err
-		}
-		switch {
-		case len(b) > s.opts.MaxContent:
-			return skip(fmt.Sprintf("larger than %d bytes", s.opts.MaxContent))
-		case strings.IndexByte(string(b), 0) >= 0:
-			return skip("binary")
-		case !utf8.Valid(b):
-			return skip("not valid UTF-8")
-		}
-		id := s.opts.NewID()
-		for ids[id] || !validID(id) {
-			if !validID(id) {
-				return fmt.Errorf("%w: generated ID %q is not lowercase base32", lunad.ErrInvalid, id)
-			}
-			id = s.opts.NewID()
-		}
-		ids[id] = true
-		m := meta{ID: id, Path: p, Type: TypeForPath(p), Title: titleOf(p, b), Status: lunad.StatusActive}
-		if err := t.putMeta(changes, m); err != nil {
-			return err
-		}
-		rep.Adopted = append(rep.Adopted, m.artifact())
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	changes := map[string]fileChange{}
+	for i, f := range todo {
+		if err := t.adoptFile(f.p, f.n, ids, changes, rep); err != nil {
+			return err
+		}
+		if s.opts.AdoptProgress != nil {
+			s.opts.AdoptProgress(i+1, len(todo))
+		}
 	}
 	if _, err := s.lookup(t.root, workspaceFile); err == nil && len(rep.Adopted) == 0 {
 		return nil // already a workspace, nothing new
@@ -139,6 +118,48 @@ func (t *txn) adopt(rep *AdoptReport) error {
 		rep.Adopted[i].Version = 1
 		rep.Adopted[i].Commit = t.tip.String()
 	}
+	return nil
+}
+
+// adoptFile makes the tracked file p an artifact in changes, or tells in
+// rep why it is skipped.
+func (t *txn) adoptFile(p string, n node, ids map[string]bool, changes map[string]fileChange, rep *AdoptReport) error {
+	s := t.s
+	skip := func(why string) error {
+		rep.Skipped = append(rep.Skipped, Skipped{Path: p, Reason: why})
+		return nil
+	}
+	if n.mode != modeFile && n.mode != modeExec {
+		return skip("not a regular file (symlink or submodule)")
+	}
+	if err := checkPath(p); err != nil {
+		return skip(err.Error())
+	}
+	b, err := s.readBlob(n.hash)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(b) > s.opts.MaxContent:
+		return skip(fmt.Sprintf("larger than %d bytes", s.opts.MaxContent))
+	case strings.IndexByte(string(b), 0) >= 0:
+		return skip("binary")
+	case !utf8.Valid(b):
+		return skip("not valid UTF-8")
+	}
+	id := s.opts.NewID()
+	for ids[id] || !validID(id) {
+		if !validID(id) {
+			return fmt.Errorf("%w: generated ID %q is not lowercase base32", lunad.ErrInvalid, id)
+		}
+		id = s.opts.NewID()
+	}
+	ids[id] = true
+	m := meta{ID: id, Path: p, Type: TypeForPath(p), Title: titleOf(p, b), Status: lunad.StatusActive}
+	if err := t.putMeta(changes, m); err != nil {
+		return err
+	}
+	rep.Adopted = append(rep.Adopted, m.artifact())
 	return nil
 }
 

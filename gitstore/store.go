@@ -49,6 +49,10 @@ type Options struct {
 	// Logger receives what the store, and the service built on it, log
 	// (default slog.Default()); commands hand theirs down.
 	Logger *slog.Logger
+	// AdoptProgress, if set, is told how far Init's adoption has come:
+	// done of total tracked files examined, one call at a time, done
+	// rising by one to total (`lunad init` draws a bar with it).
+	AdoptProgress func(done, total int)
 }
 
 const defaultMaxContent = 8 << 20

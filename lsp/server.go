@@ -47,6 +47,9 @@ type Server struct {
 	root     string
 	docs     map[uri.URI]*document
 	shutdown bool
+	// workDone: the client takes window/workDoneProgress/create (its
+	// capabilities say so at initialize).
+	workDone bool
 
 	ctx    context.Context // the session's; cancelled when it ends
 	cancel context.CancelFunc
@@ -112,6 +115,9 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 	}
 	s.mu.Lock()
 	s.ws, s.root = ws, ws.Root()
+	if w := params.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
+		s.workDone = *w.WorkDoneProgress
+	}
 	s.mu.Unlock()
 	sync := protocol.TextDocumentSyncKindIncremental
 	open, yes := true, true
@@ -211,20 +217,64 @@ func (s *Server) ready() (lunad.Workspace, error) {
 	return s.ws, nil
 }
 
-// warmUp builds the reference index once, reporting progress, so the
-// first request does not pay for it.
+// warmUp builds the reference index once, so the first request does not
+// pay for it, reporting it as work-done progress (token lunad-index) when
+// the client takes it: a begin, a report with the percentage of artifacts
+// parsed as it changes (when the workspace tells, see indexer), an end.
 func (s *Server) warmUp() {
-	token := protocol.String("lunad-index")
-	if err := s.client.WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
-		token = ""
+	ws := s.workspace()
+	if ws == nil {
+		return
 	}
-	s.progress(token, protocol.WorkDoneProgressBegin{Kind: "begin", Title: "lunad: indexing references"})
-	if ws := s.workspace(); ws != nil {
-		if _, err := ws.SearchSymbols(s.ctx, "", 1); err != nil {
-			s.log.Warn("index warm-up", "err", err)
+	s.mu.Lock()
+	token := protocol.String("")
+	if s.workDone {
+		token = "lunad-index"
+	}
+	s.mu.Unlock()
+	if token != "" {
+		if err := s.client.WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+			s.log.Debug("index progress refused by the client", "err", err)
+			token = ""
 		}
 	}
+	zero := uint32(0)
+	s.progress(token, protocol.WorkDoneProgressBegin{Kind: "begin", Title: "lunad: indexing references", Percentage: &zero})
+	var err error
+	if ix, ok := ws.(indexer); ok && token != "" {
+		err = ix.IndexReferences(s.ctx, s.indexProgress(token))
+	} else {
+		_, err = ws.SearchSymbols(s.ctx, "", 1)
+	}
+	if err != nil {
+		s.log.Warn("index warm-up", "err", err)
+	}
 	s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end"})
+}
+
+// indexer is a workspace that builds its reference index telling
+// progress: workspace.Service in this process. Through the daemon the
+// build is reported without percentages.
+type indexer interface {
+	// IndexReferences brings the index up to date; progress is called
+	// one call at a time with done rising to total while the cold index
+	// is built.
+	IndexReferences(ctx context.Context, progress func(done, total int)) error
+}
+
+// indexProgress reports an index build's progress under token, a report
+// each time the whole percentage changes (at most 100 reports).
+func (s *Server) indexProgress(token protocol.String) func(done, total int) {
+	last := uint32(0)
+	return func(done, total int) {
+		pct := uint32(100 * done / max(total, 1))
+		if pct == last {
+			return
+		}
+		last = pct
+		s.progress(token, protocol.WorkDoneProgressReport{Kind: "report", Percentage: &pct,
+			Message: ptr(fmt.Sprintf("%d/%d artifacts", done, total))})
+	}
 }
 
 func (s *Server) progress(token protocol.String, value any) {

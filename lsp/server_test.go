@@ -37,7 +37,7 @@ type client struct {
 	edits []protocol.WorkspaceEdit
 	// progress logs window/workDoneProgress/create and $/progress by
 	// token: "create", "begin: TITLE: MESSAGE", "report: MESSAGE",
-	// "end: MESSAGE".
+	// "end: MESSAGE", each followed by " (N%)" if it has a percentage.
 	progress map[string][]string
 	messages []string // window/showMessage: "TYPE: MESSAGE"
 	seen     chan struct{}
@@ -65,13 +65,19 @@ func (c *client) WorkDoneProgressCreate(_ context.Context, p *protocol.WorkDoneP
 }
 
 func (c *client) Progress(_ context.Context, p *protocol.ProgressParams) error {
-	var v struct{ Kind, Title, Message string }
+	var v struct {
+		Kind, Title, Message string
+		Percentage           *uint32
+	}
 	if err := json.Unmarshal([]byte(p.Value), &v); err != nil {
 		return err
 	}
 	line := v.Kind + ": " + v.Message
 	if v.Kind == "begin" {
 		line = v.Kind + ": " + v.Title + ": " + v.Message
+	}
+	if v.Percentage != nil {
+		line += fmt.Sprintf(" (%d%%)", *v.Percentage)
 	}
 	c.logProgress(p.Token, line)
 	return nil
@@ -145,6 +151,24 @@ func start(t *testing.T) *session {
 // not nil.
 func startWith(t *testing.T, wrap func(*workspace.Service) lunad.Workspace) *session {
 	t.Helper()
+	return startConfigured(t, startConfig{wrap: wrap})
+}
+
+// startConfig varies a session: the workspace served, extra artifacts
+// made before the server starts, the client's capabilities.
+type startConfig struct {
+	wrap func(*workspace.Service) lunad.Workspace
+	more []lunad.CreateSpec
+	caps protocol.ClientCapabilities
+	// wire, if set, sees the body of every message the server sends, in
+	// the order sent (the client's handlers run concurrently).
+	wire func(body []byte)
+}
+
+// startConfigured is start as c says.
+func startConfigured(t *testing.T, c startConfig) *session {
+	t.Helper()
+	wrap := c.wrap
 	ctx, cancel := context.WithCancel(context.Background())
 	root := t.TempDir()
 	n := 0
@@ -164,6 +188,11 @@ func startWith(t *testing.T, wrap func(*workspace.Service) lunad.Workspace) *ses
 	if _, err := svc.Create(ctx, lunad.CreateSpec{Title: "Guide", Path: "guide.md", Content: []byte(guideMd)}); err != nil {
 		t.Fatal(err)
 	}
+	for _, spec := range c.more {
+		if _, err := svc.Create(ctx, spec); err != nil {
+			t.Fatal(err)
+		}
+	}
 	a, b := net.Pipe()
 	s := &session{t: t, svc: svc, root: root, cfg: cfg.Artifact.ID, done: make(chan error, 1), cancel: cancel,
 		cfgURI: uri.File(filepath.Join(root, "config.py")), docURI: uri.File(filepath.Join(root, "guide.md")),
@@ -175,14 +204,18 @@ func startWith(t *testing.T, wrap func(*workspace.Service) lunad.Workspace) *ses
 	go func() {
 		s.done <- Serve(ctx, a, Options{Open: func(context.Context, string) (lunad.Workspace, error) { return ws, nil }, Debounce: 10 * time.Millisecond})
 	}()
-	_, s.conn, s.srv = protocol.NewClient(ctx, s.cl, jsonrpc2.NewHeaderStream(b))
+	var clientEnd net.Conn = b
+	if c.wire != nil {
+		clientEnd = &wireTap{Conn: b, frame: c.wire}
+	}
+	_, s.conn, s.srv = protocol.NewClient(ctx, s.cl, jsonrpc2.NewHeaderStream(clientEnd))
 	t.Cleanup(func() {
 		cancel()
 		s.conn.Close()
 		<-s.done
 	})
 	rootURI := uri.File(root)
-	if _, err := s.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI}); err != nil {
+	if _, err := s.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI, Capabilities: c.caps}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {

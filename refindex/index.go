@@ -70,6 +70,13 @@ func (ix *Index) Build(ctx context.Context, srcs []Source, workers int) error {
 // contents being parsed are in memory, not the workspace's. It returns
 // the first error of source, or ctx's.
 func (ix *Index) BuildFrom(ctx context.Context, n int, source func(i int) (Source, error), workers int) error {
+	return ix.BuildWith(ctx, n, source, BuildOptions{Workers: workers})
+}
+
+// BuildWith is BuildFrom with options: the workers, and a Progress told
+// of every artifact parsed.
+func (ix *Index) BuildWith(ctx context.Context, n int, source func(i int) (Source, error), opts BuildOptions) error {
+	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -78,6 +85,7 @@ func (ix *Index) BuildFrom(ctx context.Context, n int, source func(i int) (Sourc
 	pkgs := make([]string, n) // the package a manifest declares, read before its content is dropped
 	work := make(chan int)
 	errs := make(chan error, workers)
+	done := &counter{total: n, p: opts.Progress}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -97,6 +105,7 @@ func (ix *Index) BuildFrom(ctx context.Context, n int, source func(i int) (Sourc
 				pkgs[i] = packageName(s.Path, s.Content)
 				s.Content = nil
 				srcs[i] = s
+				done.add()
 			}
 		}()
 	}

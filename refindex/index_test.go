@@ -3,6 +3,7 @@ package refindex
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -79,6 +80,54 @@ func TestBuildKeepsManifestPackage(t *testing.T) {
 			ix.View(func(g *treesitter.Graph) { e, _ = g.Entry("M") })
 			if e.Package != tc.want {
 				t.Errorf("package %q, want %q", e.Package, tc.want)
+			}
+		})
+	}
+}
+
+// TestBuildProgress: the parse workers report every artifact once, in
+// serialised calls whose count rises by one to the total; an empty build
+// reports nothing.
+func TestBuildProgress(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		n, workers int
+	}{
+		{"one worker", 40, 1},
+		{"four workers", 40, 4},
+		{"empty", 0, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srcs := make([]Source, tc.n)
+			for i := range srcs {
+				srcs[i] = Source{ID: fmt.Sprintf("A%03d", i), Path: fmt.Sprintf("doc%03d.md", i), Type: "text/markdown",
+					Content: fmt.Appendf(nil, "# Doc %d\n\nSee `parse_%d`.\n", i, i)}
+			}
+			ix := NewIndex()
+			defer ix.Close()
+			var got []int
+			var inCall atomic.Int32
+			err := ix.BuildWith(context.Background(), tc.n, func(i int) (Source, error) { return srcs[i], nil },
+				BuildOptions{Workers: tc.workers, Progress: func(done, total int) {
+					if inCall.Add(1) != 1 {
+						t.Error("progress called concurrently")
+					}
+					defer inCall.Add(-1)
+					if total != tc.n {
+						t.Errorf("total %d, want %d", total, tc.n)
+					}
+					got = append(got, done)
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tc.n {
+				t.Fatalf("%d progress calls, want %d: %v", len(got), tc.n, got)
+			}
+			for i, d := range got {
+				if d != i+1 {
+					t.Fatalf("call %d reported %d done, want %d: %v", i, d, i+1, got)
+				}
 			}
 		})
 	}

@@ -43,7 +43,12 @@ func NewLive(store Store, cacheFile string, log *slog.Logger) *Live {
 // Sync brings the index up to date with the current branch and returns
 // it. The first call loads the persisted parse cache and indexes every
 // artifact; later calls re-parse only what changed.
-func (r *Live) Sync(ctx context.Context) (*Index, error) {
+func (r *Live) Sync(ctx context.Context) (*Index, error) { return r.SyncReporting(ctx, nil) }
+
+// SyncReporting is Sync telling progress of the first build (the cold
+// index: one call per artifact parsed); later syncs re-parse a few
+// artifacts and report nothing.
+func (r *Live) SyncReporting(ctx context.Context, progress Progress) (*Index, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// The index follows committed content: while HEAD has not moved there
@@ -70,7 +75,7 @@ func (r *Live) Sync(ctx context.Context) (*Index, error) {
 		// Contents are read by the parse workers: 10,000 artifacts are
 		// tens of MiB the index does not keep.
 		source := func(i int) (Source, error) { return r.source(ctx, arts[i]) }
-		if err := ix.BuildFrom(ctx, len(arts), source, 0); err != nil {
+		if err := ix.BuildWith(ctx, len(arts), source, BuildOptions{Progress: progress}); err != nil {
 			ix.Close()
 			return nil, err
 		}

@@ -18,7 +18,9 @@ In a directory without a git repository, init makes one (branch main) with
 a first commit. In an existing repository, every tracked text file becomes
 an artifact in one "adopt" commit on top of the existing history; binary,
 non-UTF-8, oversized files, symlinks and submodules are skipped with a
-reason. Running init again adopts files tracked since.`,
+reason. Running init again adopts files tracked since. init then builds the
+reference index (its parse cache is kept for later commands). On a
+terminal, both show a progress bar on stderr; never with --json.`,
 	run: runInit,
 }
 
@@ -30,11 +32,26 @@ func runInit(m *Main, ctx context.Context, fs *flagSet, args []string) (err erro
 	if err != nil {
 		return err
 	}
+	adopting := m.progressBar("adopting files")
+	opts.AdoptProgress = adopting.report()
 	svc, rep, err := workspace.Init(m.workDir(), opts)
+	adopting.clear()
 	if err != nil {
 		return err
 	}
 	defer closeService(svc, &err)
+	// The first index build happens now, with its progress shown, rather
+	// than in the first command that needs references; its parse cache is
+	// saved for them.
+	indexing := m.progressBar("indexing references")
+	err = svc.IndexReferences(ctx, indexing.report())
+	indexing.clear()
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stderr, "lunad: warning: the reference index was not built (the first command that needs it builds it): %v\n", err)
+	}
 	if m.json {
 		return m.printJSON(initJSON{Root: rep.Root, Created: rep.Created, Adopted: nonNil(rep.Adopted), Skipped: nonNil(rep.Skipped)})
 	}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unicode"
 
 	"github.com/lunad/lunad/agents/ask"
@@ -46,6 +47,12 @@ type Main struct {
 	// Options, when set, adjusts the store options after the configuration
 	// is applied (tests inject a clock and IDs).
 	Options func(*gitstore.Options)
+	// IsTerminal reports whether a stream is a terminal, where progress
+	// bars are drawn (default: the stream is an *os.File with terminal
+	// attributes); tests inject it.
+	IsTerminal func(io.Writer) bool
+	// Now paces progress bars (default time.Now).
+	Now func() time.Time
 
 	// Global flags, set before or after the command name.
 	dir     string
