@@ -3,6 +3,7 @@ package workspace
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,27 +65,33 @@ func scopeOf(e treesitter.Entry, res []treesitter.Resolution) map[string]bool {
 }
 
 // incomingSnippets are the quotes of other artifacts whose source is id.
+// A quote of id is found either in scope (its artifact references id or
+// links to it) or by drift (id changed since the quoting artifact's
+// baseline): the others are skipped unread, and only the quoting artifacts
+// kept are resolved (for their whole scope) — resolving every artifact
+// with a quote took most of a Refs call at 1,000 artifacts.
 func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
-	type quoting struct {
-		e   treesitter.Entry
-		res []treesitter.Resolution
-	}
-	var qs []quoting
+	var (
+		qs      []treesitter.Entry
+		inScope = map[string]bool{}
+	)
 	ev.ix.View(func(g *treesitter.Graph) {
 		for _, other := range g.IDs() {
 			e, _ := g.Entry(other)
 			if other != id && hasSnippet(e.File) {
-				qs = append(qs, quoting{e, g.Resolve(other)})
+				qs = append(qs, e)
+			}
+		}
+		for _, r := range g.Incoming(id) {
+			if r.State == treesitter.Resolved && r.Target.ID == id {
+				inScope[r.From] = true
 			}
 		}
 	})
-	var out []lunad.Reference
-	for _, q := range qs {
-		// A quote of id is found either in scope (q references id) or by
-		// drift (id changed since q's baseline): skip the others unread.
-		scope := scopeOf(q.e, q.res)
-		if !scope[id] {
-			b, err := ev.baseline(q.e.ID)
+	var keep []treesitter.Entry
+	for _, e := range qs {
+		if !inScope[e.ID] && !slices.Contains(e.Links, id) {
+			b, err := ev.baseline(e.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -96,7 +103,17 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 				continue
 			}
 		}
-		snips, err := ev.snippets(q.e, scope)
+		keep = append(keep, e)
+	}
+	res := make([][]treesitter.Resolution, len(keep))
+	ev.ix.View(func(g *treesitter.Graph) {
+		for i, e := range keep {
+			res[i] = g.Resolve(e.ID)
+		}
+	})
+	var out []lunad.Reference
+	for i, e := range keep {
+		snips, err := ev.snippets(e, scopeOf(e, res[i]))
 		if err != nil {
 			return nil, err
 		}
