@@ -113,7 +113,7 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 	})
 	var out []lunad.Reference
 	for i, e := range keep {
-		snips, err := ev.snippets(e, scopeOf(e, res[i]))
+		snips, err := ev.snippetsOf(e, scopeOf(e, res[i]), id)
 		if err != nil {
 			return nil, err
 		}
