@@ -67,9 +67,10 @@ func scopeOf(e treesitter.Entry, res []treesitter.Resolution) map[string]bool {
 // incomingSnippets are the quotes of other artifacts whose source is id.
 // A quote of id is found either in scope (its artifact references id or
 // links to it) or by drift (id changed since the quoting artifact's
-// baseline): the others are skipped unread, and only the quoting artifacts
-// kept are resolved (for their whole scope) — resolving every artifact
-// with a quote took most of a Refs call at 1,000 artifacts.
+// baseline): the others are skipped unread, and a quoting artifact is
+// resolved (for its whole scope) only when one of its quotes may be of id
+// and is looked for in scope — resolving every artifact with a quote took
+// most of a Refs call at 1,000 artifacts.
 func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 	var (
 		qs      []treesitter.Entry
@@ -88,7 +89,7 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 			}
 		}
 	})
-	var keep []treesitter.Entry
+	var out []lunad.Reference
 	for _, e := range qs {
 		if !inScope[e.ID] && !slices.Contains(e.Links, id) {
 			b, err := ev.baseline(e.ID)
@@ -103,17 +104,12 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 				continue
 			}
 		}
-		keep = append(keep, e)
-	}
-	res := make([][]treesitter.Resolution, len(keep))
-	ev.ix.View(func(g *treesitter.Graph) {
-		for i, e := range keep {
-			res[i] = g.Resolve(e.ID)
+		scope := func() map[string]bool {
+			var res []treesitter.Resolution
+			ev.ix.View(func(g *treesitter.Graph) { res = g.Resolve(e.ID) })
+			return scopeOf(e, res)
 		}
-	})
-	var out []lunad.Reference
-	for i, e := range keep {
-		snips, err := ev.snippetsOf(e, scopeOf(e, res[i]), id)
+		snips, err := ev.snippetsOf(e, scope, id)
 		if err != nil {
 			return nil, err
 		}

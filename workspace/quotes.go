@@ -138,14 +138,16 @@ func quotes(content []byte, q []string) bool {
 // does not now; a block that one of scope (the artifacts e references)
 // holds now is reported ok.
 func (ev *evaluator) snippets(e treesitter.Entry, scope map[string]bool) ([]lunad.Reference, error) {
-	return ev.snippetsOf(e, scope, "")
+	return ev.snippetsOf(e, func() map[string]bool { return scope }, "")
 }
 
 // snippetsOf is snippets, less the blocks whose source cannot be artifact
 // only ("" for any): those it holds neither now nor at e's baseline
 // (where quotedBy and drift would find it), which are not looked for
-// among the others.
-func (ev *evaluator) snippetsOf(e treesitter.Entry, scope map[string]bool, only string) ([]lunad.Reference, error) {
+// among the others. scope is called when a block is looked for in scope,
+// at most once.
+func (ev *evaluator) snippetsOf(e treesitter.Entry, scope func() map[string]bool, only string) ([]lunad.Reference, error) {
+	var inScope map[string]bool
 	from, err := ev.at(e.ID, "")
 	if err != nil || !from.present {
 		return nil, err
@@ -181,7 +183,10 @@ func (ev *evaluator) snippetsOf(e treesitter.Entry, scope map[string]bool, only 
 			return nil, err
 		}
 		if !found {
-			found, err = ev.quotedBy(&ref, scope, q)
+			if inScope == nil {
+				inScope = scope()
+			}
+			found, err = ev.quotedBy(&ref, inScope, q)
 			if err != nil {
 				return nil, err
 			}
