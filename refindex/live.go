@@ -30,6 +30,7 @@ type Live struct {
 	ix      *Index
 	indexed map[string]indexedAt
 	head    string // the HEAD commit the index was last synced with
+	gen     uint64 // counts the index's changes (Generation)
 }
 
 type indexedAt struct{ commit, path, typ, title string }
@@ -80,6 +81,7 @@ func (r *Live) SyncReporting(ctx context.Context, progress Progress) (*Index, er
 			return nil, err
 		}
 		r.ix, r.indexed = ix, map[string]indexedAt{}
+		r.gen++
 		for _, a := range arts {
 			r.indexed[a.ID] = stamp(a)
 		}
@@ -95,6 +97,7 @@ func (r *Live) SyncReporting(ctx context.Context, progress Progress) (*Index, er
 		if err != nil {
 			return nil, err
 		}
+		r.gen++ // before Update: a failed update may have changed the index
 		if err := r.ix.Update(src); err != nil {
 			return nil, err
 		}
@@ -102,11 +105,22 @@ func (r *Live) SyncReporting(ctx context.Context, progress Progress) (*Index, er
 	}
 	for id := range r.indexed {
 		if !seen[id] {
+			r.gen++
 			r.ix.Remove(id)
 			delete(r.indexed, id)
 		}
 	}
 	return r.ix, nil
+}
+
+// Generation counts the changes of the index: it differs after any Sync
+// that re-parsed or removed an artifact, and after Close, and is the same
+// while the index answers the same. A state derived from the index (with
+// the HEAD commit it was synced with) can be kept while it does not move.
+func (r *Live) Generation() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gen
 }
 
 // Forget makes the next Sync compare every artifact with the store and
@@ -159,5 +173,6 @@ func (r *Live) Close() error {
 	}
 	r.ix.Close()
 	r.ix = nil
+	r.gen++
 	return err
 }

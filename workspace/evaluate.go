@@ -3,6 +3,7 @@ package workspace
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,27 +65,34 @@ func scopeOf(e treesitter.Entry, res []treesitter.Resolution) map[string]bool {
 }
 
 // incomingSnippets are the quotes of other artifacts whose source is id.
+// A quote of id is found either in scope (its artifact references id or
+// links to it) or by drift (id changed since the quoting artifact's
+// baseline): the others are skipped unread, and a quoting artifact is
+// resolved (for its whole scope) only when one of its quotes may be of id
+// and is looked for in scope — resolving every artifact with a quote took
+// most of a Refs call at 1,000 artifacts.
 func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
-	type quoting struct {
-		e   treesitter.Entry
-		res []treesitter.Resolution
-	}
-	var qs []quoting
+	var (
+		qs      []treesitter.Entry
+		inScope = map[string]bool{}
+	)
 	ev.ix.View(func(g *treesitter.Graph) {
 		for _, other := range g.IDs() {
 			e, _ := g.Entry(other)
 			if other != id && hasSnippet(e.File) {
-				qs = append(qs, quoting{e, g.Resolve(other)})
+				qs = append(qs, e)
+			}
+		}
+		for _, r := range g.Incoming(id) {
+			if r.State == treesitter.Resolved && r.Target.ID == id {
+				inScope[r.From] = true
 			}
 		}
 	})
 	var out []lunad.Reference
-	for _, q := range qs {
-		// A quote of id is found either in scope (q references id) or by
-		// drift (id changed since q's baseline): skip the others unread.
-		scope := scopeOf(q.e, q.res)
-		if !scope[id] {
-			b, err := ev.baseline(q.e.ID)
+	for _, e := range qs {
+		if !inScope[e.ID] && !slices.Contains(e.Links, id) {
+			b, err := ev.baseline(e.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -96,7 +104,12 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 				continue
 			}
 		}
-		snips, err := ev.snippets(q.e, scope)
+		scope := func() map[string]bool {
+			var res []treesitter.Resolution
+			ev.ix.View(func(g *treesitter.Graph) { res = g.Resolve(e.ID) })
+			return scopeOf(e, res)
+		}
+		snips, err := ev.snippetsOf(e, scope, id)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,20 @@
 package workspace
 
+import (
+	"context"
+
+	"github.com/lunad/lunad"
+)
+
 // For the tests of the parse cache's life (package workspace_test).
 
 func (s *Service) CloseIndex() error { return s.closeRefIndex() }
 func (s *Service) CacheFile() string { return s.cacheFile() }
+
+// For the tests of Stale's cache: how many whole-workspace evaluations ran,
+// and the evaluation without the cache.
+
+func (s *Service) StaleEvaluations() int64 { return s.stale.evals.Load() }
+func (s *Service) StaleUncached(ctx context.Context) ([]lunad.Reference, error) {
+	return s.evaluateStale(ctx)
+}

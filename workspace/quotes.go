@@ -138,6 +138,16 @@ func quotes(content []byte, q []string) bool {
 // does not now; a block that one of scope (the artifacts e references)
 // holds now is reported ok.
 func (ev *evaluator) snippets(e treesitter.Entry, scope map[string]bool) ([]lunad.Reference, error) {
+	return ev.snippetsOf(e, func() map[string]bool { return scope }, "")
+}
+
+// snippetsOf is snippets, less the blocks whose source cannot be artifact
+// only ("" for any): those it holds neither now nor at e's baseline
+// (where quotedBy and drift would find it), which are not looked for
+// among the others. scope is called when a block is looked for in scope,
+// at most once.
+func (ev *evaluator) snippetsOf(e treesitter.Entry, scope func() map[string]bool, only string) ([]lunad.Reference, error) {
+	var inScope map[string]bool
 	from, err := ev.at(e.ID, "")
 	if err != nil || !from.present {
 		return nil, err
@@ -156,6 +166,15 @@ func (ev *evaluator) snippets(e treesitter.Entry, scope map[string]bool) ([]luna
 		if len(strings.Join(strings.Fields(text), "")) < minQuote {
 			continue
 		}
+		if only != "" {
+			ok, err := ev.mayQuote(only, b, q)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
 		sp := span(r.Span)
 		ref := lunad.Reference{From: lunad.Location{ID: e.ID, Path: e.Path, Span: &sp}, Kind: "snippet",
 			Text: firstLine(q), State: lunad.RefOK}
@@ -164,7 +183,10 @@ func (ev *evaluator) snippets(e treesitter.Entry, scope map[string]bool) ([]luna
 			return nil, err
 		}
 		if !found {
-			found, err = ev.quotedBy(&ref, scope, q)
+			if inScope == nil {
+				inScope = scope()
+			}
+			found, err = ev.quotedBy(&ref, inScope, q)
 			if err != nil {
 				return nil, err
 			}
@@ -174,6 +196,22 @@ func (ev *evaluator) snippets(e treesitter.Entry, scope map[string]bool) ([]luna
 		}
 	}
 	return out, nil
+}
+
+// mayQuote reports whether quote q can have id as its source for an
+// artifact of baseline b: id holds it now (quotedBy) or held it at the
+// baseline drift compares with.
+func (ev *evaluator) mayQuote(id string, b *baseline, q []string) (bool, error) {
+	cur, err := ev.at(id, "")
+	if err != nil || cur.present && quotes(cur.content, q) {
+		return err == nil, err
+	}
+	base := ev.forSymbol(b, nil, "")
+	if ev.pos(base) < 0 {
+		return false, nil
+	}
+	old, err := ev.at(id, base.Commit)
+	return err == nil && old.present && quotes(old.content, q), err
 }
 
 // drift looks for the quote's source among the artifacts changed since

@@ -110,8 +110,15 @@ func (s *Service) Outgoing(ctx context.Context, ref string) ([]lunad.Reference, 
 }
 
 // Stale lists every stale or broken reference of the workspace, sorted by
-// referencing artifact and position.
-func (s *Service) Stale(ctx context.Context) ([]lunad.Reference, error) {
+// referencing artifact and position. The answer is kept while HEAD, the
+// reference index and the slug rule stay the same (stalecache.go); the
+// References' pointed-to values are shared between callers and must not
+// be changed.
+func (s *Service) Stale(ctx context.Context) ([]lunad.Reference, error) { return s.cachedStale(ctx) }
+
+// evaluateStale evaluates every reference of the workspace (Stale).
+func (s *Service) evaluateStale(ctx context.Context) ([]lunad.Reference, error) {
+	s.stale.evals.Add(1)
 	ix, ev, err := s.evaluate(ctx)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ type Service struct {
 	store  *gitstore.Store
 	refs   *refindex.Live
 	branch branchCache
+	stale  staleCache // Stale's answer kept per state (stalecache.go)
 	events *events.Hub
 	log    *slog.Logger // the store's (gitstore.Options.Logger)
 	runner runner       // the workflow engine (runs.go)

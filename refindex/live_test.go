@@ -1,0 +1,102 @@
+package refindex
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/lunad/lunad"
+)
+
+// memStore is a store of artifacts in memory: each artifact's latest
+// commit and content, and HEAD.
+type memStore struct {
+	mu       sync.Mutex
+	head     string
+	arts     map[string]lunad.Artifact
+	contents map[string]string
+}
+
+func (m *memStore) Head() (string, string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return "main", m.head, nil
+}
+
+func (m *memStore) List(context.Context) ([]lunad.Artifact, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []lunad.Artifact
+	for _, a := range m.arts {
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func (m *memStore) Read(_ context.Context, ref, _ string) ([]byte, lunad.Artifact, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return []byte(m.contents[ref]), m.arts[ref], nil
+}
+
+// commit moves HEAD to commit, setting the content of the artifacts in
+// set (latest commit: this one) and removing those set to "".
+func (m *memStore) commit(commit string, set map[string]string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.head = commit
+	for id, c := range set {
+		if c == "" {
+			delete(m.arts, id)
+			continue
+		}
+		m.arts[id] = lunad.Artifact{ID: id, Path: id + ".py", Type: "text/x-python", Commit: commit}
+		m.contents[id] = c
+	}
+}
+
+// TestLiveGeneration: the generation stays while the index answers the
+// same (HEAD unmoved, or moved by a commit that changed no content) and
+// changes with every re-parse, removal and rebuild.
+func TestLiveGeneration(t *testing.T) {
+	ctx := context.Background()
+	st := &memStore{arts: map[string]lunad.Artifact{}, contents: map[string]string{}}
+	st.commit("c1", map[string]string{"a": "def f():\n    return 1\n", "b": "f()\n"})
+	live := NewLive(st, "", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(func() { live.Close() })
+	gen := func() uint64 {
+		t.Helper()
+		if _, err := live.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return live.Generation()
+	}
+	prev := gen()
+	for _, step := range []struct {
+		name    string
+		do      func()
+		changed bool
+	}{
+		{"HEAD unmoved", func() {}, false},
+		{"a commit changing no artifact", func() { st.commit("c2", nil) }, false},
+		{"an edit", func() { st.commit("c3", map[string]string{"a": "def f():\n    return 2\n"}) }, true},
+		{"a removal", func() { st.commit("c4", map[string]string{"b": ""}) }, true},
+		{"forgotten, same content", func() { live.Forget([]string{"a"}) }, true},
+		{"closed and rebuilt", func() {
+			if err := live.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			step.do()
+			got := gen()
+			if (got != prev) != step.changed {
+				t.Fatalf("generation %d → %d, want changed=%v", prev, got, step.changed)
+			}
+			prev = got
+		})
+	}
+}
