@@ -140,17 +140,7 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 	if len(cands) > 1 && r.Role == RoleSetting {
 		cands = configFields(cands)
 	}
-	if len(cands) > 1 {
-		cands = g.narrow(e, cands)
-	}
-	switch len(cands) {
-	case 0:
-	case 1:
-		res.State, res.Target = Resolved, cands[0]
-	default:
-		sortTargets(cands)
-		res.State, res.Candidates = Ambiguous, cands
-	}
+	g.settle(e, res, cands)
 }
 
 // proseCandidates lists the definitions named name that keep accepts and

@@ -276,17 +276,7 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 		}
 		cands = appendTarget(cands, symbolTarget(b, s))
 	}
-	if len(cands) > 1 {
-		cands = g.narrow(e, cands)
-	}
-	switch len(cands) {
-	case 0:
-	case 1:
-		res.State, res.Target = Resolved, cands[0]
-	default:
-		sortTargets(cands)
-		res.State, res.Candidates = Ambiguous, cands
-	}
+	g.settle(e, res, cands)
 }
 
 // goImports is the set of package names a Go file imports (the last
@@ -460,3 +450,19 @@ func Fragment(e Entry, frag string) []Target {
 // SameFamily reports whether code in languages a and b can refer to each
 // other's definitions (JavaScript and TypeScript are one family).
 func SameFamily(a, b string) bool { return family(a) == family(b) }
+
+// settle records on res what cands come to once narrowed to e's scope:
+// none leaves it unresolved, one resolves it, several are ambiguous.
+func (g *Graph) settle(e *Entry, res *Resolution, cands []Target) {
+	if len(cands) > 1 {
+		cands = g.narrow(e, cands)
+	}
+	switch len(cands) {
+	case 0:
+	case 1:
+		res.State, res.Target = Resolved, cands[0]
+	default:
+		sortTargets(cands)
+		res.State, res.Candidates = Ambiguous, cands
+	}
+}
