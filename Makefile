@@ -8,6 +8,10 @@ DIR     ?= $(CURDIR)
 # coordinator can fail a target at the deadline with "context deadline
 # exceeded" and no failing input (golang/go#75804, fixed in Go 1.27).
 # 50,000 executions take 1-35 s per target here (about a minute in all).
+# Minimizing each new interesting input is bounded by a count too: by
+# default it runs for up to 60 s per input, and a target whose inputs are
+# slow to run (FuzzEncodePack writes a pack file per input) spent minutes
+# minimizing, close to the test timeout.
 FUZZTIME ?= 50000x
 BIN     := bin/lunad
 
@@ -34,7 +38,7 @@ fuzz:
 	@set -e; for pkg in ./editor ./gitstore ./treesitter ./mcp ./runs ./runs/procagent ./workflow ./agents/ask ./agents/llm/process ./agents/llm/scripted ./agents/memory ./agents/supervisor ./agents/tools ./agents/window; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$f"; \
-	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 200x $$pkg; \
 	  done; \
 	done
 
