@@ -110,7 +110,11 @@ type RunEvent struct {
 	// (RUN_CREATED).
 	Params map[string]string `json:"params,omitempty"`
 	Key    string            `json:"key,omitempty"`
-	Time   time.Time         `json:"time"`
+	// Branch and Base are an isolated run's branch and the commit it was
+	// made from (RUN_CREATED).
+	Branch string    `json:"branch,omitempty"`
+	Base   string    `json:"base,omitempty"`
+	Time   time.Time `json:"time"`
 	// RetryAt is when a scheduled retry is due (RETRY_SCHEDULED).
 	RetryAt   time.Time `json:"retry_at,omitzero"`
 	Error     string    `json:"error,omitempty"`
@@ -138,13 +142,17 @@ type RunInfo struct {
 	Params          map[string]string `json:"params,omitempty"`
 	Inputs          []ArtifactRef     `json:"inputs,omitempty"`
 	// Path is the stages visited, in order.
-	Path    []string    `json:"path"`
-	Stages  []StageInfo `json:"stages"`
-	Error   string      `json:"error,omitempty"`
-	Created time.Time   `json:"created"`
-	Updated time.Time   `json:"updated"`
-	Events  []RunEvent  `json:"events,omitempty"`
-	Commit  string      `json:"commit,omitempty"` // the run ref's tip
+	Path   []string    `json:"path"`
+	Stages []StageInfo `json:"stages"`
+	Error  string      `json:"error,omitempty"`
+	// Branch and Base are an isolated run's own branch and the commit it
+	// was made from (RUN_CREATED).
+	Branch  string     `json:"branch,omitempty"`
+	Base    string     `json:"base,omitempty"`
+	Created time.Time  `json:"created"`
+	Updated time.Time  `json:"updated"`
+	Events  []RunEvent `json:"events,omitempty"`
+	Commit  string     `json:"commit,omitempty"` // the run ref's tip
 }
 
 // StageInfo is one stage visit of a run.
@@ -181,6 +189,12 @@ type StageRequest struct {
 	// calling the outside world again.
 	Replay   bool              `json:"replay,omitempty"`
 	Recorded map[string]string `json:"-"`
+	// Branch and Dir are an isolated run's (a workflow with isolated =
+	// true): the run's own branch, and the absolute path of the worktree
+	// where it is checked out, where the stage's commands run and its
+	// writes land once committed. Both are empty for other runs.
+	Branch string `json:"branch,omitempty"`
+	Dir    string `json:"dir,omitempty"`
 }
 
 // StageResponse is what a stage's agent returns. Its JSON is what a
