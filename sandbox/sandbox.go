@@ -22,6 +22,14 @@ type Spec struct {
 	// base (PATH, LANG, TERM, HOME, TMPDIR); no variable of lunad's own
 	// environment passes through otherwise.
 	Env map[string]string
+	// Binds are host paths made visible inside the sandbox besides Root
+	// and Home, such as the directory where the test harness has pytest
+	// write its JUnit report. They are applied after Root, ReadOnly, Home
+	// and the private /tmp, so a bind may lie under /tmp. A Runner that
+	// runs without a sandbox cannot move a path: it refuses a Bind whose
+	// Dst differs from its Src (ErrInvalid); binding a path at its own
+	// place (Dst == Src) works either way, which is what the harness does.
+	Binds []Bind
 	// Network lets the command reach the network (the policy allowed it).
 	Network bool
 	// Timeout ends the process group (TERM, then KILL after Grace).
@@ -30,6 +38,14 @@ type Spec struct {
 	Limits  Limits
 	// Stdin is the command's standard input (empty: /dev/null).
 	Stdin []byte
+}
+
+// Bind makes the host path Src (absolute, existing) visible at Dst
+// (absolute) inside the sandbox, read-only unless Writable.
+type Bind struct {
+	Src      string
+	Dst      string
+	Writable bool
 }
 
 // Limits bound a command's resources; zero means the default.
