@@ -125,7 +125,7 @@ type TestSummary struct {
 	Failed  int `json:"failed"`
 	Errored int `json:"errored"`
 	Skipped int `json:"skipped"`
-	// OK: every command exited 0.
+	// OK: every command exited 0 and no test failed or errored.
 	OK bool `json:"ok"`
 	// Failures are the first failures, with their messages (trimmed).
 	Failures []TestFailure `json:"failures,omitempty"`

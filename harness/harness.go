@@ -38,7 +38,8 @@ const maxReport = 16 << 20
 // exits 0. A parsed command that fails without a failure to show (go
 // test of a package that does not exist, pytest's usage errors, a
 // report that cannot be read) is one errored test, its message the end
-// of its output. OK says every command exited 0; Commands holds each
+// of its output. OK says every command exited 0 and no test failed or
+// errored (pytest's report could be read); Commands holds each
 // command as it was given (without the harness's additions), its
 // directory relative to Root, exit code, duration and the bytes its
 // output cap cut (counts parsed from a cut output may be partial).
@@ -93,8 +94,9 @@ func Run(ctx context.Context, r Runner, base sandbox.Spec, commands [][]string) 
 			Duration: res.Duration, OutputCut: res.Stdout.Cut + res.Stderr.Cut,
 		})
 		exited0 := res.ExitCode == 0 && res.Ended == ""
-		s.OK = s.OK && exited0
-		add(&s, verdict(inv, argv, report, res, exited0))
+		part := verdict(inv, argv, report, res, exited0)
+		s.OK = s.OK && exited0 && part.Failed+part.Errored == 0
+		add(&s, part)
 	}
 	return s, results, nil
 }
