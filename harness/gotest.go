@@ -37,11 +37,15 @@ func ParseGoTest(r io.Reader) (lunad.TestSummary, error) {
 	return p.summary(false), err
 }
 
-// maxEventLine bounds one line of the stream; maxTracked the tests,
-// packages and builds whose output is kept at once.
+// maxEventLine bounds one line of the stream; maxTests, maxPackages and
+// maxBuilds the running tests, the packages and the builds whose output
+// is kept at once (go test streams one package at a time; its parallel
+// tests may all be running), maxName the names kept.
 const (
 	maxEventLine = 1 << 20
-	maxTracked   = 1000
+	maxTests     = 1000
+	maxPackages  = 64
+	maxBuilds    = 256
 	maxName      = 1 << 10
 )
 
@@ -126,7 +130,7 @@ func (p *goParser) line(b []byte) {
 	case e.Action == "build-output":
 		if c := p.builds[e.ImportPath]; c != nil {
 			c.add(e.Output)
-		} else if len(p.builds) < maxTracked && len(e.ImportPath) <= maxName {
+		} else if len(p.builds) < maxBuilds && len(e.ImportPath) <= maxName {
 			c := &capped{}
 			c.add(e.Output)
 			p.builds[e.ImportPath] = c
@@ -143,7 +147,7 @@ func (p *goParser) testEvent(e goEvent) {
 	t := p.tests[key]
 	switch e.Action {
 	case "run":
-		if t == nil && len(p.tests) < maxTracked && len(e.Package)+len(e.Test) <= maxName {
+		if t == nil && len(p.tests) < maxTests && len(e.Package)+len(e.Test) <= maxName {
 			p.tests[key] = &goTestState{}
 			if parent := p.parent(e.Package, e.Test); parent != nil {
 				parent.hasChildren = true
@@ -268,7 +272,7 @@ func (p *goParser) dropTests(pkg string) {
 // bound).
 func (p *goParser) pkg(name string) *goPkgState {
 	pk := p.packages[name]
-	if pk == nil && len(p.packages) < maxTracked && len(name) <= maxName {
+	if pk == nil && len(p.packages) < maxPackages && len(name) <= maxName {
 		pk = &goPkgState{}
 		p.packages[name] = pk
 	}

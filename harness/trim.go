@@ -27,9 +27,14 @@ type capped struct {
 func (c *capped) add(s string) {
 	room := keepBytes - len(c.b)
 	if len(s) > room {
-		c.b = append(c.b, s[:max(room, 0)]...)
-		c.lost += len(s) - max(room, 0)
-		return
+		c.lost += len(s) - room
+		s = s[:room]
+	}
+	if len(c.b)+len(s) > cap(c.b) {
+		// Grow within the bound (append alone could double past it).
+		b := make([]byte, len(c.b), min(keepBytes, max(2*cap(c.b), len(c.b)+len(s), 256)))
+		copy(b, c.b)
+		c.b = b
 	}
 	c.b = append(c.b, s...)
 }
