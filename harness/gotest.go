@@ -39,12 +39,13 @@ func ParseGoTest(r io.Reader) (lunad.TestSummary, error) {
 
 // maxEventLine bounds one line of the stream; maxTests, maxPackages and
 // maxBuilds the running tests, the packages and the builds whose output
-// is kept at once (go test streams one package at a time; its parallel
-// tests may all be running), maxName the names kept.
+// is kept at once (go test runs up to -p packages at once, GOMAXPROCS by
+// default, their events interleaved; a package's parallel tests may all
+// be running), maxName the names kept.
 const (
 	maxEventLine = 1 << 20
 	maxTests     = 1000
-	maxPackages  = 64
+	maxPackages  = 256
 	maxBuilds    = 256
 	maxName      = 1 << 10
 )

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,26 @@ func ev(action, pkg, test, output string) string {
 		panic(err)
 	}
 	return string(b) + "\n"
+}
+
+// only is the lines of data that contain substr.
+func only(data []byte, substr string) []byte {
+	var out []byte
+	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+		if bytes.Contains(l, []byte(substr)) {
+			out = append(out, l...)
+		}
+	}
+	return out
+}
+
+// byName sorts a summary's failures: go test interleaves the events of
+// the packages it runs at once, so the order of a capture's failures
+// across packages is its run's.
+func byName(s lunad.TestSummary) lunad.TestSummary {
+	s.Failures = slices.Clone(s.Failures)
+	slices.SortStableFunc(s.Failures, func(a, b lunad.TestFailure) int { return strings.Compare(a.Name, b.Name) })
+	return s
 }
 
 // upTo is data up to (without) the first line containing marker.
@@ -41,27 +62,40 @@ func TestParseGoTest(t *testing.T) {
 		many += ev("run", pkg, name, "") + ev("output", pkg, name, fmt.Sprintf("    x_test.go:%d: wrong\n", i)) + ev("fail", pkg, name, "")
 	}
 	cases := []struct {
-		name  string
-		input func(t *testing.T) []byte
-		want  lunad.TestSummary
+		name   string
+		input  func(t *testing.T) []byte
+		sorted bool // compare the failures sorted by name
+		want   lunad.TestSummary
 	}{
 		{
-			name:  "real go test -json of the sample module",
-			input: func(t *testing.T) []byte { return capture(t, "gotest.json") },
+			name:   "real go test -json of the sample module",
+			input:  func(t *testing.T) []byte { return capture(t, "gotest.json") },
+			sorted: true,
 			want: lunad.TestSummary{Passed: 2, Failed: 3, Errored: 1, Skipped: 1, Failures: []lunad.TestFailure{
 				{Name: "example.com/sample/broken", Message: "build failed\nbroken/broken.go:5:28: undefined: answer"},
+				{Name: "example.com/sample/calc.TestDiv/rounds_down", Message: "calc_test.go:31: Div(7, 2) = 3, want 4"},
+				{Name: "example.com/sample/calc.TestSub", Message: "calc_test.go:13: Sub(5, 3) = 8, want 2"},
+				crash,
+			}},
+		},
+		{
+			name: "real go test -json of one package, in order",
+			input: func(t *testing.T) []byte {
+				return only(capture(t, "gotest.json"), `"Package":"example.com/sample/calc"`)
+			},
+			want: lunad.TestSummary{Passed: 2, Failed: 2, Skipped: 1, Failures: []lunad.TestFailure{
 				{Name: "example.com/sample/calc.TestSub", Message: "calc_test.go:13: Sub(5, 3) = 8, want 2"},
 				{Name: "example.com/sample/calc.TestDiv/rounds_down", Message: "calc_test.go:31: Div(7, 2) = 3, want 4"},
-				crash,
 			}},
 		},
 		{
 			// The command was stopped while TestSub ran: the stream ends
 			// without its verdict nor its package's.
-			name:  "real stream ended while a test ran",
-			input: func(t *testing.T) []byte { return upTo(t, capture(t, "gotest.json"), `"Output":"--- FAIL: TestSub`) },
-			want: lunad.TestSummary{Passed: 1, Errored: 2, Failures: []lunad.TestFailure{
-				{Name: "example.com/sample/broken", Message: "build failed\nbroken/broken.go:5:28: undefined: answer"},
+			name: "real stream ended while a test ran",
+			input: func(t *testing.T) []byte {
+				return upTo(t, only(capture(t, "gotest.json"), `"Package":"example.com/sample/calc"`), `"Output":"--- FAIL: TestSub`)
+			},
+			want: lunad.TestSummary{Passed: 1, Errored: 1, Failures: []lunad.TestFailure{
 				{Name: "example.com/sample/calc.TestSub", Message: "did not finish: the output ended while it ran (the command was stopped)\ncalc_test.go:13: Sub(5, 3) = 8, want 2"},
 			}},
 		},
@@ -127,6 +161,9 @@ func TestParseGoTest(t *testing.T) {
 			got, err := ParseGoTest(bytes.NewReader(c.input(t)))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.sorted {
+				got = byName(got)
 			}
 			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("ParseGoTest:\ngot  %#v\nwant %#v", got, c.want)
