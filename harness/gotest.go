@@ -288,7 +288,7 @@ func (p *goParser) pkgFailed(name string) {
 
 func (p *goParser) fail(name, message string) {
 	if len(p.s.Failures) < MaxFailures {
-		p.s.Failures = append(p.s.Failures, lunad.TestFailure{Name: validUTF8(name), Message: message})
+		p.s.Failures = append(p.s.Failures, lunad.TestFailure{Name: truncName(validUTF8(name)), Message: message})
 	}
 }
 

@@ -154,6 +154,14 @@ func TestParseGoTest(t *testing.T) {
 				return s
 			}(),
 		},
+		{
+			name: "a name over the bound is cut",
+			input: func(*testing.T) []byte {
+				long := "Test" + strings.Repeat("n", 2*maxName)
+				return []byte(ev("run", pkg, long, "") + ev("output", pkg, long, "not kept\n") + ev("fail", pkg, long, "") + ev("fail", pkg, "", ""))
+			},
+			want: lunad.TestSummary{Failed: 1, Failures: []lunad.TestFailure{{Name: (pkg + ".Test" + strings.Repeat("n", 2*maxName))[:maxName] + "…"}}},
+		},
 		{name: "no input", input: func(*testing.T) []byte { return nil }},
 	}
 	for _, c := range cases {

@@ -42,8 +42,9 @@ const maxReport = 16 << 20
 // errored (pytest's report could be read); Commands holds each
 // command as it was given (without the harness's additions), its
 // directory relative to Root, exit code, duration and the bytes its
-// output cap cut (counts parsed from a cut output may be partial).
-// The Results are the Runner's, one per command run.
+// output cap cut (counts parsed from a cut output may be partial);
+// their Step is left to the caller. The Results are the Runner's, one
+// per command run.
 //
 // Errors: no commands, an empty one, or a pytest command with its own
 // --junitxml wrap lunad.ErrInvalid and run nothing; a Runner's error

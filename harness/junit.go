@@ -17,7 +17,9 @@ import (
 // and counts its test cases: a case with a <failure> is failed, with an
 // <error> errored (pytest writes both on a case that failed and then
 // errored in teardown; it counts as both, as pytest counts it), with
-// only <skipped> skipped, with none of them passed. Failures holds the
+// only <skipped> skipped, with none of them passed (a second <failure>
+// or <error> of a case adds nothing; a case cut off by the report's end
+// counts what it showed). Failures holds the
 // first MaxFailures failed or errored cases, named classname.name (name
 // alone for pytest's collection errors, whose classname is empty), each
 // message the element's message attribute, the explanation lines of
@@ -42,6 +44,7 @@ func ParseJUnit(data []byte) (lunad.TestSummary, error) {
 		skipped bool
 		// the <failure> or <error> being read, and its text
 		inFault bool
+		keep    bool
 		faultAt int
 		text    capped
 		message string
@@ -72,11 +75,17 @@ func ParseJUnit(data []byte) (lunad.TestSummary, error) {
 				inCase, failed, errored, skipped = true, false, false, false
 				caseOf = caseName(attr(t, "classname"), attr(t, "name"))
 			case inCase && !inFault && (t.Name.Local == "failure" || t.Name.Local == "error"):
-				inFault, faultAt, text, message = true, depth, capped{}, attr(t, "message")
-				if t.Name.Local == "failure" {
-					failed = true
-				} else {
-					errored = true
+				inFault, faultAt, text, message, keep = true, depth, capped{}, attr(t, "message"), false
+				// Counted as met, so a report cut inside the case
+				// counts the failure it keeps; a second <failure> (or
+				// <error>) of the case is neither counted nor kept.
+				switch {
+				case t.Name.Local == "failure" && !failed:
+					failed, keep = true, true
+					s.Failed++
+				case t.Name.Local == "error" && !errored:
+					errored, keep = true, true
+					s.Errored++
 				}
 			case inCase && t.Name.Local == "skipped":
 				skipped = true
@@ -88,7 +97,7 @@ func ParseJUnit(data []byte) (lunad.TestSummary, error) {
 		case xml.EndElement:
 			if inFault && depth == faultAt {
 				inFault = false
-				if len(s.Failures) < MaxFailures {
+				if keep && len(s.Failures) < MaxFailures {
 					s.Failures = append(s.Failures, lunad.TestFailure{Name: caseOf, Message: junitMessage(message, text.String())})
 				}
 			}
@@ -96,12 +105,6 @@ func ParseJUnit(data []byte) (lunad.TestSummary, error) {
 				inCase = false
 				switch {
 				case failed || errored:
-					if failed {
-						s.Failed++
-					}
-					if errored {
-						s.Errored++
-					}
 				case skipped:
 					s.Skipped++
 				default:
@@ -128,14 +131,6 @@ func caseName(class, name string) string {
 		n = class + "." + name
 	}
 	return truncName(validUTF8(n))
-}
-
-// truncName bounds a name taken from the input.
-func truncName(n string) string {
-	if len(n) > maxName {
-		return strings.ToValidUTF8(n[:maxName], "") + "…"
-	}
-	return n
 }
 
 // location is pytest's last traceback line: the failing line and the

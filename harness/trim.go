@@ -18,16 +18,11 @@ const (
 	keepBytes       = 8 << 10
 )
 
-// capped is text kept up to a bound; what did not fit is counted.
-type capped struct {
-	b    []byte
-	lost int
-}
+// capped is the head of a text, up to keepBytes.
+type capped struct{ b []byte }
 
 func (c *capped) add(s string) {
-	room := keepBytes - len(c.b)
-	if len(s) > room {
-		c.lost += len(s) - room
+	if room := keepBytes - len(c.b); len(s) > room {
 		s = s[:room]
 	}
 	if len(c.b)+len(s) > cap(c.b) {
@@ -93,6 +88,14 @@ func cutLines(text string) []string {
 		lines[i] = l
 	}
 	return lines
+}
+
+// truncName bounds a name taken from the input.
+func truncName(n string) string {
+	if len(n) > maxName {
+		return strings.ToValidUTF8(n[:maxName], "") + "…"
+	}
+	return n
 }
 
 // dedent removes the indentation every non-blank line shares.
