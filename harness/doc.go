@@ -11,7 +11,7 @@
 // keeps the workspace clean: -json for go test; --junitxml=FILE,
 // -p no:cacheprovider and PYTHONDONTWRITEBYTECODE=1 for pytest, FILE in
 // a temporary directory of the harness's own that the spec binds
-// writable at its own path (sandbox.Spec.Binds), read back without
+// writable (sandbox.Spec.Binds, at its own path), read back without
 // following a symlink. The summary records each command as configured.
 //
 // ParseGoTest and ParseJUnit read outside input: they never panic, keep

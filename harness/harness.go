@@ -33,7 +33,7 @@ const maxReport = 16 << 20
 // --junitxml=FILE and -p no:cacheprovider added and
 // PYTHONDONTWRITEBYTECODE=1 set, so it leaves nothing in the workspace,
 // FILE lying in a directory of the harness's own bound writable into
-// the sandbox at its own path (a sandbox.Bind) and parsed
+// the sandbox (a sandbox.Bind, at its own path) and parsed
 // (ParseJUnit); any other command counts as one test, passed when it
 // exits 0. A parsed command that fails without a failure to show (go
 // test of a package that does not exist, pytest's usage errors, a
@@ -115,7 +115,7 @@ func specFor(base sandbox.Spec, inv invocation, scratch string) sandbox.Spec {
 		spec.Env[k] = v
 	}
 	if inv.kind == pytest {
-		spec.Binds = append(append([]sandbox.Bind(nil), base.Binds...), sandbox.Bind{Src: scratch, Dst: scratch, Writable: true})
+		spec.Binds = append(append([]sandbox.Bind(nil), base.Binds...), sandbox.Bind{Path: scratch, Writable: true})
 	}
 	return spec
 }
