@@ -68,6 +68,9 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "agents/llm/scripted", siblings: []string{mod, mod + "/agents/llm"}, stdOnly: true},
 		{pkg: "agents/llm/providers", siblings: []string{mod, mod + "/agents/llm", mod + "/agents/llm/openai", mod + "/agents/llm/anthropic", mod + "/agents/llm/process", mod + "/agents/llm/scripted"}},
 		{pkg: "agents/llm/anthropic", siblings: []string{mod, mod + "/agents/llm"}, forbidden: []string{"github.com/openai/"}},
+		// The test harness runs commands through a Runner interface it
+		// declares: it knows the sandbox's types, not how it isolates.
+		{pkg: "harness", noCgo: true, siblings: []string{mod, mod + "/sandbox"}},
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent"}},
 	}
 	for _, c := range cases {

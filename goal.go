@@ -103,6 +103,10 @@ type GoalCommand struct {
 	ExitCode int           `json:"exit_code"`
 	Ended    string        `json:"ended,omitempty"` // why it was stopped: timeout, cpu, memory, processes, file_size, output
 	Duration time.Duration `json:"duration_ns"`
+	// OutputCut is the bytes of its output (stdout and stderr) left out
+	// by the output cap: what was read of it (a test runner's report
+	// among it) may be partial.
+	OutputCut int64 `json:"output_cut,omitempty"`
 }
 
 // GoalDenial is one action the policy refused.
@@ -121,7 +125,7 @@ type TestSummary struct {
 	Failed  int `json:"failed"`
 	Errored int `json:"errored"`
 	Skipped int `json:"skipped"`
-	// OK: every command exited 0.
+	// OK: every command exited 0 and no test failed or errored.
 	OK bool `json:"ok"`
 	// Failures are the first failures, with their messages (trimmed).
 	Failures []TestFailure `json:"failures,omitempty"`

@@ -1,0 +1,7 @@
+package crash
+
+import "testing"
+
+func TestStore(t *testing.T) {
+	Store("a", 1)
+}

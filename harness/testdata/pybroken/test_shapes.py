@@ -1,0 +1,5 @@
+import shapes
+
+
+def test_area():
+    assert shapes.area(2, 3) == 6
