@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -234,7 +235,9 @@ func (s *Store) RemoveWorktree(ctx context.Context, name string) error {
 }
 
 // OpenWorktree opens a Store on lunad's linked worktree NAME with s's
-// options (its clock, IDs, person and logger). ErrNotWorkspace if there is
+// options (its clock, IDs, person and logger), its index following each
+// write before the write returns (Options.IndexSyncDelay, at least a
+// second): agents run git and tests there. ErrNotWorkspace if there is
 // none (AddWorktree makes it).
 func (s *Store) OpenWorktree(name string) (*Store, error) {
 	if err := checkWorktreeName(name); err != nil {
@@ -244,7 +247,9 @@ func (s *Store) OpenWorktree(name string) (*Store, error) {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		return nil, fmt.Errorf("%w: no worktree %s (%v)", lunad.ErrNotWorkspace, name, err)
 	}
-	return Open(dir, s.opts)
+	opts := s.opts
+	opts.IndexSyncDelay = max(opts.IndexSyncDelay, time.Second)
+	return Open(dir, opts)
 }
 
 // fileEntry is one checked-out file for the index.
