@@ -18,45 +18,8 @@ import (
 	"github.com/lunad/lunad/workspace"
 )
 
-// isoAgent is the process agent of the isolated workflow below. Stage
-// edit reads notes/a.md where it runs and writes it back with a line
-// added, and writes notes/new.md; stage check reports whether it sees
-// notes/new.md where it runs (the worktree follows the run's commits),
-// sleeping first on its first attempt when param sleep is set, and
-// writes notes/check.md. Each reports where it ran and what it was told.
-const isoAgent = `import json, os, sys, time
-req = json.load(sys.stdin)
-p = req["params"] or {}
-out = {"stage": req["stage"], "cwd": os.getcwd(), "branch": req.get("branch", ""), "dir": req.get("dir", "")}
-writes = []
-if req["stage"] == "edit":
-    a = open("notes/a.md").read()
-    writes = [{"path": "notes/a.md", "content": a + "edited by the run\n"}, {"path": "notes/new.md", "content": "new\n"}]
-else:
-    if req["attempt"] == 1 and p.get("sleep"):
-        time.sleep(float(p["sleep"]))
-    out["saw_new"] = os.path.exists("notes/new.md")
-    writes = [{"path": "notes/check.md", "content": "checked\n"}]
-print(json.dumps({"status": "ok", "output": out, "writes": writes}))
-`
-
-const isoWorkflow = `name = "iso"
-version = "1"
-isolated = true
-start = "edit"
-[stages.edit]
-command = ["PYTHON", "AGENT"]
-[[stages.edit.next]]
-to = "check"
-[stages.check]
-command = ["PYTHON", "AGENT"]
-[[stages.check.next]]
-to = "end"
-`
-
 // isoWorkspace is a workspace with one artifact, notes/a.md, and the
-// isolated workflow iso (its file untracked: not a change a branch would
-// miss). Its agent lives outside the workspace.
+// isolated workflow iso (wstest.AddIsolated).
 type isoWorkspace struct {
 	t    *testing.T
 	root string
@@ -80,17 +43,7 @@ func newIsoWorkspace(t *testing.T) *isoWorkspace {
 	w.svc = svc
 	t.Cleanup(func() { w.svc.Close() })
 	wstest.Create(t, svc, "notes/a.md", "# A\n\nfrom main\n")
-	agent := filepath.Join(t.TempDir(), "agent.py")
-	if err := os.WriteFile(agent, []byte(isoAgent), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	wf := strings.NewReplacer("PYTHON", wstest.Python(t), "AGENT", agent).Replace(isoWorkflow)
-	if err := os.MkdirAll(filepath.Join(w.root, ".luna", "workflows"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(w.root, ".luna", "workflows", "iso.toml"), []byte(wf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	wstest.AddIsolated(t, w.root)
 	if err := svc.SyncGitIndex(context.Background()); err != nil {
 		t.Fatal(err)
 	}
