@@ -125,6 +125,7 @@ func (s *Store) AddWorktree(ctx context.Context, name, branch, base string) (str
 	if err := writeAdminDir(admin, dir, ref, entries); err != nil {
 		return "", false, fmt.Errorf("make worktree %s: %w", name, err)
 	}
+	s.seedCommitCache(filepath.Join(admin, "luna"))
 	if err := os.WriteFile(filepath.Join(tmp, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
 		return "", false, fmt.Errorf("make worktree %s: %w", name, err)
 	}
@@ -141,6 +142,20 @@ func (s *Store) AddWorktree(ctx context.Context, name, branch, base string) (str
 		return "", false, fmt.Errorf("make worktree %s: %w", name, err)
 	}
 	return dir, true, nil
+}
+
+// seedCommitCache gives a new worktree's store (its state in lunaDir) a
+// copy of this store's cache of commit provenance, keyed by commit, so that
+// opening it does not parse the whole history's trailers again. A copy
+// that fails costs only that.
+func (s *Store) seedCommitCache(lunaDir string) {
+	b, err := os.ReadFile(filepath.Join(s.lunaDir, "commits"))
+	if err != nil || os.MkdirAll(lunaDir, 0o755) != nil {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(lunaDir, "commits"), b, 0o644); err != nil {
+		s.opts.Logger.Debug("history cache not copied to a new worktree", "err", err)
+	}
 }
 
 // worktreeIntact reports whether the worktree at dir is complete — its

@@ -99,6 +99,11 @@ func TestAddWorktree(t *testing.T) {
 	if _, made, err := s.AddWorktree(ctx, "r1", branch, base); err != nil || made {
 		t.Fatalf("AddWorktree again: made %v, %v; want kept", made, err)
 	}
+	// The worktree's store starts with the history cache of the main one.
+	mainCache, _ := os.ReadFile(filepath.Join(s.lunaDir, "commits"))
+	if seeded, err := os.ReadFile(filepath.Join(s.adminDir("r1"), "luna", "commits")); err != nil || len(mainCache) == 0 || string(seeded) != string(mainCache) {
+		t.Fatalf("history cache of the worktree: %d bytes, %v; the main one's %d bytes", len(seeded), err, len(mainCache))
+	}
 
 	w, err := s.OpenWorktree("r1")
 	if err != nil {
