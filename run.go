@@ -311,6 +311,9 @@ type WorkflowInfo struct {
 	File    string   `json:"file"`
 	Start   string   `json:"start"`
 	Stages  []string `json:"stages"`
+	// Isolated: each run on a branch and worktree of its own
+	// (`isolated = true`).
+	Isolated bool `json:"isolated,omitempty"`
 	// Error is set when the file does not check; the rest may be empty.
 	Error string `json:"error,omitempty"`
 }

@@ -222,6 +222,9 @@ func TestIsolatedRun(t *testing.T) {
 	f := newFakeIsolation(t)
 	a := scribe()
 	w := newWorkspaceWith(t, map[string]string{"iso": isolated}, withAgent(a, withIsolation(f, nil)))
+	if wi, err := w.eng.Workflow(ctx, "iso"); err != nil || !wi.Isolated {
+		t.Fatalf("Workflow(iso) = %+v %v; want isolated", wi, err)
+	}
 	mainTip := strings.TrimSpace(w.git("rev-parse", "HEAD"))
 	info := w.run(lunad.RunRequest{Workflow: "iso"})
 	if info.Status != lunad.RunCompleted {

@@ -195,6 +195,6 @@ func workflowInfo(name string, wf *workflow.Workflow, err error) lunad.WorkflowI
 	if strings.HasPrefix(wf.File, "builtin:") {
 		info.File = wf.File
 	}
-	info.Version, info.Start, info.Stages = wf.VersionID(), wf.Start, wf.Order
+	info.Version, info.Start, info.Stages, info.Isolated = wf.VersionID(), wf.Start, wf.Order, wf.Isolated
 	return info
 }
