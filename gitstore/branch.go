@@ -101,16 +101,11 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 	if err := checkBranch(name); err != nil {
 		return lunad.Branch{}, err
 	}
-	s.queue.wait()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.lock.lock(ctx, s.opts.LockTimeout); err != nil {
+	release, err := s.lockTree(ctx)
+	if err != nil {
 		return lunad.Branch{}, err
 	}
-	defer s.lock.unlock()
-	if err := s.syncIndexHeld(); err != nil {
-		return lunad.Branch{}, err
-	}
+	defer release()
 	head, tip, err := s.readHead()
 	if err != nil {
 		return lunad.Branch{}, err
@@ -147,6 +142,27 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 		return lunad.Branch{}, err
 	}
 	return lunad.Branch{Name: name, Commit: target.String(), Current: true}, nil
+}
+
+// lockTree drains the write queue, takes s.mu and the workspace lock and
+// brings the index up to date: what moving the checked-out branch (Switch,
+// FastForward) needs. release lets both go.
+func (s *Store) lockTree(ctx context.Context) (release func(), err error) {
+	s.queue.wait()
+	s.mu.Lock()
+	if err := s.lock.lock(ctx, s.opts.LockTimeout); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	release = func() {
+		s.lock.unlock()
+		s.mu.Unlock()
+	}
+	if err := s.syncIndexHeld(); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
 }
 
 // followPlan is the pending-list lines that bring the working tree from

@@ -36,16 +36,11 @@ func (s *Store) FastForward(ctx context.Context, branch, base, from string) (lun
 	if !ok {
 		return lunad.Branch{}, fmt.Errorf("%w: base %q is not a commit hash", lunad.ErrInvalid, base)
 	}
-	s.queue.wait()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.lock.lock(ctx, s.opts.LockTimeout); err != nil {
+	release, err := s.lockTree(ctx)
+	if err != nil {
 		return lunad.Branch{}, err
 	}
-	defer s.lock.unlock()
-	if err := s.syncIndexHeld(); err != nil {
-		return lunad.Branch{}, err
-	}
+	defer release()
 	ref := "refs/heads/" + branch
 	cur, err := readRef(s.commonDir, ref)
 	if errors.Is(err, lunad.ErrNotFound) {

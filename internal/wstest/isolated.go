@@ -1,7 +1,6 @@
 package wstest
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,16 +50,8 @@ to = "end"
 // it too). The workflow's stage edit needs notes/a.md.
 func AddIsolated(t *testing.T, root string) {
 	t.Helper()
-	agent := filepath.Join(t.TempDir(), "agent.py")
-	if err := os.WriteFile(agent, []byte(IsoAgent), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	wf := strings.NewReplacer("PYTHON", Python(t), "AGENT", agent).Replace(Isolated)
-	dir := filepath.Join(root, ".luna", "workflows")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "iso.toml"), []byte(wf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	agents := t.TempDir()
+	writeFiles(t, agents, map[string]string{"agent.py": IsoAgent})
+	agent := filepath.Join(agents, "agent.py")
+	writeFiles(t, root, map[string]string{".luna/workflows/iso.toml": strings.NewReplacer("PYTHON", Python(t), "AGENT", agent).Replace(Isolated)})
 }
