@@ -251,10 +251,10 @@ func TestIsolatedRun(t *testing.T) {
 	calls := f.called()
 	wantCalls := []string{"base",
 		fmt.Sprintf("worktree %s %s base=%q", info.ID, branch, f.base), // before stage a: the branch may be made
-		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),      // stage a's agent
-		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),      // stage a's commit
-		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),      // stage b's agent
-		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),      // stage b's commit
+		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),       // stage a's agent
+		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),       // stage a's commit
+		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),       // stage b's agent
+		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),       // stage b's commit
 	}
 	if !slices.Equal(calls, wantCalls) {
 		t.Fatalf("isolation calls:\n%s\nwant:\n%s", strings.Join(calls, "\n"), strings.Join(wantCalls, "\n"))
