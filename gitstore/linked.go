@@ -91,15 +91,17 @@ func (s *Store) AddWorktree(ctx context.Context, name, branch, base string) (str
 	if err != nil {
 		return "", false, err
 	}
+	// What is left of this worktree goes first: its admin dir names the
+	// branch too.
+	if err := s.clearWorktree(name); err != nil {
+		return "", false, err
+	}
 	where := s.worktreeOn(ref)
 	if head, _, err := s.readHead(); err == nil && head == ref {
 		where = s.root
 	}
-	if where != "" && where != dir {
+	if where != "" {
 		return "", false, fmt.Errorf("%w: branch %s is checked out in %s; switch that checkout to another branch, so that the run's worktree can have it", lunad.ErrConflict, branch, where)
-	}
-	if err := s.clearWorktree(name); err != nil {
-		return "", false, err
 	}
 	root, err := s.treeOf(tip)
 	if err != nil {
@@ -223,7 +225,9 @@ func (s *Store) clearWorktree(name string) error {
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(admin, "gitdir")); err == nil {
-		if owner := filepath.Dir(strings.TrimSpace(string(b))); owner != dir {
+		// lunad's own, here or where the repository was before it moved.
+		owner := filepath.Dir(strings.TrimSpace(string(b)))
+		if owner != dir && !strings.HasSuffix(owner, string(filepath.Separator)+filepath.Join("luna", "worktrees", name)) {
 			return fmt.Errorf("%w: git's worktree %s is %s, not lunad's; remove it (git worktree remove %s) or choose another run", lunad.ErrExists, name, owner, owner)
 		}
 	}

@@ -162,6 +162,17 @@ func TestAddWorktree(t *testing.T) {
 		t.Fatalf("left over: %v", left)
 	}
 
+	// A repository moved elsewhere: git's admin dir names the old place;
+	// lunad knows its own worktree there and makes it again here.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, s.adminDir("r1"), "gitdir", "/old/place/.git/luna/worktrees/r1/.git\n")
+	if _, made, err := s.AddWorktree(ctx, "r1", branch, ""); err != nil || !made {
+		t.Fatalf("AddWorktree after a move: made %v, %v", made, err)
+	}
+	checkWorktree(t, s.root, dir, branch)
+
 	if err := s.RemoveWorktree(ctx, "r1"); err != nil {
 		t.Fatal(err)
 	}
