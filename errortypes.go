@@ -77,6 +77,31 @@ func (e *LinkExistsError) Error() string {
 	return fmt.Sprintf("%v: %s already links to %s (%s)", ErrExists, e.Src, e.Dst, e.Kind)
 }
 
+// BranchMovedError: the branch an isolated run was made from is no
+// longer where the run started from, so accepting the run's work by a
+// fast-forward would drop the commits made there since.
+type BranchMovedError struct {
+	// Branch is the branch the run was made from; Base the commit it was
+	// at then, Now the commit it is at.
+	Branch string `json:"branch"`
+	Base   string `json:"base"`
+	Now    string `json:"now"`
+	// Run is the run, RunBranch its branch, holding its work.
+	Run       string `json:"run"`
+	RunBranch string `json:"run_branch"`
+}
+
+func (e *BranchMovedError) Is(target error) bool { return target == ErrConflict }
+func (e *BranchMovedError) Error() string {
+	return fmt.Sprintf("%v: %s; merge %s yourself with git (git merge %s), or discard the run", ErrConflict, e.Facts(), e.RunBranch, e.RunBranch)
+}
+
+// Facts is the error's message without the sentinel or what to do: an
+// adapter adds its own way to discard the run.
+func (e *BranchMovedError) Facts() string {
+	return fmt.Sprintf("branch %s moved since run %s started (%.12s → %.12s)", e.Branch, e.Run, e.Base, e.Now)
+}
+
 // Reword is err's message with the text of one error of its chain, inner
 // (found with errors.As), replaced by text: an adapter words a typed error
 // its own way — with its own hint, or without the facts it shows in its

@@ -2,6 +2,7 @@ package lunad_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/lunad/lunad"
@@ -44,5 +45,29 @@ func TestTypedErrors(t *testing.T) {
 	}
 	if err := error(&lunad.LinkExistsError{Src: "a", Dst: "b", Kind: "explains"}); !errors.Is(err, lunad.ErrExists) || err.Error() != "already exists: a already links to b (explains)" {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestBranchMovedError: the refusal to accept a run whose base branch
+// moved is ErrConflict, names both commits and says what to do; an adapter
+// rewords it with its own way to discard the run and keeps the context.
+func TestBranchMovedError(t *testing.T) {
+	e := &lunad.BranchMovedError{Branch: "main", Base: "1111111111111111111111111111111111111111",
+		Now: "2222222222222222222222222222222222222222", Run: "r1", RunBranch: "luna/goal/r1"}
+	if !errors.Is(e, lunad.ErrConflict) {
+		t.Fatal("not ErrConflict")
+	}
+	want := "conflict: branch main moved since run r1 started (111111111111 → 222222222222); merge luna/goal/r1 yourself with git (git merge luna/goal/r1), or discard the run"
+	if e.Error() != want {
+		t.Fatalf("Error = %q\nwant    %q", e.Error(), want)
+	}
+	wrapped := fmt.Errorf("accept r1: %w", e)
+	var got *lunad.BranchMovedError
+	if !errors.As(wrapped, &got) {
+		t.Fatal("errors.As")
+	}
+	reworded := lunad.Reword(wrapped, got, got.Facts()+"; `lunad goal discard r1` drops it")
+	if reworded != "accept r1: branch main moved since run r1 started (111111111111 → 222222222222); `lunad goal discard r1` drops it" {
+		t.Fatalf("reworded: %q", reworded)
 	}
 }

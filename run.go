@@ -61,6 +61,13 @@ const (
 	EventStageCommitted EventType = "STAGE_COMMITTED"
 	// EventRunPruned is the summary a pruned run's log is replaced by.
 	EventRunPruned EventType = "RUN_PRUNED"
+	// EventRunAccepted: a finished isolated run's work was accepted — the
+	// branch it was made from (BaseBranch) fast-forwarded from Base to
+	// Tip, its branch's last commit (Runner.AcceptRun).
+	EventRunAccepted EventType = "RUN_ACCEPTED"
+	// EventRunDiscarded: a finished isolated run's worktree was removed
+	// and its branch deleted (Runner.DiscardRun).
+	EventRunDiscarded EventType = "RUN_DISCARDED"
 )
 
 // ArtifactRef names one version of an artifact by reference: messages and
@@ -111,10 +118,14 @@ type RunEvent struct {
 	Params map[string]string `json:"params,omitempty"`
 	Key    string            `json:"key,omitempty"`
 	// Branch and Base are an isolated run's branch and the commit it was
-	// made from (RUN_CREATED).
-	Branch string    `json:"branch,omitempty"`
-	Base   string    `json:"base,omitempty"`
-	Time   time.Time `json:"time"`
+	// made from, and BaseBranch the branch that commit was the tip of, the
+	// one AcceptRun fast-forwards (RUN_CREATED, RUN_ACCEPTED).
+	Branch     string `json:"branch,omitempty"`
+	Base       string `json:"base,omitempty"`
+	BaseBranch string `json:"base_branch,omitempty"`
+	// Tip is the commit BaseBranch was fast-forwarded to (RUN_ACCEPTED).
+	Tip  string    `json:"tip,omitempty"`
+	Time time.Time `json:"time"`
 	// RetryAt is when a scheduled retry is due (RETRY_SCHEDULED).
 	RetryAt   time.Time `json:"retry_at,omitzero"`
 	Error     string    `json:"error,omitempty"`
@@ -146,13 +157,20 @@ type RunInfo struct {
 	Stages []StageInfo `json:"stages"`
 	Error  string      `json:"error,omitempty"`
 	// Branch and Base are an isolated run's own branch and the commit it
-	// was made from (RUN_CREATED).
-	Branch  string     `json:"branch,omitempty"`
-	Base    string     `json:"base,omitempty"`
-	Created time.Time  `json:"created"`
-	Updated time.Time  `json:"updated"`
-	Events  []RunEvent `json:"events,omitempty"`
-	Commit  string     `json:"commit,omitempty"` // the run ref's tip
+	// was made from (RUN_CREATED), BaseBranch the branch that commit was
+	// the tip of.
+	Branch     string `json:"branch,omitempty"`
+	Base       string `json:"base,omitempty"`
+	BaseBranch string `json:"base_branch,omitempty"`
+	// Accepted is the commit BaseBranch was fast-forwarded to when the
+	// run's work was accepted (RUN_ACCEPTED); Discarded says the run's
+	// branch and worktree were discarded (RUN_DISCARDED).
+	Accepted  string     `json:"accepted,omitempty"`
+	Discarded bool       `json:"discarded,omitempty"`
+	Created   time.Time  `json:"created"`
+	Updated   time.Time  `json:"updated"`
+	Events    []RunEvent `json:"events,omitempty"`
+	Commit    string     `json:"commit,omitempty"` // the run ref's tip
 }
 
 // StageInfo is one stage visit of a run.
@@ -293,6 +311,9 @@ type WorkflowInfo struct {
 	File    string   `json:"file"`
 	Start   string   `json:"start"`
 	Stages  []string `json:"stages"`
+	// Isolated: each run on a branch and worktree of its own
+	// (`isolated = true`).
+	Isolated bool `json:"isolated,omitempty"`
 	// Error is set when the file does not check; the rest may be empty.
 	Error string `json:"error,omitempty"`
 }

@@ -87,7 +87,9 @@ type Referencer interface {
 // *RunNotFoundError) for an unknown run or workflow; ErrInvalid for a
 // workflow that does not check, or a step the run's status forbids (retry
 // a completed run, replay a running one); ErrConflict (a *KeyReusedError)
-// for a start key used for another request.
+// for a start key used for another request; ErrDirty for an isolated
+// workflow started with uncommitted changes in the working tree (the
+// message names them).
 type Runner interface {
 	Workflows(ctx context.Context) ([]WorkflowInfo, error)
 	Workflow(ctx context.Context, name string) (WorkflowInfo, error)
@@ -106,6 +108,21 @@ type Runner interface {
 	// ago by summaries, and returns their IDs.
 	PruneRuns(ctx context.Context, olderThan time.Duration) ([]string, error)
 	DeadLetters(ctx context.Context) ([]RunInfo, error)
+	// AcceptRun takes a finished isolated run's work: the branch the run
+	// was made from (RunInfo.BaseBranch) is fast-forwarded to the run's
+	// branch tip — the working tree and index following, as in Switch,
+	// when it is checked out — and the run's worktree and branch are
+	// removed (RUN_ACCEPTED). Accepting again returns the run. Errors:
+	// ErrConflict as a *BranchMovedError when that branch is no longer at
+	// RunInfo.Base; ErrInvalid for a run that is not isolated, has not
+	// finished, or was discarded; ErrDirty when uncommitted changes would
+	// be overwritten.
+	AcceptRun(ctx context.Context, id string) (RunInfo, error)
+	// DiscardRun removes a finished isolated run's worktree and deletes
+	// its branch (RUN_DISCARDED); discarding again returns the run.
+	// ErrInvalid for a run that is not isolated or is still running
+	// (cancel it first).
+	DiscardRun(ctx context.Context, id string) (RunInfo, error)
 }
 
 // Subscriber delivers the workspace's events.

@@ -361,6 +361,9 @@ func remote(we *jsonrpc2.Error) error {
 	if data.LinkExists != nil {
 		e.wrapped = append(e.wrapped, data.LinkExists)
 	}
+	if data.BranchMoved != nil {
+		e.wrapped = append(e.wrapped, data.BranchMoved)
+	}
 	if ed := data.Editor; ed != nil {
 		if typed := editorFrom(ed); typed != nil {
 			e.wrapped = append(e.wrapped, typed)

@@ -451,6 +451,12 @@ var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []b
 	mRunPrune: args(func(ctx context.Context, s lunad.Workspace, p pruneParams) (any, error) {
 		return s.PruneRuns(ctx, p.OlderThan)
 	}),
+	mRunAccept: args(func(ctx context.Context, s lunad.Workspace, p settleParams) (any, error) {
+		return s.AcceptRun(ctx, p.ID)
+	}),
+	mRunDiscard: args(func(ctx context.Context, s lunad.Workspace, p settleParams) (any, error) {
+		return s.DiscardRun(ctx, p.ID)
+	}),
 }
 
 // writes are the methods that change the workspace: logged at Info level
@@ -458,7 +464,7 @@ var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []b
 // their params carry an idempotency key (Client.do).
 var writes = map[string]bool{mCreate: true, mEdit: true, mUndo: true, mRedo: true, mRestore: true, mMove: true,
 	mArchive: true, mLink: true, mAck: true, mBranch: true, mSwitch: true,
-	mRunStart: true, mRunCancel: true, mRunRetry: true, mRunPrune: true}
+	mRunStart: true, mRunCancel: true, mRunRetry: true, mRunPrune: true, mRunAccept: true, mRunDiscard: true}
 
 func args[P any](f func(context.Context, lunad.Workspace, P) (any, error)) func(context.Context, lunad.Workspace, []byte) (any, error) {
 	return func(ctx context.Context, s lunad.Workspace, raw []byte) (any, error) {
@@ -597,6 +603,7 @@ type errorData struct {
 	KeyReused   *lunad.KeyReusedError   `json:"key_reused,omitempty"`
 	LinkExists  *lunad.LinkExistsError  `json:"link_exists,omitempty"`
 	RunNotFound *lunad.RunNotFoundError `json:"run_not_found,omitempty"`
+	BranchMoved *lunad.BranchMovedError `json:"branch_moved,omitempty"`
 }
 
 type editorError struct {
@@ -629,6 +636,7 @@ func wireError(err error) *jsonrpc2.Error {
 	errors.As(err, &data.KeyReused)
 	errors.As(err, &data.LinkExists)
 	errors.As(err, &data.RunNotFound)
+	errors.As(err, &data.BranchMoved)
 	raw, merr := json.Marshal(data)
 	if merr != nil {
 		raw = nil

@@ -23,12 +23,23 @@ const (
 	mRunReplay   = "lunad/run_replay"
 	mRunPrune    = "lunad/run_prune"
 	mDeadLetters = "lunad/dead_letters"
+	mRunAccept   = "lunad/run_accept"
+	mRunDiscard  = "lunad/run_discard"
 )
 
 type runParams struct {
 	ID   string `json:"id"`
 	Live bool   `json:"live,omitempty"`
 }
+
+// settleParams names the run to accept or discard. Both are writes that
+// may be sent again after a broken connection: a second accept or discard
+// of a run returns it as the first left it, so the run is their key.
+type settleParams struct {
+	ID string `json:"id"`
+}
+
+func (p settleParams) key() string { return p.ID }
 
 type pruneParams struct {
 	OlderThan time.Duration `json:"older_than"`
@@ -141,4 +152,12 @@ func (c *Client) PruneRuns(ctx context.Context, olderThan time.Duration) ([]stri
 
 func (c *Client) DeadLetters(ctx context.Context) ([]lunad.RunInfo, error) {
 	return call[[]lunad.RunInfo](ctx, c, mDeadLetters, nil)
+}
+
+func (c *Client) AcceptRun(ctx context.Context, id string) (lunad.RunInfo, error) {
+	return call[lunad.RunInfo](ctx, c, mRunAccept, settleParams{ID: id})
+}
+
+func (c *Client) DiscardRun(ctx context.Context, id string) (lunad.RunInfo, error) {
+	return call[lunad.RunInfo](ctx, c, mRunDiscard, settleParams{ID: id})
 }

@@ -101,16 +101,11 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 	if err := checkBranch(name); err != nil {
 		return lunad.Branch{}, err
 	}
-	s.queue.wait()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.lock.lock(ctx, s.opts.LockTimeout); err != nil {
+	release, err := s.lockTree(ctx)
+	if err != nil {
 		return lunad.Branch{}, err
 	}
-	defer s.lock.unlock()
-	if err := s.syncIndexHeld(); err != nil {
-		return lunad.Branch{}, err
-	}
+	defer release()
 	head, tip, err := s.readHead()
 	if err != nil {
 		return lunad.Branch{}, err
@@ -125,40 +120,16 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 			return lunad.Branch{}, fmt.Errorf("%w: branch %s is checked out in the worktree %s; switch to another branch there first, or work on it there (git refuses this too)", lunad.ErrConflict, name, where)
 		}
 	}
-	from, err := s.treeOf(tip)
+	pending, err := s.followPlan(tip, target, "switching to "+name)
 	if err != nil {
 		return lunad.Branch{}, err
-	}
-	to, err := s.treeOf(target)
-	if err != nil {
-		return lunad.Branch{}, err
-	}
-	changed := map[string][2]node{}
-	if err := s.diffTrees(from, to, "", changed); err != nil {
-		return lunad.Branch{}, err
-	}
-	var dirty []string
-	var pending bytes.Buffer
-	for p, ft := range changed {
-		work, _, err := s.workHash(p)
-		if err != nil {
-			return lunad.Branch{}, err
-		}
-		if work != ft[0].hash && work != ft[1].hash {
-			dirty = append(dirty, p)
-		}
-		s.pendingLine(&pending, ft[0].hash, ft[1].hash, p)
-	}
-	if len(dirty) > 0 {
-		sort.Strings(dirty)
-		return lunad.Branch{}, fmt.Errorf("%w: switching to %s would overwrite %s; commit them with `lunad edit` or `git commit`, or discard them", lunad.ErrDirty, name, strings.Join(dirty, ", "))
 	}
 	if head == ref {
 		return lunad.Branch{Name: name, Commit: target.String(), Current: true}, nil
 	}
 	// Pending list first, then HEAD, then files: a crash in between is
 	// repaired towards the new HEAD by the pending-list recovery.
-	if err := s.appendPending(pending.Bytes()); err != nil {
+	if err := s.appendPending(pending); err != nil {
 		return lunad.Branch{}, err
 	}
 	if err := writeHead(s.gitDir, ref); err != nil {
@@ -171,6 +142,63 @@ func (s *Store) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 		return lunad.Branch{}, err
 	}
 	return lunad.Branch{Name: name, Commit: target.String(), Current: true}, nil
+}
+
+// lockTree drains the write queue, takes s.mu and the workspace lock and
+// brings the index up to date: what moving the checked-out branch (Switch,
+// FastForward) needs. release lets both go.
+func (s *Store) lockTree(ctx context.Context) (release func(), err error) {
+	s.queue.wait()
+	s.mu.Lock()
+	if err := s.lock.lock(ctx, s.opts.LockTimeout); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	release = func() {
+		s.lock.unlock()
+		s.mu.Unlock()
+	}
+	if err := s.syncIndexHeld(); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
+}
+
+// followPlan is the pending-list lines that bring the working tree from
+// commit from to commit to (see worktree.go), or ErrDirty naming the files
+// whose uncommitted changes doing (what: "switching to main") would
+// overwrite. Callers hold s.mu and the workspace lock.
+func (s *Store) followPlan(from, to plumbing.Hash, what string) ([]byte, error) {
+	a, err := s.treeOf(from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.treeOf(to)
+	if err != nil {
+		return nil, err
+	}
+	changed := map[string][2]node{}
+	if err := s.diffTrees(a, b, "", changed); err != nil {
+		return nil, err
+	}
+	var dirty []string
+	var pending bytes.Buffer
+	for p, ft := range changed {
+		work, _, err := s.workHash(p)
+		if err != nil {
+			return nil, err
+		}
+		if work != ft[0].hash && work != ft[1].hash {
+			dirty = append(dirty, p)
+		}
+		s.pendingLine(&pending, ft[0].hash, ft[1].hash, p)
+	}
+	if len(dirty) > 0 {
+		sort.Strings(dirty)
+		return nil, fmt.Errorf("%w: %s would overwrite %s; commit them with `lunad edit` or `git commit`, or discard them", lunad.ErrDirty, what, strings.Join(dirty, ", "))
+	}
+	return pending.Bytes(), nil
 }
 
 // diffTrees collects the files that differ between two trees, skipping

@@ -63,9 +63,11 @@ func (s *Store) Artifact(ctx context.Context, ref string) (lunad.Artifact, error
 
 // Read returns an artifact's content and metadata. at selects the state:
 // "" for the current one, "N" for version N, or a commit hash (or a prefix
-// of at least 4 hex digits of a lunad commit). Returns ErrNotFound for an
-// unknown artifact, version or commit, or when the artifact did not exist
-// at that commit.
+// of at least 4 hex digits of a lunad commit). ref is resolved on the
+// current branch, else — with a full commit hash — at that commit, so
+// that an artifact only another branch has is read at one of its commits.
+// Returns ErrNotFound for an unknown artifact, version or commit, or when
+// the artifact did not exist at that commit.
 func (s *Store) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -74,7 +76,7 @@ func (s *Store) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifac
 		return nil, lunad.Artifact{}, err
 	}
 	id, err := s.resolve(root, ref)
-	if err != nil {
+	if err != nil && !plumbing.IsHash(strings.ToLower(at)) {
 		return nil, lunad.Artifact{}, err
 	}
 	commit := tip
@@ -97,6 +99,13 @@ func (s *Store) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifac
 	}
 	if root, err = s.treeOf(commit); err != nil {
 		return nil, lunad.Artifact{}, err
+	}
+	if id == "" {
+		// Not on the current branch: an artifact of another branch (an
+		// isolated run's) is read at a commit of that branch.
+		if id, err = s.resolve(root, ref); err != nil {
+			return nil, lunad.Artifact{}, err
+		}
 	}
 	a, err := s.artifactAt(root, id)
 	if errors.Is(err, lunad.ErrNotFound) {

@@ -2,11 +2,13 @@ package gitstore
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -62,7 +64,7 @@ func readRef(commonDir, name string) (plumbing.Hash, error) {
 		}
 		// An empty ref file is what an interrupted go-git update leaves
 		// behind; packed-refs may still hold the value.
-	} else if !os.IsNotExist(err) {
+	} else if !os.IsNotExist(err) && !errors.Is(err, syscall.ENOTDIR) { // ENOTDIR: a ref named as a ref's directory
 		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
 	packed, err := readPackedRefs(commonDir)
@@ -259,4 +261,92 @@ func parseHash(s string) (plumbing.Hash, bool) {
 		return plumbing.ZeroHash, false
 	}
 	return plumbing.NewHash(s), true
+}
+
+// deleteRef removes ref name, loose and packed, under its lock as git
+// does (packed-refs first, so that the loose file's removal never uncovers
+// an old packed value). A ref that does not exist is no error. Returns
+// ErrLocked when a lock is held.
+func deleteRef(commonDir, name string) error {
+	path := filepath.Join(commonDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("delete ref %s: %w", name, err)
+	}
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		if os.IsExist(err) {
+			return fmt.Errorf("%w: %s.lock exists (a git command is running, or one crashed: remove the file if no git process is running)", lunad.ErrLocked, path)
+		}
+		return fmt.Errorf("delete ref %s: %w", name, err)
+	}
+	defer func() {
+		lock.Close()
+		os.Remove(lock.Name())
+	}()
+	if err := unpackRef(commonDir, name); err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("delete ref %s: %w", name, err)
+	}
+	if err := syncPath(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("delete ref %s: %w", name, err)
+	}
+	// Its reflog, if git kept one.
+	if err := os.Remove(filepath.Join(commonDir, "logs", filepath.FromSlash(name))); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("delete the reflog of %s: %w", name, err)
+	}
+	return nil
+}
+
+// unpackRef rewrites packed-refs without ref name (and its peeled line),
+// under packed-refs.lock; nothing to do when it is not packed.
+func unpackRef(commonDir, name string) error {
+	file := filepath.Join(commonDir, "packed-refs")
+	b, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read packed-refs: %w", err)
+	}
+	var out []byte
+	found, skipPeeled := false, false
+	for line := range bytes.Lines(b) {
+		text := strings.TrimRight(string(line), "\n")
+		if skipPeeled && strings.HasPrefix(text, "^") {
+			continue
+		}
+		skipPeeled = false
+		if hash, ref, ok := strings.Cut(text, " "); ok && ref == name && plumbing.IsHash(hash) {
+			found, skipPeeled = true, true
+			continue
+		}
+		out = append(out, line...)
+	}
+	if !found {
+		return nil
+	}
+	lock, err := os.OpenFile(file+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		if os.IsExist(err) {
+			return fmt.Errorf("%w: %s.lock exists (a git command is running)", lunad.ErrLocked, file)
+		}
+		return fmt.Errorf("write packed-refs: %w", err)
+	}
+	_, err = lock.Write(out)
+	if err == nil {
+		err = lock.Sync()
+	}
+	if cerr := lock.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(lock.Name(), file)
+	}
+	if err != nil {
+		os.Remove(lock.Name())
+		return fmt.Errorf("write packed-refs: %w", err)
+	}
+	return nil
 }

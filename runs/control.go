@@ -129,6 +129,9 @@ func (e *Engine) Retry(ctx context.Context, id string) (lunad.RunInfo, error) {
 	if running || (st.info.Status != lunad.RunAborted && st.info.Status != lunad.RunDeadLettered) || st.visit == 0 {
 		return lunad.RunInfo{}, fmt.Errorf("%w: run %s is %s; only an aborted or dead-lettered run that entered a stage can be retried", lunad.ErrInvalid, id, st.info.Status)
 	}
+	if st.info.Accepted != "" || st.info.Discarded {
+		return lunad.RunInfo{}, fmt.Errorf("%w: run %s was accepted or discarded: its branch %s is gone; start the workflow again", lunad.ErrInvalid, id, st.info.Branch)
+	}
 	ev := st.stageEvent(lunad.EventRunRetried, e.now())
 	ev.Error = ""
 	tip, err := e.opts.Store.AppendRun(ctx, id, st.tip, []lunad.RunRecord{{Event: ev}})

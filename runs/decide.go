@@ -19,6 +19,9 @@ import (
 // event is a run-level event of s's run, stamped now.
 func (s *state) event(t lunad.EventType, now time.Time) lunad.RunEvent {
 	c := s.created
+	if c.RunID == "" { // a pruned run: only its summary is left
+		c = lunad.RunEvent{RunID: s.info.ID, CorrelationID: s.info.ID, Workflow: s.info.Workflow, WorkflowVersion: s.info.WorkflowVersion}
+	}
 	return lunad.RunEvent{Type: t, RunID: c.RunID, CorrelationID: c.CorrelationID, Workflow: c.Workflow,
 		WorkflowVersion: c.WorkflowVersion, ConfigRef: c.ConfigRef, Time: now}
 }

@@ -33,7 +33,9 @@ func (e *Engine) loop(ctx context.Context, r *run) {
 		case phaseFinished:
 			return
 		case phaseCreated:
-			err = e.startAttempt(ctx, r, r.wf.Start, 1, 1, nil)
+			if err = e.prepare(ctx, r); err == nil && r.phase() == phaseCreated {
+				err = e.startAttempt(ctx, r, r.wf.Start, 1, 1, nil)
+			}
 		case phaseEnqueued:
 			ev := st.stageEvent(lunad.EventStageStarted, e.now())
 			err = e.startAttempt(ctx, r, "", 0, 0, []lunad.RunRecord{{Event: ev}})
@@ -101,6 +103,13 @@ func (e *Engine) attempt(ctx context.Context, r *run) error {
 		stage := r.wf.Stages[req.Stage]
 		var o outcome
 		agent, err := e.agent(stage)
+		if err == nil && req.Branch != "" {
+			// An isolated run's agent works in its worktree, made again
+			// here if it went missing.
+			if req.Dir, _, err = e.worktree(ctx, r); err != nil {
+				err = &lunad.AgentError{Permanent: refused(err), Err: err}
+			}
+		}
 		if err != nil {
 			o.err = err
 		} else {
@@ -217,8 +226,19 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 	}
 	var refs []lunad.ArtifactRef
 	ch := e.stageChange(r, st, resp)
+	fx := e.opts.Effects
+	if len(resp.Writes) > 0 || len(resp.Acks) > 0 {
+		// An isolated run's writes are commits on its branch, in its worktree.
+		if _, fx, err = e.worktree(ctx, r); refused(err) {
+			ab := st.event(lunad.EventRunAborted, e.now())
+			ab.Stage, ab.Visit, ab.Error = st.stage, st.visit, "the stage's writes were not committed: "+err.Error()
+			return e.append(r, []lunad.RunRecord{{Event: ab}})
+		} else if err != nil {
+			return err
+		}
+	}
 	if len(resp.Writes) > 0 {
-		refs, err = e.applyWrites(ctx, r, st, resp.Writes, ch)
+		refs, err = e.applyWrites(ctx, r, st, fx, resp.Writes, ch)
 		if refused(err) {
 			ab := st.event(lunad.EventRunAborted, e.now())
 			ab.Stage, ab.Visit, ab.Error = st.stage, st.visit, "the stage's writes were refused, nothing was written: "+err.Error()
@@ -228,7 +248,7 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 			return err
 		}
 	}
-	if err := e.applyAcks(ctx, r, st, resp.Acks, ch); refused(err) {
+	if err := e.applyAcks(ctx, r, st, fx, resp.Acks, ch); refused(err) {
 		ab := st.event(lunad.EventRunAborted, e.now())
 		ab.Stage, ab.Visit, ab.Writes = st.stage, st.visit, refs
 		ab.Error = "the stage's acknowledgement was refused: " + err.Error()
@@ -306,10 +326,10 @@ func (e *Engine) stageChange(r *run, st *state, resp lunad.StageResponse) lunad.
 		IdempotencyKey: visitKey(r.id, st.stage, st.visit, st.created.WorkflowVersion), Extra: extra}
 }
 
-// applyWrites commits a stage's writes as one commit with ch.
-func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+// applyWrites commits a stage's writes as one commit with ch, through fx.
+func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, fx Effects, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
 	return withRetries(ctx, e, r, st, "stage writes", func(ctx context.Context) ([]lunad.ArtifactRef, error) {
-		return e.opts.Effects.ApplyWrites(ctx, writes, ch)
+		return fx.ApplyWrites(ctx, writes, ch)
 	})
 }
 
@@ -317,12 +337,12 @@ func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, writes []lu
 // each, after its writes: ack i under the visit's key with "/ack-i"
 // appended, so that committing them again after a crash commits none
 // twice.
-func (e *Engine) applyAcks(ctx context.Context, r *run, st *state, acks []lunad.StageAck, ch lunad.Change) error {
+func (e *Engine) applyAcks(ctx context.Context, r *run, st *state, fx Effects, acks []lunad.StageAck, ch lunad.Change) error {
 	key := ch.IdempotencyKey
 	for i, a := range acks {
 		ch.IdempotencyKey = fmt.Sprintf("%s/ack-%d", key, i+1)
 		_, err := withRetries(ctx, e, r, st, "stage acknowledgements", func(ctx context.Context) (lunad.ArtifactRef, error) {
-			return e.opts.Effects.Ack(ctx, a.Ref, a.Symbol, ch)
+			return fx.Ack(ctx, a.Ref, a.Symbol, ch)
 		})
 		if err != nil {
 			what := a.Ref
@@ -355,7 +375,8 @@ func withRetries[R any](ctx context.Context, e *Engine, r *run, st *state, what 
 }
 
 // request is the current attempt's stage request. Its params are the
-// stage's own (`params` in the workflow) with the run's over them.
+// stage's own (`params` in the workflow) with the run's over them. An
+// isolated run's has its branch; its Dir is the caller's to set.
 func request(wf *workflow.Workflow, st *state) lunad.StageRequest {
 	c := st.created
 	params := map[string]string{}
@@ -368,7 +389,7 @@ func request(wf *workflow.Workflow, st *state) lunad.StageRequest {
 	return lunad.StageRequest{RunID: c.RunID, CorrelationID: c.CorrelationID, Stage: st.stage, Attempt: st.attempt,
 		Workflow: c.Workflow, WorkflowVersion: c.WorkflowVersion,
 		IdempotencyKey: visitKey(c.RunID, st.stage, st.visit, c.WorkflowVersion),
-		Inputs:         st.inputs(), Params: params, Outputs: outputs, Visit: st.visit}
+		Inputs:         st.inputs(), Params: params, Outputs: outputs, Visit: st.visit, Branch: c.Branch}
 }
 
 // append appends recs to r's log and folds them into r's state. It is not

@@ -58,6 +58,10 @@ type Options struct {
 	Root    string // the workspace: workflows are read from Root/.luna/workflows
 	Store   Store
 	Effects Effects
+	// Isolation gives isolated runs (a workflow with isolated = true) a
+	// branch and a worktree of their own (isolation.go); without it such a
+	// workflow cannot be started.
+	Isolation Isolation
 	// Agents are the built-in agents a stage names with `agent = "NAME"`.
 	Agents map[string]lunad.Agent
 	// NewProcess makes the agent of a stage with a `command` (default: a
@@ -121,6 +125,13 @@ type run struct {
 	// tip finishedAt, kept in case its append is tried again.
 	finished   json.RawMessage
 	finishedAt string
+}
+
+// phase is r's phase, read under its lock.
+func (r *run) phase() phase {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.st.phase
 }
 
 // errCancelled is the cause of a run's context when the run is cancelled,

@@ -217,6 +217,9 @@ func (s *simulation) run(ctx context.Context, events []lunad.RunEvent) (*state, 
 func (s *simulation) rerun(ctx context.Context, st *state, r recordedOutcome) outcome {
 	req := request(s.wf, st)
 	req.Replay, req.Recorded = true, s.original(st.visit)
+	if req.Branch != "" && s.e.opts.Isolation != nil {
+		req.Dir = s.e.opts.Isolation.Dir(st.info.ID) // as the run had it; it may be gone
+	}
 	var o outcome
 	agent, err := s.e.agent(s.wf.Stages[st.stage])
 	if err != nil {

@@ -19,7 +19,9 @@ import (
 // Start starts a run of the workspace's workflow req.Workflow and returns
 // it as created; the engine drives it in the background. With req.Key,
 // starting again returns the run the key started (ErrConflict, as a
-// *lunad.KeyReusedError, if the request differs).
+// *lunad.KeyReusedError, if the request differs). An isolated workflow's
+// run is given its branch and base (isolation.go): ErrDirty when the
+// working tree has uncommitted changes.
 func (e *Engine) Start(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo, error) {
 	wf, data, err := e.load(req.Workflow)
 	if err != nil {
@@ -50,6 +52,17 @@ func (e *Engine) Start(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo
 	ev := lunad.RunEvent{Seq: 1, Type: lunad.EventRunCreated, RunID: id, CorrelationID: corr, Workflow: wf.Name,
 		WorkflowVersion: wf.VersionID(), ConfigRef: workflow.BlobHash(e.opts.Config),
 		Params: req.Params, Key: req.Key, Inputs: inputs, Time: e.now()}
+	if wf.Isolated {
+		if req.Key != "" {
+			// The run the key started, if any, whatever the working tree is now.
+			if _, _, err := e.opts.Store.RunLog(ctx, id); err == nil {
+				return e.sameStart(ctx, id, ev)
+			}
+		}
+		if err := e.isolate(ctx, &ev); err != nil {
+			return lunad.RunInfo{}, err
+		}
+	}
 	rec := lunad.RunRecord{Event: ev, Files: map[string][]byte{fileWorkflow: data, fileConfig: e.opts.Config}}
 	tip, err := e.opts.Store.AppendRun(ctx, id, "", []lunad.RunRecord{rec})
 	if errors.Is(err, lunad.ErrExists) && req.Key != "" {
@@ -182,6 +195,6 @@ func workflowInfo(name string, wf *workflow.Workflow, err error) lunad.WorkflowI
 	if strings.HasPrefix(wf.File, "builtin:") {
 		info.File = wf.File
 	}
-	info.Version, info.Start, info.Stages = wf.VersionID(), wf.Start, wf.Order
+	info.Version, info.Start, info.Stages, info.Isolated = wf.VersionID(), wf.Start, wf.Order, wf.Isolated
 	return info
 }

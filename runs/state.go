@@ -77,6 +77,7 @@ func (s *state) apply(ev lunad.RunEvent) {
 		s.created = ev
 		*in = lunad.RunInfo{ID: ev.RunID, Workflow: ev.Workflow, WorkflowVersion: ev.WorkflowVersion,
 			Status: lunad.RunRunning, Key: ev.Key, Params: ev.Params, Inputs: ev.Inputs,
+			Branch: ev.Branch, Base: ev.Base, BaseBranch: ev.BaseBranch,
 			Path: []string{}, Stages: []lunad.StageInfo{}, Created: ev.Time, Updated: ev.Time}
 		s.phase = phaseCreated
 	case lunad.EventStageEnqueued:
@@ -134,6 +135,10 @@ func (s *state) apply(ev lunad.RunEvent) {
 		in.Status, in.Error = lunad.RunRunning, ""
 		s.counted = 0
 		s.phase = phaseRetried
+	case lunad.EventRunAccepted:
+		in.Accepted = ev.Tip
+	case lunad.EventRunDiscarded:
+		in.Discarded = true
 	case lunad.EventRunPruned:
 		var sum lunad.RunInfo
 		if json.Unmarshal(ev.Output, &sum) == nil {

@@ -12,6 +12,7 @@
 //	name = "review"          # required; must be the file's name (review.toml)
 //	version = "1"            # optional; recorded with the file's blob hash
 //	start = "draft"          # required: the first stage
+//	isolated = true          # optional (default false): each run on a branch and worktree of its own
 //
 //	[stages.draft]
 //	command = ["python3", "agents/draft.py"]   # a process agent, or
@@ -47,6 +48,15 @@
 // engine's own statuses (running, completed, aborted, cancelled,
 // dead_lettered). The run's status is then that outcome.
 //
+// isolated = true makes each run of the workflow work on a branch of its
+// own, luna/NAME/RUN-ID, made from the tip of the branch checked out when
+// the run starts, and checked out in a linked worktree of its own: stage
+// agents get the branch and the worktree's path (StageRequest.Branch and
+// Dir; a process agent runs there), the engine commits the stages' writes
+// on that branch, and the branch the run was made from changes only when
+// the run is accepted (lunad.Runner.AcceptRun). Without it (false, the
+// default) a run's writes are commits on the current branch.
+//
 // `next` may also be written as an array of inline tables:
 // next = [{ to = "a", when = "..." }, { to = "end" }].
 //
@@ -78,7 +88,8 @@
 // not boolean, two default branches or one that is not last, a stage with
 // both or neither of command and agent, bad durations, max_attempts < 1,
 // a status on a transition that does not end the run, or one that is not
-// a lowercase identifier or is the engine's own.
+// a lowercase identifier or is the engine's own, isolated that is not a
+// boolean.
 //
 // # Versions
 //

@@ -21,7 +21,7 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
 
 // The keys each table may have (in the order messages list them).
 var (
-	workflowKeys   = []string{"name", "version", "start", "stages"}
+	workflowKeys   = []string{"name", "version", "start", "isolated", "stages"}
 	stageKeys      = []string{"command", "agent", "params", "timeout", "retry", "next"}
 	retryKeys      = []string{"max_attempts", "initial", "max"}
 	transitionKeys = []string{"to", "when", "status"}
@@ -92,6 +92,13 @@ func (p *parser) workflow(raw map[string]any, md toml.MetaData) *Workflow {
 		w.Version, _ = p.str(raw, nil, "version")
 	}
 	w.Start, isStr = p.str(raw, nil, "start")
+	if v, has := raw["isolated"]; has {
+		b, isBool := v.(bool)
+		if !isBool {
+			p.at([]string{"isolated"}, "isolated must be true or false (unquoted): true runs each run on a branch of its own")
+		}
+		w.Isolated = b
+	}
 
 	stages, ok := raw["stages"].(map[string]any)
 	if raw["stages"] != nil && !ok {

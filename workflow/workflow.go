@@ -27,6 +27,12 @@ type Workflow struct {
 	// defines them.
 	Stages map[string]*Stage
 	Order  []string
+	// Isolated (`isolated = true`): each run works on a branch of its own,
+	// luna/NAME/RUN-ID, made from the current branch's tip when the run
+	// is created and checked out in a worktree of its own; the run's
+	// writes are commits there, and the branch it was made from changes
+	// only when the run is accepted.
+	Isolated bool
 	// File is the name the definition was parsed under (its path when
 	// loaded from disk); Blob is the git blob hash of its bytes.
 	File string

@@ -352,3 +352,27 @@ func TestRetryDelay(t *testing.T) {
 		})
 	}
 }
+
+// TestIsolated: `isolated = true` marks the workflow's runs as isolated;
+// absent or false leaves them on the current branch.
+func TestIsolated(t *testing.T) {
+	const body = "start = \"a\"\n[stages.a]\ncommand = [\"true\"]\n[[stages.a.next]]\nto = \"end\"\n"
+	for _, c := range []struct {
+		name, key string
+		want      bool
+	}{
+		{"absent", "", false},
+		{"true", "isolated = true\n", true},
+		{"false", "isolated = false\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, err := Parse("w.toml", []byte("name = \"w\"\n"+c.key+body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Isolated != c.want {
+				t.Fatalf("Isolated = %v, want %v", w.Isolated, c.want)
+			}
+		})
+	}
+}

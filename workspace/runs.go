@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -40,6 +41,9 @@ func (s *Service) engine() (*runs.Engine, error) {
 	if r.eng == nil {
 		o := r.opts
 		o.Root, o.Store, o.Effects = s.store.Root(), s.store, effects{s}
+		if o.Isolation == nil {
+			o.Isolation = isolation{s}
+		}
 		if o.Logger == nil {
 			o.Logger = s.log
 		}
@@ -79,10 +83,11 @@ func (s *Service) RunsInFlight() int {
 }
 
 func (s *Service) closeRuns() error {
+	var err error
 	if e := s.started(); e != nil {
-		return e.Close()
+		err = e.Close()
 	}
-	return nil
+	return errors.Join(err, s.trees.close())
 }
 
 // effects is what the engine needs of the Service.

@@ -26,6 +26,7 @@ type Service struct {
 	events *events.Hub
 	log    *slog.Logger // the store's (gitstore.Options.Logger)
 	runner runner       // the workflow engine (runs.go)
+	trees  worktrees    // the stores of isolated runs' worktrees (isolation.go)
 	// looseSlugs: [refs] slugs = "loose" (SetSlugRule).
 	looseSlugs atomic.Bool
 }

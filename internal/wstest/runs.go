@@ -57,12 +57,18 @@ to = "end"
 func AddWorkflows(t *testing.T, root string) {
 	t.Helper()
 	py := Python(t)
-	for name, text := range map[string]string{
+	writeFiles(t, root, map[string]string{
 		"agents/step.py":              StepAgent,
 		".luna/workflows/review.toml": strings.ReplaceAll(Review, "PYTHON", py),
 		".luna/workflows/broken.toml": strings.ReplaceAll(Broken, "PYTHON", py),
-	} {
-		p := filepath.Join(root, name)
+	})
+}
+
+// writeFiles writes files (content by path relative to root) under root.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}

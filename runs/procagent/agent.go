@@ -70,7 +70,8 @@ type Agent struct {
 var _ lunad.Agent = (*Agent)(nil)
 
 // New returns an agent that runs argv with the workspace root as its
-// working directory. argv must not be empty; Options.Env entries must
+// working directory (an isolated run's worktree, StageRequest.Dir, when
+// the request names one). argv must not be empty; Options.Env entries must
 // name a variable. The errors wrap lunad.ErrInvalid.
 func New(root string, argv []string, opts Options) (*Agent, error) {
 	if len(argv) == 0 || argv[0] == "" {
@@ -218,6 +219,9 @@ func normalize(req lunad.StageRequest) lunad.StageRequest {
 func (a *Agent) start(req lunad.StageRequest, in []byte) (*running, error) {
 	cmd := exec.Command(a.argv[0], a.argv[1:]...)
 	cmd.Dir = a.root
+	if req.Dir != "" {
+		cmd.Dir = req.Dir // an isolated run's worktree
+	}
 	cmd.Env = append(append([]string(nil), a.env...),
 		"LUNAD_RUN_ID="+req.RunID,
 		"LUNAD_STAGE="+req.Stage,

@@ -290,6 +290,28 @@ print(json.dumps({"status": "ok", "output": {"env": dict(os.environ), "cwd": os.
 	}
 }
 
+// TestWorktreeDir: an isolated run's request names its worktree, where
+// the command runs; LUNAD_WORKSPACE still names the workspace.
+func TestWorktreeDir(t *testing.T) {
+	root, wt := t.TempDir(), t.TempDir()
+	show := `import os, json
+print(json.dumps({"status": "ok", "output": {"cwd": os.getcwd(), "ws": os.environ["LUNAD_WORKSPACE"]}}))`
+	a := newAgent(t, root, pythonArgv(t, show), Options{})
+	req := testRequest
+	req.Branch, req.Dir = "luna/review/run-1", wt
+	resp, err := a.Process(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Cwd, Ws string }
+	if err := json.Unmarshal(resp.Output, &out); err != nil {
+		t.Fatal(err)
+	}
+	if cwd, _ := filepath.EvalSymlinks(out.Cwd); cwd != mustEval(t, wt) || out.Ws != a.root {
+		t.Fatalf("ran in %s with LUNAD_WORKSPACE=%s; want %s and %s", out.Cwd, out.Ws, wt, a.root)
+	}
+}
+
 func mustEval(t *testing.T, path string) string {
 	t.Helper()
 	p, err := filepath.EvalSymlinks(path)

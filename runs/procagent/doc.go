@@ -65,7 +65,9 @@
 //
 // # The process
 //
-// The command runs with the workspace root as its working directory, in a
+// The command runs with the workspace root as its working directory — for
+// an isolated run (a request with "dir", the run's worktree, and
+// "branch") in that worktree, where its branch is checked out — in a
 // process group of its own. The timeout — the earlier of Options.Timeout
 // and ctx's deadline — and ctx's cancellation are enforced on the whole
 // group: SIGTERM, then SIGKILL after Options.KillGrace. When the command
