@@ -101,7 +101,7 @@ func (a *analysis) command(argv []string, dir string, depth int) {
 	if script, ok := shellScript(argv); ok {
 		n.wrapper = true
 		if !a.c.policy.shell {
-			a.add(n, RuleShell, reasonShell, show(argv[:min(len(argv), 2)]))
+			a.add(n, RuleShell, reasonShell, path.Base(argv[0])+" -c")
 		}
 		a.script(parseShell(script, depth+1), n, dir, depth+1)
 	}
@@ -335,6 +335,6 @@ func (a *analysis) script(sc *shScript, n *node, dir string, depth int) {
 // redirects records the files a script's command writes with >.
 func (a *analysis) redirects(n *node, dir string, targets []string) {
 	for _, t := range targets {
-		a.target(n, dir, t)
+		a.target(n, dir, t, true)
 	}
 }

@@ -72,7 +72,7 @@ func (a *analysis) rm(n *node) {
 		case RuleRmWorkspace:
 			a.add(n, rule, reasonRmWorkspace, what)
 		default:
-			a.target(n, n.dir, op)
+			a.target(n, n.dir, op, strings.HasSuffix(op, "/"))
 		}
 	}
 }
@@ -80,6 +80,9 @@ func (a *analysis) rm(n *node) {
 // rmRule is the rule deleting op from dir breaks, or "".
 func (a *analysis) rmRule(dir, op string, recursive bool) string {
 	home := a.c.space.home
+	if filepath.IsAbs(op) && scratch(op) {
+		return ""
+	}
 	if m := homeWord.FindStringSubmatch(op); m != nil {
 		rest := strings.TrimRight(m[2], "/")
 		if rest == "" || rest == "/*" || rest == "/." || home == "" || m[1] != "~" && m[1][0] == '~' {
@@ -106,7 +109,6 @@ func (a *analysis) rmRule(dir, op string, recursive bool) string {
 			return RuleRmWorkspace
 		}
 	case pl.rel != "":
-	case scratch(abs):
 	case abs == "/" || filepath.Dir(abs) == "/":
 		return RuleRmRoot
 	case home != "" && home != "/" && within(home, abs):
@@ -176,7 +178,7 @@ func (a *analysis) chmod(n *node) {
 		a.add(n, RuleChmod777, reasonChmod777, show(n.argv))
 	}
 	for _, f := range files {
-		a.target(n, n.dir, f)
+		a.target(n, n.dir, f, true)
 	}
 }
 
@@ -231,12 +233,17 @@ func (a *analysis) writes(n *node) {
 		}
 	}
 	for _, t := range targets {
-		a.target(n, n.dir, t)
+		a.target(n, n.dir, t, true)
 	}
 }
 
-// target records a file node n writes, deciding the path rules on it.
-func (a *analysis) target(n *node, dir, t string) {
+// target records a file node n writes, deciding the path rules on it;
+// followLast: it writes through a symlink (rm deletes the symlink).
+// Absolute paths in /tmp (the sandbox's own) and /dev/null are scratch.
+func (a *analysis) target(n *node, dir, t string, followLast bool) {
+	if filepath.IsAbs(t) && scratch(t) {
+		return
+	}
 	if m := homeWord.FindStringSubmatch(t); m != nil {
 		if m[1] != "~" && m[1][0] == '~' || a.c.space.home == "" {
 			a.found(n, deny(RuleOutside, fmt.Sprintf(reasonOutside, t)))
@@ -244,14 +251,14 @@ func (a *analysis) target(n *node, dir, t string) {
 		}
 		t = a.c.space.home + m[2]
 	}
-	if t == "" || strings.ContainsAny(t, "$`") || filepath.IsAbs(t) && scratch(t) {
+	if t == "" || strings.ContainsAny(t, "$`") {
 		return
 	}
 	if dir == "" && !filepath.IsAbs(t) {
 		return
 	}
 	t, _ = globPrefix(t)
-	pl, d := a.c.checkPlace(dir, t, true, true)
+	pl, d := a.c.checkPlace(dir, t, true, followLast)
 	if d != nil {
 		a.found(n, d)
 		return

@@ -172,7 +172,7 @@ func (a *analysis) inlineCode(n *node) {
 		}
 		for _, w := range netCode {
 			if strings.Contains(args[i+1], w) {
-				a.offline(n, prog+" "+x+" code using "+w)
+				a.offline(n, prog+" "+x+" code using "+strings.TrimSuffix(w, "("))
 				return
 			}
 		}
