@@ -92,9 +92,9 @@ func (ps parser) policy(raw map[string]any, p *Policy) {
 		p.allowedOnly = v == "allowed"
 	}
 	if list, ok := ps.strings(raw, nil, "read_only"); ok {
-		for i, s := range list {
-			if clean, problem := workspacePath(s, false); problem != "" {
-				ps.at(keyPath{"read_only", strconv.Itoa(i)}, "read_only %q %s", s, problem)
+		for _, it := range list {
+			if clean, problem := workspacePath(it.s, false); problem != "" {
+				ps.at(keyPath{"read_only", strconv.Itoa(it.i)}, "read_only %q %s", it.s, problem)
 			} else if !slices.Contains(p.readOnly, clean) {
 				p.readOnly = append(p.readOnly, clean)
 			}
@@ -124,7 +124,7 @@ func (ps parser) policy(raw map[string]any, p *Policy) {
 }
 
 // unknown reports the keys of m not in known, with the known ones.
-func (ps parser) unknown(m map[string]any, at keyPath, what string, known []string) {
+func (ps parser) unknown(m map[string]any, at keyPath, what string, known []string) (n int) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -139,7 +139,9 @@ func (ps parser) unknown(m map[string]any, at keyPath, what string, known []stri
 			hint = fmt.Sprintf(" (did you mean %q?)", near)
 		}
 		ps.at(at.child(k), "unknown key %q in %s%s; the known keys are %s", k, what, hint, strings.Join(known, ", "))
+		n++
 	}
+	return n
 }
 
 // nearest is the known key closest to k, if it is a typo away.
@@ -207,7 +209,24 @@ func (ps parser) choice(m map[string]any, at keyPath, key string, choices ...str
 	return s, ok
 }
 
-func (ps parser) strings(m map[string]any, at keyPath, key string) ([]string, bool) {
+// item is one string of an array, at its index.
+type item struct {
+	i int
+	s string
+}
+
+func texts(items []item) []string {
+	out := make([]string, len(items))
+	for k, it := range items {
+		out[k] = it.s
+	}
+	return out
+}
+
+// strings reads an array of strings: the strings in it, and whether the
+// key holds an array; an element that is not a string is reported and
+// left out.
+func (ps parser) strings(m map[string]any, at keyPath, key string) ([]item, bool) {
 	v, ok := m[key]
 	if !ok {
 		return nil, false
@@ -217,17 +236,26 @@ func (ps parser) strings(m map[string]any, at keyPath, key string) ([]string, bo
 		ps.at(at.child(key), "%s must be an array of strings, not %s", key, describe(v))
 		return nil, false
 	}
-	out := make([]string, 0, len(list))
-	good := true
+	out := make([]item, 0, len(list))
 	for i, x := range list {
-		s, isStr := x.(string)
-		if !isStr {
+		if s, isStr := x.(string); isStr {
+			out = append(out, item{i, s})
+		} else {
 			ps.at(at.child(key, strconv.Itoa(i)), "%s[%d] must be a string, not %s", key, i, describe(x))
-			good = false
 		}
-		out = append(out, s)
 	}
-	return out, good
+	return out, true
+}
+
+// tomlValue is a scalar as TOML writes it (other values described).
+func tomlValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(cut(v, 40))
+	case int64:
+		return strconv.FormatInt(v, 10)
+	}
+	return describe(v)
 }
 
 // describe names a TOML value's type for a message.
@@ -333,7 +361,7 @@ func (ps parser) duration(m map[string]any, at keyPath, key string) (time.Durati
 	d, err := time.ParseDuration(s)
 	switch {
 	case err != nil:
-		ps.at(at.child(key), "%s %q is not a duration; write it as \"90s\", \"10m\" or \"1h30m\"", key, s)
+		ps.at(at.child(key), "%s = %q is not a duration; write it as \"90s\", \"10m\" or \"1h30m\"", key, s)
 		return 0, false
 	case d <= 0:
 		ps.at(at.child(key), "%s is %s; it must be positive", key, s)
@@ -354,7 +382,7 @@ func (ps parser) size(m map[string]any, at keyPath, key string) (int64, bool) {
 		return 0, false
 	}
 	bad := func() (int64, bool) {
-		ps.at(at.child(key), "%s %s is not a size; write bytes as an integer, or a string such as \"512MiB\" or \"4GiB\" (units B, KiB, MiB, GiB, TiB)", key, describe(v))
+		ps.at(at.child(key), "%s = %s is not a size; write bytes as an integer, or a string such as \"512MiB\" or \"4GiB\" (units B, KiB, MiB, GiB, TiB)", key, tomlValue(v))
 		return 0, false
 	}
 	var n int64
@@ -423,9 +451,8 @@ func (ps parser) rules(raw map[string]any, kind Verdict, names map[string]bool) 
 
 func (ps parser) rule(m map[string]any, kind Verdict, at keyPath, names map[string]bool) *rule {
 	what := fmt.Sprintf("[[%s]]", kind)
-	ps.unknown(m, at, what, ruleKeys)
 	r := &rule{verdict: kind}
-	good := true
+	good := ps.unknown(m, at, what, ruleKeys) == 0
 	fail := func(path keyPath, format string, args ...any) {
 		ps.at(path, format, args...)
 		good = false
@@ -460,13 +487,13 @@ func (ps parser) rule(m map[string]any, kind Verdict, at keyPath, names map[stri
 	r.reason = strings.TrimSpace(reason)
 
 	if list, ok := ps.strings(m, at, "tools"); ok {
-		for i, t := range list {
-			if !contains(Tools, t) {
-				fail(at.child("tools", strconv.Itoa(i)), "tools[%d] %q is not a tool; use %s", i, t, strings.Join(Tools, ", "))
+		for _, it := range list {
+			if !contains(Tools, it.s) {
+				fail(at.child("tools", strconv.Itoa(it.i)), "tools[%d] %q is not a tool; use %s", it.i, it.s, strings.Join(Tools, ", "))
 			}
 		}
-		r.tools = list
-		if len(list) == 0 {
+		r.tools = texts(list)
+		if len(m["tools"].([]any)) == 0 {
 			fail(at.child("tools"), "tools is empty; leave it out to match every tool")
 		}
 	} else if m["tools"] != nil {
@@ -481,28 +508,28 @@ func (ps parser) rule(m map[string]any, kind Verdict, at keyPath, names map[stri
 		good = false
 	}
 	if list, ok := ps.strings(m, at, "args"); ok {
-		for i, s := range list {
-			if problem := validGlob(s); problem != "" {
-				fail(at.child("args", strconv.Itoa(i)), "args[%d] %s", i, problem)
+		for _, it := range list {
+			if problem := validGlob(it.s); problem != "" {
+				fail(at.child("args", strconv.Itoa(it.i)), "args[%d] %s", it.i, problem)
 			}
 		}
-		if len(list) == 0 {
+		if len(m["args"].([]any)) == 0 {
 			fail(at.child("args"), "args is empty; leave it out to match any arguments")
 		}
-		r.args = list
+		r.args = texts(list)
 	} else if m["args"] != nil {
 		good = false
 	}
 	if list, ok := ps.strings(m, at, "paths"); ok {
-		for i, s := range list {
-			if _, problem := workspacePath(s, true); problem != "" {
-				fail(at.child("paths", strconv.Itoa(i)), "paths[%d] %q %s", i, s, problem)
+		for _, it := range list {
+			if _, problem := workspacePath(it.s, true); problem != "" {
+				fail(at.child("paths", strconv.Itoa(it.i)), "paths[%d] %q %s", it.i, it.s, problem)
 			}
 		}
-		if len(list) == 0 {
+		if len(m["paths"].([]any)) == 0 {
 			fail(at.child("paths"), "paths is empty; leave it out to match any path")
 		}
-		r.paths = list
+		r.paths = texts(list)
 	} else if m["paths"] != nil {
 		good = false
 	}
