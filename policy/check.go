@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strconv"
 	"path"
 	"path/filepath"
 	"strings"
@@ -77,7 +78,7 @@ func (p *Policy) Check(root string, a Action) Decision {
 func (c *checker) check() Decision {
 	a := c.action
 	if !contains(Tools, a.Tool) {
-		return *deny(RuleUnknownTool, fmt.Sprintf("%q is not a tool; use one of %s", a.Tool, strings.Join(Tools, ", ")))
+		return *deny(RuleUnknownTool, fmt.Sprintf("%s is not a tool; use one of %s", strconv.Quote(cut(a.Tool, 40)), strings.Join(Tools, ", ")))
 	}
 	var places []place
 	for _, p := range a.Paths {
@@ -137,7 +138,7 @@ func (c *checker) defaults(places []place, an *analysis) *Decision {
 	if c.action.Writes {
 		for _, pl := range places {
 			if (isCIConfig(pl.rel) || isCIConfig(pl.lexRel)) && c.allowed(places, an, nil) == nil {
-				return deny(RuleCIConfig, fmt.Sprintf(reasonCIConfig, pl.written))
+				return deny(RuleCIConfig, fmt.Sprintf(reasonCIConfig, quoteWord(pl.written)))
 			}
 		}
 	}

@@ -246,7 +246,7 @@ func (a *analysis) target(n *node, dir, t string, followLast bool) {
 	}
 	if m := homeWord.FindStringSubmatch(t); m != nil {
 		if m[1] != "~" && m[1][0] == '~' || a.c.space.home == "" {
-			a.found(n, deny(RuleOutside, fmt.Sprintf(reasonOutside, t)))
+			a.found(n, deny(RuleOutside, fmt.Sprintf(reasonOutside, quoteWord(t))))
 			return
 		}
 		t = a.c.space.home + m[2]
@@ -265,6 +265,6 @@ func (a *analysis) target(n *node, dir, t string, followLast bool) {
 	}
 	n.writes = appendRel(n.writes, pl)
 	if isCIConfig(pl.rel) || isCIConfig(pl.lexRel) {
-		a.add(n, RuleCIConfig, reasonCIConfig, t)
+		a.add(n, RuleCIConfig, reasonCIConfig, quoteWord(t))
 	}
 }

@@ -160,13 +160,13 @@ func (c *checker) checkPlace(base, p string, writes, followLast bool) (place, *D
 	pl, err := c.space.resolve(base, p, followLast)
 	switch {
 	case errors.Is(err, errLoop):
-		return pl, deny(RuleBadPath, fmt.Sprintf("%s is a loop of symlinks; name a file inside the workspace", p))
+		return pl, deny(RuleBadPath, fmt.Sprintf("%s is a loop of symlinks; name a file inside the workspace", quoteWord(p)))
 	case err != nil:
-		return pl, deny(RuleBadPath, fmt.Sprintf("%s cannot be resolved (%v); name a file relative to the workspace root", p, errors.Unwrap(err)))
+		return pl, deny(RuleBadPath, fmt.Sprintf("%s cannot be resolved (%v); name a file relative to the workspace root", quoteWord(p), errors.Unwrap(err)))
 	case pl.rel == "" && pl.link != "":
-		return pl, deny(RuleOutside, fmt.Sprintf(reasonOutsideLink, p, pl.link, pl.target))
+		return pl, deny(RuleOutside, fmt.Sprintf(reasonOutsideLink, quoteWord(p), quoteWord(pl.link), quoteWord(pl.target)))
 	case pl.rel == "":
-		return pl, deny(RuleOutside, fmt.Sprintf(reasonOutside, p))
+		return pl, deny(RuleOutside, fmt.Sprintf(reasonOutside, quoteWord(p)))
 	}
 	if writes {
 		if d := c.protected(pl); d != nil {
@@ -183,11 +183,11 @@ func (c *checker) protected(pl place) *Decision {
 			continue
 		}
 		if rule, format := protectedPath(rel); rule != "" {
-			return deny(rule, fmt.Sprintf(format, pl.written))
+			return deny(rule, fmt.Sprintf(format, quoteWord(pl.written)))
 		}
 		for _, ro := range c.policy.readOnly {
 			if within(ro, rel) {
-				return deny(RuleReadOnly, fmt.Sprintf(reasonReadOnly, pl.written))
+				return deny(RuleReadOnly, fmt.Sprintf(reasonReadOnly, quoteWord(pl.written)))
 			}
 		}
 	}
