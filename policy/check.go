@@ -2,9 +2,9 @@ package policy
 
 import (
 	"fmt"
-	"strconv"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
