@@ -58,12 +58,18 @@ func (a *analysis) add(n *node, rule, format, what string) {
 	}
 }
 
-// first is the finding of the rule listed first by Rules; nil if none.
-func first(fs []finding) *finding {
+// ruleRank is each rule's place in Rules.
+var ruleRank = func() map[string]int {
 	rank := map[string]int{}
 	for i, r := range Rules() {
 		rank[r.Name] = i
 	}
+	return rank
+}()
+
+// first is the finding of the rule listed first by Rules; nil if none.
+func first(fs []finding) *finding {
+	rank := ruleRank
 	var best *finding
 	for i := range fs {
 		if best == nil || rank[fs[i].rule] < rank[best.rule] {

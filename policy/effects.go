@@ -123,6 +123,7 @@ var (
 	octalMode    = regexp.MustCompile(`^[0-7]{1,4}$`)
 	symbolicMode = regexp.MustCompile(`^[ugoa]*([-+=][rwxXstugo]*)+(,[ugoa]*([-+=][rwxXstugo]*)+)*$`)
 	modeClause   = regexp.MustCompile(`([ugoa]*)((?:[-+=][rwxXstugo]*)+)`)
+	modeOp       = regexp.MustCompile(`[-+=][rwxXstugo]*`)
 )
 
 // worldWritable reports whether a chmod mode lets every user write.
@@ -134,7 +135,7 @@ func worldWritable(mode string) bool {
 		if !strings.ContainsAny(m[1], "ao") {
 			continue
 		}
-		for _, op := range regexp.MustCompile(`[-+=][rwxXstugo]*`).FindAllString(m[2], -1) {
+		for _, op := range modeOp.FindAllString(m[2], -1) {
 			if op[0] != '-' && strings.ContainsRune(op, 'w') {
 				return true
 			}

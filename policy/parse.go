@@ -124,7 +124,7 @@ func (ps parser) policy(raw map[string]any, p *Policy) {
 }
 
 // unknown reports the keys of m not in known, with the known ones.
-func (ps parser) unknown(m map[string]any, at keyPath, what string, known []string) (n int) {
+func (ps parser) unknown(m map[string]any, at keyPath, what string, known []string) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -139,9 +139,7 @@ func (ps parser) unknown(m map[string]any, at keyPath, what string, known []stri
 			hint = fmt.Sprintf(" (did you mean %q?)", near)
 		}
 		ps.at(at.child(k), "unknown key %q in %s%s; the known keys are %s", k, what, hint, strings.Join(known, ", "))
-		n++
 	}
-	return n
 }
 
 // nearest is the known key closest to k, if it is a typo away.
@@ -452,23 +450,19 @@ func (ps parser) rules(raw map[string]any, kind Verdict, names map[string]bool) 
 func (ps parser) rule(m map[string]any, kind Verdict, at keyPath, names map[string]bool) *rule {
 	what := fmt.Sprintf("[[%s]]", kind)
 	r := &rule{verdict: kind}
-	good := ps.unknown(m, at, what, ruleKeys) == 0
-	fail := func(path keyPath, format string, args ...any) {
-		ps.at(path, format, args...)
-		good = false
-	}
+	before := len(ps.list)
+	ps.unknown(m, at, what, ruleKeys)
 	name, ok := ps.str(m, at, "name")
 	switch {
 	case !ok && m["name"] == nil:
-		fail(at, "a %s rule needs a name, which denials and the report show", what)
+		ps.at(at, "a %s rule needs a name, which denials and the report show", what)
 	case !ok:
-		good = false
 	case !ruleName.MatchString(name):
-		fail(at.child("name"), "rule name %q: use lower-case letters, digits, '-', '_' and '.'", name)
+		ps.at(at.child("name"), "rule name %q: use lower-case letters, digits, '-', '_' and '.'", name)
 	case builtinName(name):
-		fail(at.child("name"), "rule name %q is one of lunad's own rules; choose another name", name)
+		ps.at(at.child("name"), "rule name %q is one of lunad's own rules; choose another name", name)
 	case names[name]:
-		fail(at.child("name"), "rule name %q is used twice; rule names are unique", name)
+		ps.at(at.child("name"), "rule name %q is used twice; rule names are unique", name)
 	}
 	names[name] = true
 	r.name = name
@@ -476,73 +470,58 @@ func (ps parser) rule(m map[string]any, kind Verdict, at keyPath, names map[stri
 	reason, ok := ps.str(m, at, "reason")
 	switch {
 	case !ok && m["reason"] == nil && kind != Allow:
-		fail(at, "%s rule %q needs a reason: say why, and what to do instead (the model reads it)", what, name)
+		ps.at(at, "%s rule %q needs a reason: say why, and what to do instead (the model reads it)", what, name)
 	case !ok && m["reason"] != nil:
-		good = false
 	case strings.ContainsAny(reason, "\r\n"):
-		fail(at.child("reason"), "reason must be one line")
+		ps.at(at.child("reason"), "reason must be one line")
 	case ok && strings.TrimSpace(reason) == "" && kind != Allow:
-		fail(at.child("reason"), "reason is empty: say why, and what to do instead (the model reads it)")
+		ps.at(at.child("reason"), "reason is empty: say why, and what to do instead (the model reads it)")
 	}
 	r.reason = strings.TrimSpace(reason)
 
-	if list, ok := ps.strings(m, at, "tools"); ok {
-		for _, it := range list {
-			if !contains(Tools, it.s) {
-				fail(at.child("tools", strconv.Itoa(it.i)), "tools[%d] %q is not a tool; use %s", it.i, it.s, strings.Join(Tools, ", "))
-			}
+	r.tools = ps.patterns(m, at, "tools", "match every tool", func(t string) string {
+		if !contains(Tools, t) {
+			return "is not a tool; use " + strings.Join(Tools, ", ")
 		}
-		r.tools = texts(list)
-		if len(m["tools"].([]any)) == 0 {
-			fail(at.child("tools"), "tools is empty; leave it out to match every tool")
-		}
-	} else if m["tools"] != nil {
-		good = false
-	}
+		return ""
+	})
 	if s, ok := ps.str(m, at, "program"); ok {
 		if problem := validGlob(s); problem != "" {
-			fail(at.child("program"), "program %s", problem)
+			ps.at(at.child("program"), "program %q %s", s, problem)
 		}
 		r.program = s
-	} else if m["program"] != nil {
-		good = false
 	}
-	if list, ok := ps.strings(m, at, "args"); ok {
-		for _, it := range list {
-			if problem := validGlob(it.s); problem != "" {
-				fail(at.child("args", strconv.Itoa(it.i)), "args[%d] %s", it.i, problem)
-			}
-		}
-		if len(m["args"].([]any)) == 0 {
-			fail(at.child("args"), "args is empty; leave it out to match any arguments")
-		}
-		r.args = texts(list)
-	} else if m["args"] != nil {
-		good = false
+	r.args = ps.patterns(m, at, "args", "match any arguments", validGlob)
+	r.paths = ps.patterns(m, at, "paths", "match any path", func(p string) string {
+		_, problem := workspacePath(p, true)
+		return problem
+	})
+	r.writes, _ = ps.boolean(m, at, "writes")
+	if len(ps.list) > before {
+		return nil
 	}
-	if list, ok := ps.strings(m, at, "paths"); ok {
-		for _, it := range list {
-			if _, problem := workspacePath(it.s, true); problem != "" {
-				fail(at.child("paths", strconv.Itoa(it.i)), "paths[%d] %q %s", it.i, it.s, problem)
-			}
-		}
-		if len(m["paths"].([]any)) == 0 {
-			fail(at.child("paths"), "paths is empty; leave it out to match any path")
-		}
-		r.paths = texts(list)
-	} else if m["paths"] != nil {
-		good = false
-	}
-	if v, ok := ps.boolean(m, at, "writes"); ok {
-		r.writes = v
-	} else if m["writes"] != nil {
-		good = false
-	}
-	if good && r.program == "" && r.args == nil && r.paths == nil && r.tools == nil && !r.writes {
-		fail(at, "%s rule %q matches every action; give program, args, paths, tools or writes = true", what, name)
-	}
-	if !good {
+	if r.program == "" && r.args == nil && r.paths == nil && r.tools == nil && !r.writes {
+		ps.at(at, "%s rule %q matches every action; give program, args, paths, tools or writes = true", what, name)
 		return nil
 	}
 	return r
+}
+
+// patterns reads one of a rule's arrays of strings, checking each with
+// check (a problem, or ""); an empty array is refused, saying what
+// leaving it out means.
+func (ps parser) patterns(m map[string]any, at keyPath, key, omit string, check func(string) string) []string {
+	list, ok := ps.strings(m, at, key)
+	if !ok {
+		return nil
+	}
+	if len(m[key].([]any)) == 0 {
+		ps.at(at.child(key), "%s is empty; leave it out to %s", key, omit)
+	}
+	for _, it := range list {
+		if problem := check(it.s); problem != "" {
+			ps.at(at.child(key, strconv.Itoa(it.i)), "%s[%d] %q %s", key, it.i, it.s, problem)
+		}
+	}
+	return texts(list)
 }

@@ -258,7 +258,7 @@ var ciConfig = []string{".github/workflows", ".gitlab-ci.yml", ".circleci", ".bu
 
 func isCIConfig(rel string) bool {
 	for _, pattern := range ciConfig {
-		if matchPath(pattern+"/", rel) || rel == pattern {
+		if matchPath(pattern+"/", rel) { // anchored at the root
 			return true
 		}
 	}

@@ -92,8 +92,11 @@ func (s SandboxSettings) ReadOnlyUnder(root string) []string {
 // network, no shell scripts, no unsandboxed commands, lunad's rules, the
 // default limits.
 func Default() *Policy {
-	home, _ := os.UserHomeDir()
-	return &Policy{unsandboxed: Refuse, limits: DefaultLimits(), home: filepath.Clean(home)}
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) {
+		home = "" // rm-home then knows only ~ and $HOME
+	}
+	return &Policy{unsandboxed: Refuse, limits: DefaultLimits(), home: cleanHome(home)}
 }
 
 // Load reads the policy of the workspace at root (.luna/policy.toml):
@@ -123,4 +126,11 @@ func (p *Policy) Sandbox() SandboxSettings {
 		Limits:      p.limits,
 		ReadOnly:    slices.Compact(ro),
 	}
+}
+
+func cleanHome(home string) string {
+	if home == "" {
+		return ""
+	}
+	return filepath.Clean(home)
 }
