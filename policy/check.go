@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -213,7 +214,7 @@ func (c *checker) matches(r *rule, places []place, an *analysis, only *node) boo
 		if r.program != "" && !n.runs(r.program) || len(r.args) > 0 && !argsMatch(r.args, n.argv[1:]) {
 			continue
 		}
-		names := n.reads
+		names := append(slices.Clip(n.reads), n.writes...)
 		if r.writes {
 			names = n.writes
 			if len(names) == 0 {

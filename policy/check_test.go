@@ -304,6 +304,7 @@ var checkCases = []checkCase{
 		action: Action{Tool: ToolRunCommand, Argv: []string{"../scripts/release.sh"}, Dir: "src"}, want: Deny, rule: "no-release"},
 	{name: "deny-rule-paths-read", policy: denySecrets, action: read("config/secrets/prod.env"), want: Deny, rule: "no-secrets"},
 	{name: "deny-rule-paths-command", policy: denySecrets, action: run("cat", "config/secrets/prod.env"), want: Deny, rule: "no-secrets"},
+	{name: "deny-rule-paths-redirect", policy: shellOn + denySecrets, action: run("sh", "-c", "echo x >> config/secrets/prod.env"), want: Deny, rule: "no-secrets"},
 	{name: "deny-rule-pem-anywhere", policy: denySecrets, action: read("certs/server.pem"), want: Deny, rule: "no-secrets"},
 	{name: "confirm-writes", policy: confirmMigrations, action: write("db/migrations/001.sql"), want: Confirm, rule: "migrations"},
 	{name: "confirm-writes-read", policy: confirmMigrations, action: read("db/migrations/001.sql"), want: Allow},
