@@ -68,7 +68,12 @@ func deny(rule, reason string) *Decision {
 // is checked. Check reads the file system only to resolve symlinks and
 // to tell a file from a branch (git checkout X); the same policy, action
 // and files give the same Decision.
+//
+// A nil *Policy is Default().
 func (p *Policy) Check(root string, a Action) Decision {
+	if p == nil {
+		p = Default()
+	}
 	if !filepath.IsAbs(root) {
 		return *deny(RuleBadPath, fmt.Sprintf("the workspace root %q is not an absolute path (lunad's mistake, not the action's)", root))
 	}

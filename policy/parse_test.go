@@ -155,6 +155,13 @@ func TestDefault(t *testing.T) {
 	if got := Default().Sandbox(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Default().Sandbox() = %+v; want %+v", got, want)
 	}
+	var none *Policy
+	if got := none.Sandbox(); !reflect.DeepEqual(got, want) {
+		t.Errorf("a nil Policy's Sandbox() = %+v; want the default %+v", got, want)
+	}
+	if d := none.Check("/", run("git", "push")); d.Rule != RuleGitPush {
+		t.Errorf("a nil Policy's Check(git push) = %+v; want the default's denial", d)
+	}
 	empty, err := Parse("p.toml", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -115,8 +115,12 @@ func Load(root string) (*Policy, error) {
 	return Parse(path, data)
 }
 
-// Sandbox is what the command runner needs from the policy.
+// Sandbox is what the command runner needs from the policy (a nil
+// *Policy's is Default's).
 func (p *Policy) Sandbox() SandboxSettings {
+	if p == nil {
+		p = Default()
+	}
 	ro := append([]string{".git", ".luna"}, p.readOnly...)
 	slices.Sort(ro)
 	return SandboxSettings{
