@@ -122,15 +122,6 @@ func (ps parser) policy(raw map[string]any, p *Policy) {
 	}
 }
 
-// unknown reports the keys of m not in known, with the known ones.
-// nearest is the known key closest to k, if it is a typo away.
-// distance is the Levenshtein distance of two short strings.
-// item is one string of an array, at its index.
-// strings reads an array of strings: the strings in it, and whether the
-// key holds an array; an element that is not a string is reported and
-// left out.
-// tomlValue is a scalar as TOML writes it (other values described).
-// describe names a TOML value's type for a message.
 // workspacePath cleans a workspace-relative path of a policy file, or
 // says what is wrong with it. Globs are allowed if glob is set.
 func workspacePath(s string, glob bool) (string, string) {
@@ -258,8 +249,3 @@ func (ps parser) size(m map[string]any, at keyPath, key string) (int64, bool) {
 	}
 	return n, true
 }
-
-// rules reads the [[deny]], [[confirm]] or [[allow]] tables.
-// patterns reads one of a rule's arrays of strings, checking each with
-// check (a problem, or ""); an empty array is refused, saying what
-// leaving it out means.

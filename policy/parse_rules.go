@@ -6,6 +6,7 @@ import (
 	"strings"
 )
 
+// rules reads the [[deny]], [[confirm]] or [[allow]] tables.
 func (ps parser) rules(raw map[string]any, kind Verdict, names map[string]bool) []*rule {
 	key := string(kind)
 	v, ok := raw[key]
@@ -98,6 +99,9 @@ func (ps parser) rule(m map[string]any, kind Verdict, at keyPath, names map[stri
 	return r
 }
 
+// patterns reads one of a rule's arrays of strings, checking each with
+// check (a problem, or ""); an empty array is refused, saying what
+// leaving it out means.
 func (ps parser) patterns(m map[string]any, at keyPath, key, omit string, check func(string) string) []string {
 	list, ok := ps.strings(m, at, key)
 	if !ok {

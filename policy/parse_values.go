@@ -1,5 +1,8 @@
 package policy
 
+// The readers of a policy file's values: each reports what is wrong
+// with a value at its key.
+
 import (
 	"fmt"
 	"slices"
@@ -7,9 +10,7 @@ import (
 	"strings"
 )
 
-// The readers of a policy file's values: each reports what is wrong
-// with a value at its key and says whether it read one.
-
+// unknown reports the keys of m not in known, with the known ones.
 func (ps parser) unknown(m map[string]any, at keyPath, what string, known []string) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -28,6 +29,7 @@ func (ps parser) unknown(m map[string]any, at keyPath, what string, known []stri
 	}
 }
 
+// nearest is the known key closest to k, if it is a typo away.
 func nearest(k string, known []string) string {
 	best, bestD := "", 3
 	for _, c := range known {
@@ -38,6 +40,7 @@ func nearest(k string, known []string) string {
 	return best
 }
 
+// distance is the Levenshtein distance of two short strings.
 func distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
@@ -91,6 +94,7 @@ func (ps parser) choice(m map[string]any, at keyPath, key string, choices ...str
 	return s, ok
 }
 
+// item is one string of an array, at its index.
 type item struct {
 	i int
 	s string
@@ -104,6 +108,9 @@ func texts(items []item) []string {
 	return out
 }
 
+// strings reads an array of strings: the strings in it, and whether the
+// key holds an array; an element that is not a string is reported and
+// left out.
 func (ps parser) strings(m map[string]any, at keyPath, key string) ([]item, bool) {
 	v, ok := m[key]
 	if !ok {
@@ -125,6 +132,7 @@ func (ps parser) strings(m map[string]any, at keyPath, key string) ([]item, bool
 	return out, true
 }
 
+// tomlValue is a scalar as TOML writes it (other values described).
 func tomlValue(v any) string {
 	switch v := v.(type) {
 	case string:
@@ -135,6 +143,7 @@ func tomlValue(v any) string {
 	return describe(v)
 }
 
+// describe names a TOML value's type for a message.
 func describe(v any) string {
 	switch v := v.(type) {
 	case string:
