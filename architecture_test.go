@@ -25,6 +25,7 @@ func TestArchitecture(t *testing.T) {
 		noCgo     bool     // no cgo outside the standard library
 		siblings  []string // lunad packages it may import (nil: any)
 		stdOnly   bool     // nothing outside the standard library and lunad
+		external  []string // if set: outside the standard library and lunad, only these (prefixes)
 	}{
 		{pkg: "lsp", forbidden: adapterForbidden, noCgo: true},
 		{pkg: "mcp", forbidden: adapterForbidden, noCgo: true},
@@ -71,6 +72,9 @@ func TestArchitecture(t *testing.T) {
 		// The test harness runs commands through a Runner interface it
 		// declares: it knows the sandbox's types, not how it isolates.
 		{pkg: "harness", noCgo: true, siblings: []string{mod, mod + "/sandbox"}},
+		// The policy engine: pure decisions over the vocabulary, its file
+		// read with toml.
+		{pkg: "policy", siblings: []string{mod}, noCgo: true, external: []string{"github.com/BurntSushi/toml"}},
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent"}},
 	}
 	for _, c := range cases {
@@ -85,6 +89,15 @@ func TestArchitecture(t *testing.T) {
 				path, std, cgo := f[0], f[1] == "true", f[2] != "0"
 				if c.stdOnly && !std && path != mod && !strings.HasPrefix(path, mod+"/") {
 					t.Errorf("%s links %s; it may link only the standard library and lunad", c.pkg, path)
+				}
+				if c.external != nil && !std && path != mod && !strings.HasPrefix(path, mod+"/") {
+					ok := false
+					for _, e := range c.external {
+						ok = ok || strings.HasPrefix(path, e)
+					}
+					if !ok {
+						t.Errorf("%s links %s; outside the standard library and lunad it may link only %v", c.pkg, path, c.external)
+					}
 				}
 				for _, bad := range c.forbidden {
 					if strings.HasPrefix(path, bad) {
