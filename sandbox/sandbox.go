@@ -12,19 +12,28 @@ type Spec struct {
 	// it (ErrInvalid otherwise).
 	Dir string
 	// ReadOnly are paths under Root kept read-only (absolute), such as
-	// Root/.git and Root/.luna.
+	// Root/.git and Root/.luna. One that does not exist is covered by an
+	// empty read-only directory, so the command cannot create it either
+	// (the empty mount point bwrap makes for it is removed afterwards).
 	ReadOnly []string
 	// Home is a directory (absolute, lunad's own) bound as the command's
 	// $HOME, writable, so caches (GOCACHE, pip's) persist between
-	// commands; "" gives an empty private home.
+	// commands; "" gives an empty private home. It is bound at its own
+	// path, and the user's home (Options.UserHome) is an empty tmpfs.
 	Home string
+	// Binds are host paths outside Root mounted at the same path inside,
+	// read-only unless Writable: a toolchain outside the system
+	// directories, a module cache, a directory for a test report. None
+	// may be /, the user's home or contain it.
+	Binds []Bind
 	// Env are variables set for the command on top of the scrubbed
 	// base (PATH, LANG, TERM, HOME, TMPDIR); no variable of lunad's own
 	// environment passes through otherwise.
 	Env map[string]string
 	// Network lets the command reach the network (the policy allowed it).
 	Network bool
-	// Timeout ends the process group (TERM, then KILL after Grace).
+	// Timeout ends the process group (TERM, then KILL after Grace);
+	// zero means DefaultTimeout and DefaultGrace.
 	Timeout time.Duration
 	Grace   time.Duration
 	Limits  Limits
@@ -32,12 +41,24 @@ type Spec struct {
 	Stdin []byte
 }
 
-// Limits bound a command's resources; zero means the default.
+// Bind is a host path mounted into the sandbox at the same path.
+type Bind struct {
+	Path     string // absolute
+	Writable bool
+}
+
+// Limits bound a command's resources; zero means the field of
+// DefaultLimits. CPU, Memory and FileSize are rlimits of every process of
+// the command (each process has its own CPU time and address space);
+// Processes bounds the command's processes and threads together, with a
+// pids cgroup of its own where the host lets lunad make one, else with
+// RLIMIT_NPROC, which counts all of the user's processes and does not
+// apply to root (Capabilities.ProcessLimit says which is in force).
 type Limits struct {
-	CPU       time.Duration // CPU time (RLIMIT_CPU)
-	Memory    int64         // address space, bytes (RLIMIT_AS)
+	CPU       time.Duration // CPU time (RLIMIT_CPU; SIGXCPU, then SIGKILL a second later)
+	Memory    int64         // address space, bytes (RLIMIT_AS: an allocation beyond it fails)
 	Processes int           // processes and threads at once
-	FileSize  int64         // the largest file it may write, bytes (RLIMIT_FSIZE)
+	FileSize  int64         // the largest file it may write, bytes (RLIMIT_FSIZE; SIGXFSZ)
 	// Output is the bytes kept of each of stdout and stderr (head and
 	// tail halves).
 	Output int
@@ -46,11 +67,22 @@ type Limits struct {
 // Result is how a command ended. A command that exits non-zero, is
 // killed or hits a limit is a Result, not an error.
 type Result struct {
-	ExitCode int    // -1 when killed by a signal
+	// ExitCode is the command's exit status, -1 when a signal killed it
+	// (bwrap reports a signal N as the status 128+N, read back as the
+	// signal).
+	ExitCode int
 	Signal   string // "SIGKILL", … when killed
-	// Ended says why lunad stopped it, if it did: "timeout", "cpu",
-	// "memory", "processes", "file_size", "cancelled"; "" when it exited.
-	Ended    string
+	// Ended says why it was stopped, if it was: "timeout", "cancelled"
+	// (lunad ended it: TERM, then KILL), "cpu" or "file_size" (the
+	// kernel's SIGXCPU or SIGXFSZ for the limit); "" when it exited. An
+	// allocation beyond Limits.Memory or a fork beyond Limits.Processes
+	// fails instead and the command goes on: "memory" and "processes"
+	// are never Ended.
+	Ended string
+	// Hit are the limits the command ran into, sorted, even when it went
+	// on: "cpu" and "file_size" as Ended, "processes" when its pids
+	// cgroup refused a fork.
+	Hit      []string
 	Stdout   Output
 	Stderr   Output
 	Duration time.Duration
