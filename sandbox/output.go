@@ -123,11 +123,10 @@ func partialRuneSuffix(b []byte) int {
 // of b that belong to a character cut before it (at most 3).
 func partialRunePrefix(b []byte) int {
 	n := 0
-	for n < len(b) && n < utf8.UTFMax-1 && !utf8.RuneStart(b[n]) {
-		n++
-	}
-	if n == len(b) || n == utf8.UTFMax-1 && !utf8.RuneStart(b[n]) {
-		return 0 // not a cut character: bytes that are not UTF-8
+	for n < len(b) && !utf8.RuneStart(b[n]) {
+		if n++; n == utf8.UTFMax {
+			return 0 // too many to be the end of one character: not UTF-8
+		}
 	}
 	return n
 }

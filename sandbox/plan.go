@@ -190,7 +190,7 @@ func (p *plan) setReadOnly(paths []string) error {
 		}
 	}
 	// Deepest first, so that removing a directory follows its children.
-	slices.SortFunc(p.created, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+	slices.SortStableFunc(p.created, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
 	return nil
 }
 
