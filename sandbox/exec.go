@@ -94,6 +94,8 @@ func (r *Runner) run(ctx context.Context, p *plan) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
+	growPipe(outR)
+	growPipe(errR)
 	cmd := &exec.Cmd{
 		Path:        gateShell,
 		Env:         env,
@@ -464,6 +466,16 @@ func isExecutable(p string) bool {
 func removeCreated(dirs []string) {
 	for _, d := range dirs {
 		os.Remove(d)
+	}
+}
+
+// growPipe makes a pipe hold 1 MiB (Linux's default is 64 KiB, and an
+// unprivileged process may go up to /proc/sys/fs/pipe-max-size), so a
+// command writing fast is read in fewer, larger reads. A refusal keeps
+// the default.
+func growPipe(f *os.File) {
+	if c, err := f.SyscallConn(); err == nil {
+		c.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20) })
 	}
 }
 

@@ -134,7 +134,7 @@ func partialRunePrefix(b []byte) int {
 // drain copies r into c until EOF or a read error (a closed pipe or a
 // passed deadline), reading in chunks so that memory stays bounded.
 func drain(r *os.File, c *capture) error {
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 1<<20)
 	for {
 		n, err := r.Read(buf)
 		c.Write(buf[:n])

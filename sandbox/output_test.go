@@ -22,7 +22,8 @@ func TestCapture(t *testing.T) {
 		{"a write longer than the tail", 4, []string{"ab", "0123456789"}, Output{Text: "ab" + cutLine(8) + "89", Total: 12, Cut: 8}},
 		{"the ring wraps", 6, []string{"abc", "12", "34", "56", "7"}, Output{Text: "abc" + cutLine(4) + "567", Total: 10, Cut: 4}},
 		{"a cut character is cut whole", 4, []string{"aé", "xxxxxxx", "€b"}, Output{Text: "a" + cutLine(12) + "b", Total: 14, Cut: 12}},
-		{"bytes that are not UTF-8 are kept", 4, []string{"\xff\xfe", "xxxx", "\x80\x81"}, Output{Text: "\xff\xfe" + cutLine(4) + "\x80\x81", Total: 8, Cut: 4}},
+		{"bytes that are not UTF-8 are kept", 8, []string{"\xff\xfe\xfd\xfc", "xxxx", "\x80\x81\x82\x83"}, Output{Text: "\xff\xfe\xfd\xfc" + cutLine(4) + "\x80\x81\x82\x83", Total: 12, Cut: 4}},
+		{"continuation bytes after the cut are a cut character's", 4, []string{"ab", "xxxx", "\x80\x81"}, Output{Text: "ab" + cutLine(6), Total: 8, Cut: 6}},
 		{"a zero cap keeps nothing", 0, []string{"abc"}, Output{Text: cutLine(3), Total: 3, Cut: 3}},
 	}
 	for _, tt := range tests {
