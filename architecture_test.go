@@ -2,6 +2,7 @@ package lunad_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,7 @@ func TestArchitecture(t *testing.T) {
 		noCgo     bool     // no cgo outside the standard library
 		siblings  []string // lunad packages it may import (nil: any)
 		stdOnly   bool     // nothing outside the standard library and lunad
+		external  []string // if set, the only import path prefixes it may link outside them
 	}{
 		{pkg: "lsp", forbidden: adapterForbidden, noCgo: true},
 		{pkg: "mcp", forbidden: adapterForbidden, noCgo: true},
@@ -68,6 +70,8 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "agents/llm/scripted", siblings: []string{mod, mod + "/agents/llm"}, stdOnly: true},
 		{pkg: "agents/llm/providers", siblings: []string{mod, mod + "/agents/llm", mod + "/agents/llm/openai", mod + "/agents/llm/anthropic", mod + "/agents/llm/process", mod + "/agents/llm/scripted"}},
 		{pkg: "agents/llm/anthropic", siblings: []string{mod, mod + "/agents/llm"}, forbidden: []string{"github.com/openai/"}},
+		// The command sandbox knows only the vocabulary and the kernel.
+		{pkg: "sandbox", siblings: []string{mod}, noCgo: true, external: []string{"golang.org/x/sys/"}},
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent"}},
 	}
 	for _, c := range cases {
@@ -82,6 +86,9 @@ func TestArchitecture(t *testing.T) {
 				path, std, cgo := f[0], f[1] == "true", f[2] != "0"
 				if c.stdOnly && !std && path != mod && !strings.HasPrefix(path, mod+"/") {
 					t.Errorf("%s links %s; it may link only the standard library and lunad", c.pkg, path)
+				}
+				if c.external != nil && !std && path != mod && !strings.HasPrefix(path, mod+"/") && !slices.ContainsFunc(c.external, func(p string) bool { return strings.HasPrefix(path, p) }) {
+					t.Errorf("%s links %s; outside the standard library and lunad it may link only %v", c.pkg, path, c.external)
 				}
 				for _, bad := range c.forbidden {
 					if strings.HasPrefix(path, bad) {

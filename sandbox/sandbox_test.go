@@ -331,7 +331,7 @@ func TestNoNetwork(t *testing.T) {
 		argv []string
 	}{
 		{"curl", []string{"curl", "-sS", "--max-time", "3", srv.URL}},
-		{"a Python socket", []string{"/usr/bin/python3", "-c", "import socket; s = socket.create_connection(('127.0.0.1', " + port + "), timeout=3); s.sendall(b'GET / HTTP/1.0\\r\\n\\r\\n'); print(s.recv(4096).decode())"}},
+		{"a Python socket", []string{"python3", "-c", "import socket; s = socket.create_connection(('127.0.0.1', " + port + "), timeout=3); s.sendall(b'GET / HTTP/1.0\\r\\n\\r\\n'); print(s.recv(4096).decode())"}},
 	}
 	for _, tt := range tests {
 		for _, network := range []bool{false, true} {
@@ -493,7 +493,7 @@ func TestMemoryLimit(t *testing.T) {
 	t.Parallel()
 	r, _ := newRunner(t)
 	root := workspace(t, t.TempDir())
-	alloc := []string{"/usr/bin/python3", "-c", "b = bytearray(256 << 20); print('allocated')"}
+	alloc := []string{"python3", "-c", "b = bytearray(256 << 20); print('allocated')"}
 	res := runWithin(t, r, Spec{Argv: alloc, Root: root, Limits: Limits{Memory: 128 << 20}}, 20*time.Second)
 	if res.ExitCode == 0 || !strings.Contains(res.Stderr.Text, "MemoryError") {
 		t.Errorf("exit %d stdout %q stderr %q; want a MemoryError", res.ExitCode, res.Stdout.Text, res.Stderr.Text)
