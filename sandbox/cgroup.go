@@ -165,8 +165,9 @@ func probeCgroup() (mechanism, dir string, err error) {
 	return LimitCgroupV2, dir, nil
 }
 
-// sweepCgroups removes the empty cgroups a daemon that is gone left under
-// dir (lunad-sandbox-PID-N with no process PID).
+// sweepCgroups removes the cgroups a daemon that is gone left under dir
+// (lunad-sandbox-PID-N with no process PID), killing what is left in
+// them: commands of a daemon that was killed.
 func sweepCgroups(dir string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -183,7 +184,7 @@ func sweepCgroups(dir string) {
 		if err != nil || pid == os.Getpid() || unix.Kill(pid, 0) != unix.ESRCH {
 			continue
 		}
-		os.Remove(filepath.Join(dir, e.Name()))
+		(&cgroup{dir: filepath.Join(dir, e.Name())}).remove(time.Second)
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Capabilities is what this host offers for sandboxing commands, as Probe
@@ -180,23 +178,8 @@ func tryBwrap(ctx context.Context, bwrap string, mounts, unshare []string) error
 	return nil
 }
 
-// landlockABI asks the kernel for its Landlock ABI version
-// (landlock_create_ruleset with LANDLOCK_CREATE_RULESET_VERSION).
-func landlockABI() (int, string) {
-	abi, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	switch {
-	case errno == 0:
-		return int(abi), ""
-	case errno == unix.ENOSYS:
-		return 0, "the kernel has no Landlock (Linux 5.13 or later built with CONFIG_SECURITY_LANDLOCK)"
-	case errno == unix.EOPNOTSUPP:
-		return 0, "Landlock is built in but disabled (add landlock to the kernel's lsm= boot parameter)"
-	}
-	return 0, "landlock_create_ruleset: " + errno.Error()
-}
-
-// processLimit says how Limits.Processes will be enforced.
-func processLimit() (mechanism, dir, note string) {
+// processLimit says how Limits.Processes will be enforced on Linux.
+func processLimitLinux() (mechanism, dir, note string) {
 	mechanism, dir, err := probeCgroup()
 	if err == nil {
 		sweepCgroups(dir)

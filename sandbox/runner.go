@@ -102,6 +102,9 @@ func New(caps Capabilities, o Options) (*Runner, error) {
 	} else {
 		r.mounts = systemMounts()
 	}
+	if !rlimitsEnforced {
+		warnings = append(warnings, "its CPU time, memory and file size were not limited: only Linux has prlimit")
+	}
 	if caps.ProcessLimit == LimitNone {
 		warnings = append(warnings, "its processes were not limited: "+caps.ProcessLimitNote)
 	}
