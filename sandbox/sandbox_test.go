@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -574,5 +575,45 @@ func TestStdinAndExit(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("a cancelled Run did not return")
+	}
+}
+
+// TestSweepStaleCgroups: the cgroup of a daemon that is gone is removed
+// by the next Probe, and what was left running in it is killed.
+func TestSweepStaleCgroups(t *testing.T) {
+	c := hostCaps(t)
+	if c.CgroupDir == "" {
+		t.Fatalf("no pids cgroup on this host (%s: %s)", c.ProcessLimit, c.ProcessLimitNote)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(c.CgroupDir, fmt.Sprintf("%s%d-1", cgroupPrefix, gone.Process.Pid))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	left := exec.Command("sleep", uniqueSleep(t))
+	if err := left.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&cgroup{dir: dir}).add(left.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(c.CgroupDir, fmt.Sprintf("%s%d-999999", cgroupPrefix, os.Getpid()))
+	if err := os.Mkdir(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(mine)
+	sweepCgroups(c.CgroupDir)
+	if err := left.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("the process left in the stale cgroup: %v; want it killed", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		os.Remove(dir)
+		t.Errorf("the stale cgroup is still there: %v", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("the sweep removed a cgroup of this live process: %v", err)
 	}
 }
