@@ -53,17 +53,31 @@ func systemMounts() []string {
 			args = append(args, "--tmpfs", d, "--remount-ro", d)
 		}
 	}
+	// systemd-resolved's hosts make /etc/resolv.conf a symlink into /run:
+	// its target, read-only, so that a command let on the network
+	// resolves names.
+	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !underSystem(real) {
+		args = append(args, "--ro-bind", real, real)
+	}
 	return args
+}
+
+// underSystem reports whether path is in one of the system directories.
+func underSystem(path string) bool {
+	for _, s := range systemDirs {
+		if within(s, path) {
+			return true
+		}
+	}
+	return false
 }
 
 // visibleDir reports whether the host directory d is visible to a
 // sandboxed command of plan p at the same path: under a system
 // directory, Root, Home or a bind.
 func (p *plan) visibleDir(d string) bool {
-	for _, s := range systemDirs {
-		if within(s, d) {
-			return true
-		}
+	if underSystem(d) {
+		return true
 	}
 	if within(p.root, d) || p.home != "" && within(p.home, d) {
 		return true

@@ -92,19 +92,10 @@ func newPlan(s Spec, userHome string) (*plan, error) {
 	if err := p.setLimits(s); err != nil {
 		return nil, err
 	}
-	if userHome != "" && userHome != "/" && !within("/tmp", userHome) && !p.underSystem(userHome) {
+	if userHome != "" && userHome != "/" && !within("/tmp", userHome) && !underSystem(userHome) {
 		p.userHome = userHome
 	}
 	return p, nil
-}
-
-func (p *plan) underSystem(d string) bool {
-	for _, s := range systemDirs {
-		if within(s, d) {
-			return true
-		}
-	}
-	return false
 }
 
 // setRoot takes the workspace: an existing directory that holds neither
