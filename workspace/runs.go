@@ -148,6 +148,14 @@ func (s *Service) Run(ctx context.Context, id string) (lunad.RunInfo, error) {
 	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Run(ctx, id) })
 }
 
+// RunFile returns the file name stored beside event seq of run id: a
+// stage's files are under "files/", its whole response is
+// "response.json" (runs' Store.RunFile). Errors: *lunad.RunNotFoundError
+// for no such run; ErrNotFound when the event or the file is not there.
+func (s *Service) RunFile(ctx context.Context, id string, seq int, name string) ([]byte, error) {
+	return s.store.RunFile(ctx, id, seq, name)
+}
+
 func (s *Service) WaitRun(ctx context.Context, id string) (lunad.RunInfo, error) {
 	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Wait(ctx, id) })
 }
