@@ -37,15 +37,15 @@ type LLMConfig = llm.Config
 
 // AgentsConfig is [agents]: the roles' overrides and the budget.
 type AgentsConfig struct {
-	Supervisor LLMConfig    `toml:"supervisor"`
-	Coder      LLMConfig    `toml:"coder"`
-	Writer     LLMConfig    `toml:"writer"`
-	Reviewer   LLMConfig    `toml:"reviewer"`
+	Supervisor LLMConfig `toml:"supervisor"`
+	Coder      LLMConfig `toml:"coder"`
+	Writer     LLMConfig `toml:"writer"`
+	Reviewer   LLMConfig `toml:"reviewer"`
 	// Goal is [agents.goal]: the goal's model over [llm], and what one
 	// goal may spend ([agents.goal.budget]).
 	Goal   GoalAgentConfig `toml:"goal"`
 	Budget BudgetConfig    `toml:"budget"`
-	Stall      StallConfig  `toml:"stall"`
+	Stall  StallConfig     `toml:"stall"`
 }
 
 // StallConfig tunes the stall detector of an ask's working memory.
