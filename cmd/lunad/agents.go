@@ -61,11 +61,7 @@ func withAgents(ro *runs.Options, ws agentWorkspace, cfg Config, getenv func(str
 	if err != nil {
 		return nil, nil, err
 	}
-	host, err := newGoalHost(ws.Root(), getenv, log)
-	if err != nil {
-		agents.Close()
-		return nil, nil, err
-	}
+	host := newGoalHost(ws.Root(), getenv, log)
 	gb := cfg.Agents.Goal.Budget
 	goals := &goalAgents{h: host, o: goal.Options{
 		Providers: providers,

@@ -33,9 +33,10 @@ type goalHost struct {
 	// home is the commands' $HOME: lunad's own directory, kept between
 	// commands and goals so that build and package caches (GOCACHE, pip)
 	// persist: LUNAD_SANDBOX_HOME, else <git common dir>/luna/sandbox/home.
-	home   string
-	getenv func(string) string
-	log    *slog.Logger
+	home    string
+	homeErr error
+	getenv  func(string) string
+	log     *slog.Logger
 
 	probeOnce sync.Once
 	caps      sandbox.Capabilities
@@ -56,19 +57,10 @@ type goalSetup struct {
 	sbErr  error
 }
 
-func newGoalHost(root string, getenv func(string) string, log *slog.Logger) (*goalHost, error) {
-	home := getenv("LUNAD_SANDBOX_HOME")
-	if home == "" {
-		c, err := lunad.FindCheckout(root)
-		if err != nil {
-			return nil, err
-		}
-		home = filepath.Join(c.CommonDir, "luna", "sandbox", "home")
-	}
-	if !filepath.IsAbs(home) {
-		return nil, fmt.Errorf("%w: LUNAD_SANDBOX_HOME=%q must be an absolute path", lunad.ErrInvalid, home)
-	}
-	return &goalHost{root: root, home: filepath.Clean(home), getenv: getenv, log: log}, nil
+func newGoalHost(root string, getenv func(string) string, log *slog.Logger) *goalHost {
+	h := &goalHost{root: root, getenv: getenv, log: log}
+	h.home, h.homeErr = sandboxHome(root, getenv)
+	return h
 }
 
 // capabilities probes the sandbox once, and logs what it found.
@@ -146,6 +138,9 @@ func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, err
 	slices.Sort(ro)
 	s.ReadOnly = slices.Compact(ro)
 	if s.Home == "" {
+		if h.homeErr != nil {
+			return sandbox.Result{}, h.homeErr
+		}
 		if err := os.MkdirAll(h.home, 0o700); err != nil {
 			return sandbox.Result{}, fmt.Errorf("the commands' home %s (LUNAD_SANDBOX_HOME): %w", h.home, err)
 		}

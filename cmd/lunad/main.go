@@ -116,7 +116,7 @@ func init() {
 		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
-		cmdAsk, cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
+		cmdAsk, cmdGoal, cmdDoctor, cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
 		cmdServe, cmdLSP, cmdMCP,
 	}
 }
