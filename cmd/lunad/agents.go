@@ -19,19 +19,16 @@ import (
 )
 
 // agentWorkspace is what lunad's agents need of the workspace
-// (*workspace.Service): the ask's tools, the goal's symbol search, the
-// run files a finished goal's report is read from.
+// (*workspace.Service): the ask's tools, the goal's symbol search.
 type agentWorkspace interface {
 	ask.Workspace
 	goal.Symbols
-	runFiles
 	Root() string
 }
 
 // withAgents adds lunad's agents to the engine's options: the built-in
 // workflows ask and goal, their stage agents and the OnFinish that makes
-// each one's result (and keeps a finished goal's report and trace as
-// files, lunad.GoalFilesOf). Each role's provider is made when its stage
+// each one's result. Each role's provider is made when its stage
 // calls it, from the configuration loaded once (cfg) and the API key read
 // from getenv — so a workspace without [llm] serves everything else, and
 // an ask or a goal says what to set. The goal's commands run in the
@@ -83,13 +80,7 @@ func withAgents(ro *runs.Options, ws agentWorkspace, cfg Config, getenv func(str
 			log.Error("goal: no agents to make the result", "run", info.ID, "err", err)
 			return nil
 		}
-		out := a.OnFinish(ctx, info)
-		if out != nil {
-			if err := writeGoalFiles(ctx, ws, ws.Root(), info, out); err != nil {
-				log.Error("goal: its report and trace could not be kept as files", "run", info.ID, "err", err)
-			}
-		}
-		return out
+		return a.OnFinish(ctx, info)
 	}
 	return agents, host, nil
 }

@@ -67,7 +67,8 @@ func runGoal(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		return err
 	}
 	sub := ""
-	if len(pos) == 2 || pos[0] == "list" {
+	switch pos[0] {
+	case "list", "show", "accept", "discard":
 		sub = pos[0]
 	}
 	switch {
@@ -84,7 +85,7 @@ func runGoal(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		}
 		return m.withRunner(ctx, false, func(ws lunad.Workspace) error { return m.settleGoal(ctx, ws, sub, pos[1]) })
 	}
-	return fs.usageError("unknown form: goal %s (a goal is one argument: quote it)", strings.Join(pos, " "))
+	return fs.usageError("unknown form: goal %s (goal show, accept and discard take a RUN; a goal is one argument: quote it)", strings.Join(pos, " "))
 }
 
 // startGoal checks the goal can run, starts it, follows it and prints its
@@ -115,15 +116,20 @@ func (m *Main) startGoal(ctx context.Context, text string, maxSteps int, tests [
 		return err
 	}
 	return m.withRunner(ctx, true, func(ws lunad.Workspace) error {
-		res, err := goalAndWait(ctx, ws, req, m.Stderr)
+		info, err := goalAndWait(ctx, ws, req, m.Stderr)
 		if err != nil {
 			return err
 		}
+		doc, files, err := keepGoal(ctx, ws, root, info)
+		if err != nil {
+			return err
+		}
+		res := doc.Result
 		if m.json {
 			if err := m.printJSON(res); err != nil {
 				return err
 			}
-		} else if err := printGoal(m.Stdout, res, root); err != nil {
+		} else if err := printGoal(m.Stdout, res, files); err != nil {
 			return err
 		}
 		return goalOutcome(res)
@@ -131,19 +137,19 @@ func (m *Main) startGoal(ctx context.Context, text string, maxSteps int, tests [
 }
 
 // goalAndWait starts the goal, reports its steps on progress as its run's
-// events arrive, and returns its result once it has finished. If ctx ends
+// events arrive, and returns its run once it has finished. If ctx ends
 // first, the run is cancelled.
-func goalAndWait(ctx context.Context, ws lunad.Workspace, req lunad.RunRequest, progress io.Writer) (lunad.GoalResult, error) {
+func goalAndWait(ctx context.Context, ws lunad.Workspace, req lunad.RunRequest, progress io.Writer) (lunad.RunInfo, error) {
 	info, err := ws.StartRun(ctx, req)
 	if err != nil {
 		var nf *lunad.RunNotFoundError
 		switch {
 		case errors.As(err, &nf) && nf.Kind == "workflow":
-			return lunad.GoalResult{}, fmt.Errorf("%w: this lunad has no goal workflow: the daemon serving the workspace is older than lunad goal (restart it: stop its `lunad serve`, the next command starts a new one)", err)
+			return lunad.RunInfo{}, fmt.Errorf("%w: this lunad has no goal workflow: the daemon serving the workspace is older than lunad goal (restart it: stop its `lunad serve`, the next command starts a new one)", err)
 		case errors.Is(err, lunad.ErrDirty):
-			return lunad.GoalResult{}, fmt.Errorf("no goal was started: a goal's branch starts from your last commit, and the workspace has uncommitted changes it would not see: %w", err)
+			return lunad.RunInfo{}, fmt.Errorf("no goal was started: a goal's branch starts from your last commit, and the workspace has uncommitted changes it would not see: %w", err)
 		}
-		return lunad.GoalResult{}, err
+		return lunad.RunInfo{}, err
 	}
 	fmt.Fprintf(progress, "goal %s: started on %s (from %s at %s)\n", info.ID, info.Branch, orWhat(info.BaseBranch, "a detached HEAD"), shortHash(info.Base))
 	r, err := lunad.FollowRun(ctx, ws, info.ID, goalPoll, func(e lunad.RunEvent) {
@@ -153,15 +159,31 @@ func goalAndWait(ctx context.Context, ws lunad.Workspace, req lunad.RunRequest, 
 	})
 	switch {
 	case ctx.Err() != nil:
-		return lunad.GoalResult{}, cancelGoal(ws, info.ID, ctx.Err())
+		return r, cancelGoal(ws, info.ID, ctx.Err())
 	case err != nil:
-		return lunad.GoalResult{}, fmt.Errorf("following goal %s: %w (it goes on: lunad goal show %s)", info.ID, err, info.ID)
+		return r, fmt.Errorf("following goal %s: %w (it goes on: lunad goal show %s)", info.ID, err, info.ID)
 	}
-	res, err := lunad.GoalResultOf(r)
+	return r, nil
+}
+
+// keepGoal reads a finished goal's result, trace and report from its run
+// and keeps them as files (lunad.GoalFiles), where editors open them.
+func keepGoal(ctx context.Context, ws lunad.Workspace, root string, info lunad.RunInfo) (lunad.GoalTrace, lunad.GoalFiles, error) {
+	doc, report, err := lunad.ReadGoal(ctx, ws, info)
 	if err != nil {
-		return res, fmt.Errorf("goal %s %s without a result: %s (see lunad run show %s)", r.ID, r.Status, orWhat(r.Error, err.Error()), r.ID)
+		return doc, lunad.GoalFiles{}, fmt.Errorf("goal %s %s without a result: %s (see lunad run show %s)", info.ID, info.Status, orWhat(info.Error, err.Error()), info.ID)
 	}
-	return res, nil
+	files, err := lunad.GoalFilesOf(root, info.ID)
+	if err == nil {
+		err = files.Keep(doc, report)
+	}
+	if err != nil {
+		return doc, files, fmt.Errorf("goal %s %s, but its report could not be kept as a file: %w (lunad goal show %s prints it)", info.ID, doc.Result.Outcome, err, info.ID)
+	}
+	if report == "" {
+		files.Report = ""
+	}
+	return doc, files, nil
 }
 
 // cancelGoal cancels a goal whose caller stopped waiting.
@@ -175,7 +197,7 @@ func cancelGoal(ws lunad.Workspace, id string, cause error) error {
 }
 
 // printGoal writes a goal's result for a person.
-func printGoal(w io.Writer, r lunad.GoalResult, root string) error {
+func printGoal(w io.Writer, r lunad.GoalResult, files lunad.GoalFiles) error {
 	p := &errWriter{w: w}
 	p.printf("goal %s: %s\n", r.Run, r.Outcome)
 	if r.Summary != "" {
@@ -204,7 +226,7 @@ func printGoal(w io.Writer, r lunad.GoalResult, root string) error {
 	if r.Sandbox != "" {
 		p.printf("sandbox:  %s\n", r.Sandbox)
 	}
-	if files, err := lunad.GoalFilesOf(root, r.Run); err == nil && r.Report != "" {
+	if files.Report != "" {
 		p.printf("report:   %s (lunad goal show %s)\n", files.Report, r.Run)
 	}
 	switch {
@@ -260,7 +282,7 @@ func (m *Main) settleGoal(ctx context.Context, ws lunad.Workspace, sub, id strin
 	}
 	switch sub {
 	case "show":
-		return m.showGoal(info)
+		return m.showGoal(ctx, ws, info)
 	case "accept":
 		done, err := ws.AcceptRun(ctx, id)
 		if err != nil || m.json {
@@ -283,7 +305,7 @@ func (m *Main) settleGoal(ctx context.Context, ws lunad.Workspace, sub, id strin
 }
 
 // showGoal prints a goal's report, or its steps so far.
-func (m *Main) showGoal(info lunad.RunInfo) error {
+func (m *Main) showGoal(ctx context.Context, ws lunad.Workspace, info lunad.RunInfo) error {
 	if !info.Status.Finished() {
 		if m.json {
 			return fmt.Errorf("%w: goal %s is still running: its result and trace come when it ends (lunad run show %s shows where it is)", lunad.ErrInvalid, info.ID, info.ID)
@@ -297,7 +319,7 @@ func (m *Main) showGoal(info lunad.RunInfo) error {
 		}
 		return p.err
 	}
-	doc, report, files, err := readGoalFiles(findRoot(m.workDir()), info.ID)
+	doc, report, err := lunad.ReadGoal(ctx, ws, info)
 	if err != nil {
 		return err
 	}
@@ -305,7 +327,7 @@ func (m *Main) showGoal(info lunad.RunInfo) error {
 		return m.printJSON(doc)
 	}
 	if report == "" {
-		return fmt.Errorf("%w: goal %s ended %s before its report: %s (its trace: %s)", lunad.ErrNotFound, info.ID, doc.Result.Outcome, orWhat(doc.Result.Reason, info.Error), files.Trace)
+		return fmt.Errorf("%w: goal %s ended %s before its report: %s (lunad goal show %s --json shows its steps)", lunad.ErrNotFound, info.ID, doc.Result.Outcome, orWhat(doc.Result.Reason, info.Error), info.ID)
 	}
 	_, err = io.WriteString(m.Stdout, report)
 	return err
