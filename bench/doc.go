@@ -57,4 +57,9 @@
 // artifacts: warm and cold p50/p99 and CPU time per compile, the tokens of
 // a compiled context of -bench.ctxbudget tokens, and the naive baseline of
 // every artifact in the prompt, with the ratio.
+//
+// BenchmarkSandboxStart (issue 14) runs `true` directly with os/exec,
+// through a sandbox.Runner without bwrap, and through one with bwrap,
+// interleaved, and reports the p50 of each and the ratio of the sandboxed
+// start to the direct one.
 package bench

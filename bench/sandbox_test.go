@@ -1,0 +1,99 @@
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/lunad/lunad/sandbox"
+)
+
+var flagSandboxReps = flag.Int("bench.sandboxreps", 200, "BenchmarkSandboxStart: runs of `true` each way")
+
+// BenchmarkSandboxStart measures what starting a command in lunad's
+// sandbox costs (issue 14): `true` run -bench.sandboxreps times each way,
+// interleaved so that the machine's load falls on all alike —
+//
+//   - direct: os/exec runs /usr/bin/true (fork, exec, wait);
+//   - unsandboxed: sandbox.Runner without bwrap (the gate shell, the pids
+//     cgroup, the rlimits, the pipes, the scrubbed environment);
+//   - sandboxed: sandbox.Runner with bwrap (all of that, and bwrap's
+//     namespaces, mounts and its two processes).
+//
+// It prints p50/p90 and the mean of each and the ratio of the sandboxed
+// to the direct start, and reports them as metrics (sandboxed-ns/op,
+// direct-ns/op, unsandboxed-ns/op, sandboxed/direct). The figures are
+// recorded in docs/benchmarks.md.
+func BenchmarkSandboxStart(b *testing.B) {
+	ctx := context.Background()
+	caps := sandbox.Probe(ctx)
+	if !caps.Usable() {
+		b.Fatalf("this host cannot sandbox (install bubblewrap):\n%s", caps)
+	}
+	boxed, err := sandbox.New(caps, sandbox.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain, err := sandbox.New(sandbox.Capabilities{ProcessLimit: caps.ProcessLimit, CgroupDir: caps.CgroupDir}, sandbox.Options{AllowUnsandboxed: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := sandbox.Spec{Argv: []string{"true"}, Root: b.TempDir()}
+	run := func(r *sandbox.Runner) time.Duration {
+		t := time.Now()
+		res, err := r.Run(ctx, spec)
+		if err != nil || res.ExitCode != 0 {
+			b.Fatalf("true in the sandbox: %+v, %v", res, err)
+		}
+		return time.Since(t)
+	}
+	direct := func() time.Duration {
+		t := time.Now()
+		if err := exec.Command(truePath).Run(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t)
+	}
+	// Warm up each way (the page cache, bwrap's first namespaces).
+	run(boxed)
+	run(plain)
+	direct()
+	b.ResetTimer()
+	var dd, du, ds []time.Duration
+	for range *flagSandboxReps {
+		dd = append(dd, direct())
+		du = append(du, run(plain))
+		ds = append(ds, run(boxed))
+	}
+	b.StopTimer()
+
+	mean := func(d []time.Duration) time.Duration {
+		var sum time.Duration
+		for _, x := range d {
+			sum += x
+		}
+		return sum / time.Duration(len(d))
+	}
+	fmt.Printf("\nBenchmarkSandboxStart: `true` %d times each way, interleaved (%s)\n", len(ds), machine())
+	fmt.Printf("bwrap %s %s; process limit %s; landlock ABI %d\n", caps.Bwrap, caps.BwrapVersion, caps.ProcessLimit, caps.Landlock)
+	fmt.Printf("%-44s %10s %10s %10s\n", "", "p50", "p90", "mean")
+	for _, row := range []struct {
+		name string
+		d    []time.Duration
+	}{{"direct exec (os/exec)", dd}, {"sandbox.Runner, unsandboxed (gate, cgroup)", du}, {"sandbox.Runner, bwrap", ds}} {
+		fmt.Printf("%-44s %10.2f %10.2f %10.2f ms\n", row.name, ms(pct(row.d, 0.5)), ms(pct(row.d, 0.9)), ms(mean(row.d)))
+	}
+	ratio := float64(pct(ds, 0.5)) / float64(pct(dd, 0.5))
+	fmt.Printf("sandboxed / direct (p50): %.1f×\n", ratio)
+	b.ReportMetric(float64(pct(ds, 0.5).Nanoseconds()), "sandboxed-ns/op")
+	b.ReportMetric(float64(pct(du, 0.5).Nanoseconds()), "unsandboxed-ns/op")
+	b.ReportMetric(float64(pct(dd, 0.5).Nanoseconds()), "direct-ns/op")
+	b.ReportMetric(ratio, "sandboxed/direct")
+}

@@ -1,0 +1,192 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Capabilities is what this host offers for sandboxing commands, as Probe
+// found it; `lunad doctor` prints it (String) and New decides with it.
+type Capabilities struct {
+	// Bwrap is bwrap's path ("" when it is not installed) and
+	// BwrapVersion what `bwrap --version` says ("0.8.0").
+	Bwrap        string `json:"bwrap,omitempty"`
+	BwrapVersion string `json:"bwrap_version,omitempty"`
+	// Namespaces: bwrap ran a command in new mount, pid, ipc and uts
+	// namespaces (and a user namespace where it needs one);
+	// NamespacesError is why not (bwrap missing, or its message).
+	Namespaces      bool   `json:"namespaces"`
+	NamespacesError string `json:"namespaces_error,omitempty"`
+	// Network: bwrap also made a network namespace, so a command can be
+	// cut from the network; NetworkError is why not.
+	Network      bool   `json:"network_namespace"`
+	NetworkError string `json:"network_namespace_error,omitempty"`
+	// Landlock is the kernel's Landlock ABI version, 0 when it has none
+	// (LandlockError says why). It is reported, not applied: see the
+	// package doc.
+	Landlock      int    `json:"landlock_abi"`
+	LandlockError string `json:"landlock_error,omitempty"`
+	// ProcessLimit is how Limits.Processes is enforced: LimitCgroupV1 or
+	// LimitCgroupV2 (a pids cgroup per command, made under CgroupDir),
+	// LimitRlimit (RLIMIT_NPROC), or LimitNone (root, where RLIMIT_NPROC
+	// does not apply, without a writable pids cgroup);
+	// ProcessLimitNote says why no cgroup is used.
+	ProcessLimit     string `json:"process_limit"`
+	ProcessLimitNote string `json:"process_limit_note,omitempty"`
+	CgroupDir        string `json:"cgroup_dir,omitempty"`
+}
+
+// Usable reports whether commands can run sandboxed: bwrap is installed
+// and can make every namespace a command needs, the network's included.
+func (c Capabilities) Usable() bool {
+	return c.Bwrap != "" && c.Namespaces && c.Network
+}
+
+// unusable says why commands cannot run sandboxed ("" when they can).
+func (c Capabilities) unusable() string {
+	switch {
+	case c.Bwrap == "":
+		return "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
+	case !c.Namespaces:
+		return "bwrap cannot create namespaces: " + c.NamespacesError
+	case !c.Network:
+		return "bwrap cannot create a network namespace: " + c.NetworkError
+	}
+	return ""
+}
+
+// String is the report `lunad doctor` prints, one line per facility.
+func (c Capabilities) String() string {
+	var b strings.Builder
+	if c.Bwrap == "" {
+		b.WriteString("bwrap: not installed (Debian and Ubuntu: apt-get install bubblewrap)\n")
+	} else {
+		fmt.Fprintf(&b, "bwrap: %s %s\n", c.Bwrap, c.BwrapVersion)
+	}
+	b.WriteString("namespaces: " + okOr(c.Namespaces, c.NamespacesError) + "\n")
+	b.WriteString("network namespace: " + okOr(c.Network, c.NetworkError) + "\n")
+	if c.Landlock > 0 {
+		fmt.Fprintf(&b, "landlock: ABI %d (available; not applied)\n", c.Landlock)
+	} else {
+		b.WriteString("landlock: unavailable: " + c.LandlockError + "\n")
+	}
+	b.WriteString("process limit: " + c.ProcessLimit)
+	if c.CgroupDir != "" {
+		b.WriteString(" (under " + c.CgroupDir + ")")
+	}
+	if c.ProcessLimitNote != "" {
+		b.WriteString(": " + c.ProcessLimitNote)
+	}
+	b.WriteString("\n")
+	if c.Usable() {
+		b.WriteString("sandbox: usable\n")
+	} else {
+		b.WriteString("sandbox: unusable: " + c.unusable() + "\n")
+	}
+	return b.String()
+}
+
+func okOr(ok bool, why string) string {
+	if ok {
+		return "ok"
+	}
+	return "unavailable: " + why
+}
+
+// Probe finds what this host offers: bwrap (on PATH, else
+// /usr/bin/bwrap) and whether it can make its namespaces — it runs
+// `true` in a sandbox as Run would, with and without a network
+// namespace —, the Landlock ABI, and how processes can be limited. It
+// takes a few milliseconds; the daemon calls it once when it starts.
+func Probe(ctx context.Context) Capabilities {
+	var c Capabilities
+	c.Landlock, c.LandlockError = landlockABI()
+	c.ProcessLimit, c.CgroupDir, c.ProcessLimitNote = processLimit()
+	c.Bwrap = findBwrap()
+	if c.Bwrap == "" {
+		c.NamespacesError = "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
+		c.NetworkError = c.NamespacesError
+		return c
+	}
+	c.BwrapVersion = bwrapVersion(ctx, c.Bwrap)
+	mounts := systemMounts()
+	shared := []string{"--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"}
+	if err := tryBwrap(ctx, c.Bwrap, mounts, shared); err != nil {
+		c.NamespacesError = err.Error()
+		c.NetworkError = "namespaces are unavailable"
+		return c
+	}
+	c.Namespaces = true
+	if err := tryBwrap(ctx, c.Bwrap, mounts, []string{"--unshare-all"}); err != nil {
+		c.NetworkError = err.Error()
+		return c
+	}
+	c.Network = true
+	return c
+}
+
+func findBwrap() string {
+	if p, err := exec.LookPath("bwrap"); err == nil {
+		return p
+	}
+	if _, err := os.Stat("/usr/bin/bwrap"); err == nil {
+		return "/usr/bin/bwrap"
+	}
+	return ""
+}
+
+// bwrapVersion is the version `bwrap --version` prints ("bubblewrap 0.8.0").
+func bwrapVersion(ctx context.Context, bwrap string) string {
+	out, err := exec.CommandContext(ctx, bwrap, "--version").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return parseBwrapVersion(string(out))
+}
+
+func parseBwrapVersion(out string) string {
+	f := strings.Fields(out)
+	if len(f) == 0 {
+		return "unknown"
+	}
+	return f[len(f)-1]
+}
+
+// tryBwrap runs `true` in a sandbox with the given namespace flags; the
+// error is bwrap's message.
+func tryBwrap(ctx context.Context, bwrap string, mounts, unshare []string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	args := append(append([]string{"--die-with-parent", "--new-session"}, unshare...), mounts...)
+	args = append(args, "--dev", "/dev", "--proc", "/proc", "--", "true")
+	cmd := exec.CommandContext(ctx, bwrap, args...)
+	cmd.Env = []string{"PATH=" + defaultPath}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return errors.New(msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// processLimit says how Limits.Processes will be enforced on Linux.
+func processLimitLinux() (mechanism, dir, note string) {
+	mechanism, dir, err := probeCgroup()
+	if err == nil {
+		sweepCgroups(dir)
+		return mechanism, dir, ""
+	}
+	if os.Geteuid() == 0 {
+		return LimitNone, "", "running as root, where RLIMIT_NPROC does not apply, and no pids cgroup can be made (" + err.Error() + ")"
+	}
+	return LimitRlimit, "", "RLIMIT_NPROC, which counts all of this user's processes (no pids cgroup can be made: " + err.Error() + ")"
+}
