@@ -157,7 +157,7 @@ func TestNewRefusesWithoutSandbox(t *testing.T) {
 			if !errors.As(err, &ue) || !errors.Is(err, lunad.ErrInvalid) || !errors.Is(err, errors.ErrUnsupported) {
 				t.Fatalf("New = %v, %v; want an *UnavailableError wrapping ErrInvalid and ErrUnsupported", r, err)
 			}
-			for _, want := range []string{tt.want, `unsandboxed = "warn" under [sandbox] in .luna/policy.toml`} {
+			for _, want := range []string{tt.want, `unsandboxed = "warn" in .luna/policy.toml`} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q lacks %q", err, want)
 				}
