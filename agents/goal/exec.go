@@ -282,13 +282,13 @@ func (x *executor) run(a runArgs, e *effect) {
 	e.Observation.ExitCode, e.Observation.Duration = &code, res.Duration
 	e.Commands = append(e.Commands, lunad.GoalCommand{Step: x.step, Argv: a.Argv, Dir: rel, ExitCode: code, Ended: res.Ended, Duration: res.Duration})
 	var b strings.Builder
-	fmt.Fprintf(&b, "$ %s", strings.Join(a.Argv, " "))
-	if rel != "." {
-		fmt.Fprintf(&b, "   (in %s)", rel)
-	}
-	fmt.Fprintf(&b, "\nexit code %d after %s", code, res.Duration.Round(time.Millisecond))
+	fmt.Fprintf(&b, "exit code %d after %s", code, res.Duration.Round(time.Millisecond))
 	if res.Ended != "" {
-		fmt.Fprintf(&b, ", stopped by lunad: %s", res.Ended)
+		fmt.Fprintf(&b, " (stopped by lunad: %s)", res.Ended)
+	}
+	fmt.Fprintf(&b, ": %s", strings.Join(a.Argv, " "))
+	if rel != "." {
+		fmt.Fprintf(&b, " (in %s)", rel)
 	}
 	half := max(x.a.o.Observation/2-200, 200)
 	for _, o := range []struct {

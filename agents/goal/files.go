@@ -151,10 +151,10 @@ func (x *executor) search(a searchArgs, e *effect) {
 	}
 	e.Observation.Status = statusOK
 	if total == 0 {
-		e.Observation.Output = fmt.Sprintf("no line of the workspace contains %q", q)
+		e.Observation.Output = fmt.Sprintf("no line of the workspace's files contains %q", q)
 		return
 	}
-	out := fmt.Sprintf("%d lines in %d files contain %q", total, files, q)
+	out := fmt.Sprintf("%s in %s contain %q", count(total, "line"), count(files, "file"), q)
 	if total > len(hits) {
 		out += fmt.Sprintf(" (the first %d shown; search for something narrower)", len(hits))
 	}

@@ -132,9 +132,13 @@ func renderCommands(b *strings.Builder, st *state) {
 		b.WriteString("None ran.\n")
 		return
 	}
-	b.WriteString("| step | command | dir | exit code | time | stopped |\n|---:|---|---|---:|---:|---|\n")
+	b.WriteString("| step | command | dir | exit code | time | stopped |\n|---|---|---|---:|---:|---|\n")
 	for _, c := range st.Commands {
-		fmt.Fprintf(b, "| %d | `%s` | %s | %d | %s | %s |\n", c.Step, cell(strings.Join(c.Argv, " ")), cell(c.Dir), c.ExitCode, c.Duration.Round(time.Millisecond), c.Ended)
+		step := fmt.Sprint(c.Step)
+		if c.Step == 0 {
+			step = "start"
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %s | %d | %s | %s |\n", step, cell(strings.Join(c.Argv, " ")), cell(c.Dir), c.ExitCode, c.Duration.Round(time.Millisecond), c.Ended)
 	}
 }
 

@@ -62,3 +62,11 @@ func lines(b []byte) int {
 	}
 	return n
 }
+
+// count is n things, as "1 line" or "2 lines".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
