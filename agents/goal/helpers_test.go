@@ -220,15 +220,15 @@ var pyProject = project{
 // env is a real workspace (the service, its engine) with the goal
 // workflow, a model, real commands and the test policy.
 type env struct {
-	t      *testing.T
-	s      *workspace.Service
-	agents *goal.Agents
-	cmds   *commands
-	policy *rules
-	model  llm.Provider
-	cfg    llm.Config
+	t       *testing.T
+	s       *workspace.Service
+	agents  *goal.Agents
+	cmds    *commands
+	policy  *rules
+	model   llm.Provider
+	cfg     llm.Config
 	confirm policy.Confirmer
-	base   string // HEAD when the project was made
+	base    string // HEAD when the project was made
 }
 
 type envOptions struct {

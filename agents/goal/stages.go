@@ -118,4 +118,3 @@ func finalContents(dir string, paths []string) map[string]*string {
 	}
 	return out
 }
-
