@@ -426,3 +426,31 @@ func (e *env) stageFile(info lunad.RunInfo, name string) (string, bool) {
 	}
 	return "", false
 }
+
+// recording keeps the requests a provider is sent.
+type recording struct {
+	llm.Provider
+	mu   sync.Mutex
+	reqs []llm.Request
+}
+
+func (r *recording) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, req)
+	r.mu.Unlock()
+	return r.Provider.Chat(ctx, req)
+}
+
+func (r *recording) requests() []llm.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]llm.Request(nil), r.reqs...)
+}
+
+// user is a request's state, as the model is shown it.
+func user(req llm.Request) string {
+	if len(req.Messages) == 0 {
+		return ""
+	}
+	return req.Messages[len(req.Messages)-1].Content
+}

@@ -17,13 +17,13 @@ func (a *Agents) render(v *visit, final map[string]*string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Goal: %s\n\n", oneLine(v.p.goal))
 	fmt.Fprintf(&b, "- Outcome: **%s**", st.Outcome)
-	switch {
-	case st.Summary != "":
-		fmt.Fprintf(&b, ": %s", oneLine(st.Summary))
-	case st.Reason != "":
+	if st.Reason != "" {
 		fmt.Fprintf(&b, ": %s", oneLine(st.Reason))
 	}
 	b.WriteString("\n")
+	if st.Summary != "" {
+		fmt.Fprintf(&b, "- Summary: %s\n", oneLine(st.Summary))
+	}
 	if st.Branch != "" {
 		fmt.Fprintf(&b, "- Branch: `%s`, a commit for each step that changed files; accept it with `lunad goal accept %s`, or discard it with `lunad goal discard %s`\n", st.Branch, v.req.RunID, v.req.RunID)
 	}

@@ -187,7 +187,7 @@ func (e *env) checkScenario(sc scenario, info lunad.RunInfo, res lunad.GoalResul
 	t.Logf("report.md:\n%s", report)
 	for _, line := range append([]string{
 		"# Goal: " + sc.goal,
-		"- Outcome: **finished**: " + res.Summary,
+		"- Outcome: **finished**\n- Summary: " + res.Summary + "\n",
 		fmt.Sprintf("- Steps: %d of at most 30", len(sc.steps)),
 		"| before | FAIL | 0 | 1 | 0 | 0 |",
 		fmt.Sprintf("| after (step %d) | ok | 1 | 0 | 0 | 0 |", len(sc.steps)-1),

@@ -87,12 +87,14 @@ func (s stage) Process(ctx context.Context, req lunad.StageRequest) (lunad.Stage
 		v.end(outFailed, err.Error())
 	case req.Dir == "":
 		v.end(outFailed, fmt.Sprintf("%v: goal %s has no worktree: a goal runs isolated, on a branch of its own; the goal workflow must set isolated = true (a .luna/workflows/goal.toml that overrides the built-in one lacks it)", lunad.ErrInvalid, req.RunID))
-	default:
-		if prev == nil {
-			v.st.MaxSteps, v.st.DryRun, v.st.Branch = v.p.maxSteps, v.p.dryRun, req.Branch
-			v.st.Tested = len(v.p.tests) > 0 && !v.p.dryRun && !v.p.plan
-			v.st.Sandbox = a.o.Sandbox
-		}
+	case prev == nil:
+		v.st.MaxSteps, v.st.DryRun, v.st.Branch = v.p.maxSteps, v.p.dryRun, req.Branch
+		v.st.Tested = len(v.p.tests) > 0 && !v.p.dryRun && !v.p.plan
+		v.st.Sandbox = a.o.Sandbox
+	}
+	// The report is written however the goal ended; the other stages
+	// work only while it goes on.
+	if v.st.Outcome == "" || s.name == "report" {
 		if err := s.run(ctx, v); err != nil {
 			return lunad.StageResponse{}, err
 		}

@@ -94,7 +94,12 @@ func (a *Agents) report(ctx context.Context, v *visit) error {
 		}
 		st.Outcome, st.Reason = outDryRun, "dry run: nothing was written or run; "+why
 	}
-	final, err := recorded(v, func() map[string]*string { return finalContents(v.req.Dir, st.changed()) })
+	final, err := recorded(v, func() map[string]*string {
+		if v.req.Dir == "" {
+			return map[string]*string{}
+		}
+		return finalContents(v.req.Dir, st.changed())
+	})
 	if err != nil {
 		return err
 	}
