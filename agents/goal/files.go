@@ -311,14 +311,15 @@ func (x *executor) write(a writeArgs, e *effect) {
 // commit makes ps the step's writes, each with the diff that undoes it,
 // or fails the step (nothing written) when one cannot be written.
 func (x *executor) commit(ps []pending, said string, e *effect) {
+	what := strings.TrimSuffix(said, ":")
 	changed := 0
 	for _, p := range ps {
 		switch {
 		case !isText(p.after):
-			e.fail("%s: %s would not be text (a NUL byte or invalid UTF-8); nothing was written", said, p.rel)
+			e.fail("%s: %s would not be text (a NUL byte or invalid UTF-8); nothing was written", what, p.rel)
 			return
 		case len(p.after) > maxWrite:
-			e.fail("%s: %s would be %d bytes, over the %d a step may write; nothing was written", said, p.rel, len(p.after), maxWrite)
+			e.fail("%s: %s would be %d bytes, over the %d a step may write; nothing was written", what, p.rel, len(p.after), maxWrite)
 			return
 		}
 		if p.existed && string(p.before) == string(p.after) {
@@ -327,7 +328,7 @@ func (x *executor) commit(ps []pending, said string, e *effect) {
 		changed++
 	}
 	if changed == 0 {
-		e.fail("%s nothing changed: the new content is the file's content already", said)
+		e.fail("%s: nothing changed: the new content is the file's content already", what)
 		return
 	}
 	for _, p := range ps {
