@@ -20,7 +20,9 @@ import (
 // writes.
 type allow struct{}
 
-func (allow) Check(string, policy.Action) policy.Decision { return policy.Decision{Verdict: policy.Allow} }
+func (allow) Check(string, policy.Action) policy.Decision {
+	return policy.Decision{Verdict: policy.Allow}
+}
 
 // shell runs a command's argv as the test writes it: a function that
 // changes the worktree the way a command would.
