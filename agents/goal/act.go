@@ -95,7 +95,7 @@ func (a *Agents) act(ctx context.Context, v *visit) error {
 	}
 	ms := memory.Step{}
 	if call != nil {
-		ms = memory.Step{Tool: call.Name, Args: canonical(call.Arguments), Observation: e.Observation.Output, Failed: failed, Wrote: len(e.Writes) > 0, Read: e.Read}
+		ms = memory.Step{Tool: call.Name, Args: llm.CanonicalArgs(call.Arguments), Observation: e.Observation.Output, Failed: failed, Wrote: len(e.Writes) > 0, Read: e.Read}
 	}
 	stall := v.mem.Step(Role, ms)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/window"
 )
 
@@ -86,7 +87,7 @@ func (v *visit) render(older []entry, omit, room int) string {
 			if tool == "" {
 				tool = "(no tool)"
 			}
-			fmt.Fprintf(&b, "\n--- Step %d: %s %s\n", r.Step, tool, clipLine(canonical(r.Action.Args), 2000))
+			fmt.Fprintf(&b, "\n--- Step %d: %s %s\n", r.Step, tool, clipLine(llm.CanonicalArgs(r.Action.Args), 2000))
 			o := r.Observation
 			fmt.Fprintf(&b, "Status: %s", o.Status)
 			if o.ExitCode != nil {

@@ -117,7 +117,7 @@ func (x *executor) do1(call *llm.ToolCall) effect {
 		e.Observation.Status, e.Observation.Output = statusOK, "finished"
 	}
 	if e.Observation.Status == statusOK && e.Read == "" && len(e.Writes) == 0 && !e.Finished {
-		e.Read = call.Name + " " + digest(canonical(call.Arguments)+"\x00"+e.Observation.Output)
+		e.Read = call.Name + " " + digest(llm.CanonicalArgs(call.Arguments)+"\x00"+e.Observation.Output)
 	}
 	return e
 }

@@ -3,6 +3,7 @@ package goal
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,7 +147,7 @@ func TestCommandChanges(t *testing.T) {
 			for _, w := range e.Writes {
 				got[w.Path] = w.Content
 			}
-			if len(got) != len(c.writes) || !equalMaps(got, c.writes) || !slices.Equal(e.Notes, c.notes) {
+			if len(got) != len(c.writes) || !maps.Equal(got, c.writes) || !slices.Equal(e.Notes, c.notes) {
 				t.Errorf("writes %v, notes %q; want %v, %q", got, e.Notes, c.writes, c.notes)
 			}
 			want := map[string]string{}
@@ -156,7 +157,7 @@ func TestCommandChanges(t *testing.T) {
 			for k, v := range c.after {
 				want[k] = v
 			}
-			if now := tree(t, dir); !equalMaps(now, want) {
+			if now := tree(t, dir); !maps.Equal(now, want) {
 				t.Errorf("the worktree is\n%v\nwant\n%v", now, want)
 			}
 			for _, ch := range e.Changes {
@@ -166,18 +167,6 @@ func TestCommandChanges(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestPaths: the executor's own refusals, whatever a policy allowed.
@@ -266,7 +255,7 @@ func TestFileTools(t *testing.T) {
 			for _, w := range e.Writes {
 				got[w.Path] = w.Content
 			}
-			if len(got)+len(c.writes) > 0 && !equalMaps(got, c.writes) {
+			if len(got)+len(c.writes) > 0 && !maps.Equal(got, c.writes) {
 				t.Errorf("writes %v; want %v", got, c.writes)
 			}
 		})

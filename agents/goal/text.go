@@ -1,7 +1,6 @@
 package goal
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -37,16 +36,6 @@ func runeStart(s string, i int) int {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return l
-}
-
-// canonical is JSON with its keys sorted (anything else as written).
-func canonical(raw json.RawMessage) string {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // isText reports whether b can be a stage write: UTF-8 without NUL bytes.
