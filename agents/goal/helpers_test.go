@@ -257,7 +257,7 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 		Sandbox: "test runner (os/exec, no sandbox)",
 		Memory:  o.memory,
 		Retry:   llm.RetryOptions{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }},
-		Clock:   newClock().Now,
+		Clock:   ticking(),
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
@@ -321,40 +321,22 @@ func sortedNames(m map[string]string) []string {
 	return out
 }
 
-// clock ticks a millisecond per reading from a fixed time.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(time.Millisecond)
-	return c.now
+// ticking is a clock that ticks a millisecond per reading from a fixed
+// time.
+func ticking() func() time.Time {
+	var n atomic.Int64
+	t0 := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
+	return func() time.Time { return t0.Add(time.Duration(n.Add(1)) * time.Millisecond) }
 }
 
 // goal runs a goal to its end and returns the run and its result.
 func (e *env) goal(text string, params map[string]string) (lunad.RunInfo, lunad.GoalResult) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	p := map[string]string{lunad.GoalParamGoal: text}
 	for k, v := range params {
 		p[k] = v
 	}
-	info, err := e.s.StartRun(ctx, lunad.RunRequest{Workflow: lunad.GoalWorkflow, Params: p})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if _, err = e.s.WaitRun(ctx, info.ID); err != nil {
-		e.t.Fatal(err)
-	}
-	if info, err = e.s.Run(ctx, info.ID); err != nil {
-		e.t.Fatal(err)
-	}
+	info := wstest.RunToEnd(e.t, e.s, lunad.RunRequest{Workflow: lunad.GoalWorkflow, Params: p})
 	res, err := lunad.GoalResultOf(info)
 	if err != nil {
 		e.t.Fatalf("%v; events %v", err, wstest.EventTypes(info))
