@@ -155,6 +155,9 @@ func (x *executor) decode(t llm.Tool, call *llm.ToolCall) (any, policy.Action, e
 	case ToolEdit:
 		var a editArgs
 		err := into(&a)
+		if err == nil && len(a.Blocks) == 0 {
+			err = fmt.Errorf("edit_artifact: blocks is empty: give at least one {search, replace}")
+		}
 		pa.Paths, pa.Writes = []string{a.Path}, true
 		return a, pa, err
 	case ToolPatch:

@@ -160,10 +160,10 @@ func New(o Options) (*Agents, error) {
 	}
 	a := &Agents{o: o}
 	a.agents = map[string]lunad.Agent{
-		AgentBegin:  stage{a, "begin", a.begin},
-		AgentAct:    stage{a, "act", a.act},
-		AgentTest:   stage{a, "test", a.test},
-		AgentReport: stage{a, "report", a.report},
+		AgentBegin:  stage{a, "begin", false, a.begin},
+		AgentAct:    stage{a, "act", false, a.act},
+		AgentTest:   stage{a, "test", true, a.test},
+		AgentReport: stage{a, "report", true, a.report},
 	}
 	return a, nil
 }
