@@ -105,7 +105,7 @@ func TestDryRun(t *testing.T) {
 	if !slices.Equal(statuses, []string{"ok", "skipped", "skipped", "denied", "skipped", "ok"}) {
 		t.Errorf("statuses %v", statuses)
 	}
-	if e.cmds.count() != 0 || len(res.Commits) != 0 || e.file("calc.py") != pyProject.files["calc.py"] || exists(filepath.Join(e.s.Root(), "made")) {
+	if e.cmds.count() != 0 || len(res.Commits) != 0 || e.file("calc.py") != pyProject.files["calc.py"] || exists(filepath.Join(e.dir(), "made")) {
 		t.Errorf("a dry run did something: %d commands, commits %v", e.cmds.count(), res.Commits)
 	}
 	if n := len(e.policy.actions()); n != 6 {

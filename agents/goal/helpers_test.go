@@ -229,6 +229,9 @@ type env struct {
 	cfg     llm.Config
 	confirm policy.Confirmer
 	base    string // HEAD when the project was made
+
+	mu       sync.Mutex
+	worktree string // where the goal's stages work
 }
 
 type envOptions struct {
@@ -266,7 +269,7 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 	e.agents = a
 	agents := map[string]lunad.Agent{}
 	for name, ag := range a.Agents() {
-		agents[name] = isolated{ag, e.s.Root()}
+		agents[name] = isolated{ag, e}
 	}
 	e.s.ConfigureRuns(runs.Options{Builtin: builtin(t), Agents: agents, OnFinish: a.OnFinish, Jitter: func() float64 { return 0 }})
 	return e
@@ -282,17 +285,31 @@ func (c confirmer) Confirm(a policy.Action, d policy.Decision) bool {
 // isolated gives a stage the worktree an isolated run has, where the
 // engine gives none: until the engine runs isolated workflows on their
 // own branch and worktree, the goal works in the workspace itself, on its
-// current branch.
+// current branch. It keeps the worktree the goal works in (env.dir).
 type isolated struct {
 	lunad.Agent
-	root string
+	e *env
 }
 
 func (i isolated) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageResponse, error) {
 	if req.Dir == "" {
-		req.Dir, req.Branch = i.root, "main"
+		req.Dir, req.Branch = i.e.s.Root(), "main"
 	}
+	i.e.mu.Lock()
+	i.e.worktree = req.Dir
+	i.e.mu.Unlock()
 	return i.Agent.Process(ctx, req)
+}
+
+// dir is the worktree the goal works in (the workspace until a stage
+// ran).
+func (e *env) dir() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.worktree == "" {
+		return e.s.Root()
+	}
+	return e.worktree
 }
 
 // builtin is the goal workflow as this engine takes it: the embedded
@@ -345,10 +362,10 @@ func (e *env) goal(text string, params map[string]string) (lunad.RunInfo, lunad.
 }
 
 func (e *env) head() string {
-	return strings.TrimSpace(wstest.GitRun(e.t, e.s.Root(), "rev-parse", "HEAD"))
+	return strings.TrimSpace(wstest.GitRun(e.t, e.dir(), "rev-parse", "HEAD"))
 }
 
-// status is how the worktree differs from HEAD, as `git status` says
+// status is how the goal's worktree differs from its HEAD, as `git status` says
 // against an index read from HEAD (lunad brings the git index up to date
 // lazily): "" when it has HEAD's files and nothing more.
 func (e *env) status() string {
@@ -356,7 +373,7 @@ func (e *env) status() string {
 	index := filepath.Join(e.t.TempDir(), "index")
 	run := func(args ...string) string {
 		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = e.s.Root(), append(os.Environ(), "GIT_INDEX_FILE="+index)
+		cmd.Dir, cmd.Env = e.dir(), append(os.Environ(), "GIT_INDEX_FILE="+index)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			e.t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -367,12 +384,12 @@ func (e *env) status() string {
 	return strings.TrimSpace(run("status", "--porcelain", "--untracked-files=all"))
 }
 
-// git runs git in the workspace.
-func (e *env) git(args ...string) string { return wstest.GitRun(e.t, e.s.Root(), args...) }
+// git runs git in the goal's worktree.
+func (e *env) git(args ...string) string { return wstest.GitRun(e.t, e.dir(), args...) }
 
-// file reads a file of the workspace as it is on disk.
+// file reads a file of the goal's worktree as it is on disk.
 func (e *env) file(name string) string {
-	b, err := os.ReadFile(filepath.Join(e.s.Root(), name))
+	b, err := os.ReadFile(filepath.Join(e.dir(), name))
 	if err != nil {
 		return "<" + err.Error() + ">"
 	}
@@ -401,7 +418,7 @@ func (e *env) trace(info lunad.RunInfo) []lunad.GoalStep {
 // first event with it), read with git from the run's log.
 func (e *env) stageFile(info lunad.RunInfo, name string) (string, bool) {
 	e.t.Helper()
-	for _, h := range strings.Fields(e.git("log", "--reverse", "--format=%H", "refs/luna/runs/"+info.ID)) {
+	for _, h := range strings.Fields(wstest.GitRun(e.t, e.s.Root(), "log", "--reverse", "--format=%H", "refs/luna/runs/"+info.ID)) {
 		if out, err := wstest.GitCmd(e.s.Root(), "show", h+":files/"+name); err == nil {
 			return out, true
 		}
