@@ -34,7 +34,7 @@ func TestConfirm(t *testing.T) {
 		status  string
 		output  string
 	}{
-		{name: "no one to ask", status: "denied", output: "denied by rule confirm-rm: rm deletes files (it needs a person's confirmation, and none was given)"},
+		{name: "no one to ask", status: "denied", output: "denied by rule confirm-rm: rm deletes files; no one confirmed it (no terminal, or the answer was no)"},
 		{name: "confirmed", confirm: true, status: "ok", output: "note: the command deleted gen.py; a goal does not delete files yet: it was undone"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -149,7 +149,7 @@ func TestPlan(t *testing.T) {
 func TestNotIsolated(t *testing.T) {
 	model := scripted.FromEntries("none", nil)
 	a, err := goal.New(goal.Options{Providers: func(string) (llm.Provider, llm.Config, error) { return model, llm.Config{Model: "m"}, nil },
-		Commands: &commands{}, Tests: tests{&commands{}}, Policy: &rules{}})
+		Commands: &commands{}, Tests: goal.HarnessTests(&commands{}), Policy: policy.Default()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestNotIsolated(t *testing.T) {
 // TestNew: what goal.New refuses.
 func TestNew(t *testing.T) {
 	p := func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }
-	full := goal.Options{Providers: p, Commands: &commands{}, Tests: tests{}, Policy: &rules{}}
+	full := goal.Options{Providers: p, Commands: &commands{}, Tests: goal.HarnessTests(&commands{}), Policy: policy.Default()}
 	for _, c := range []struct {
 		name string
 		edit func(*goal.Options)

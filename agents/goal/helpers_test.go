@@ -27,7 +27,6 @@ import (
 	"github.com/lunad/lunad/policy"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/sandbox"
-	"github.com/lunad/lunad/workflow"
 	"github.com/lunad/lunad/workspace"
 )
 
@@ -114,84 +113,49 @@ func capped(b []byte, n int) sandbox.Output {
 
 func (c *commands) count() int { return int(c.runs.Load()) }
 
-// tests runs the test commands through the commands and judges them by
-// their exit codes (the harness package parses go test -json and pytest's
-// JUnit XML; this is its simplest form).
-type tests struct{ c *commands }
-
-func (t tests) Run(ctx context.Context, base sandbox.Spec, cmds [][]string) (lunad.TestSummary, []sandbox.Result, error) {
-	sum := lunad.TestSummary{OK: true, Commands: []lunad.GoalCommand{}}
-	var results []sandbox.Result
-	for _, argv := range cmds {
-		s := base
-		s.Argv = argv
-		r, err := t.c.Run(ctx, s)
-		if err != nil {
-			return sum, results, err
-		}
-		results = append(results, r)
-		sum.Commands = append(sum.Commands, lunad.GoalCommand{Argv: argv, Dir: ".", ExitCode: r.ExitCode, Ended: r.Ended, Duration: r.Duration})
-		if r.ExitCode == 0 {
-			sum.Passed++
-			continue
-		}
-		sum.OK = false
-		sum.Failed++
-		out := strings.TrimSpace(r.Stdout.Text + "\n" + r.Stderr.Text)
-		sum.Failures = append(sum.Failures, lunad.TestFailure{Name: strings.Join(argv, " "), Message: out})
-	}
-	return sum, results, nil
-}
-
-func (tests) Compact(s lunad.TestSummary) string {
-	if s.OK {
-		return fmt.Sprintf("tests: ok (%d commands passed)", s.Passed)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "tests: FAIL (%d of %d commands failed)", s.Failed, s.Passed+s.Failed)
-	for _, f := range s.Failures {
-		fmt.Fprintf(&b, "\n%s:\n%s", f.Name, f.Message)
-	}
-	return b.String()
-}
-
-// rules is a policy with a few real rules: network programs are denied,
-// so are writes to dotfiles and paths outside the workspace, and rm must
-// be confirmed. It records what it was asked.
-type rules struct {
+// checks is the real policy (the defaults and a confirm rule for rm),
+// keeping what it was asked.
+type checks struct {
+	p       *policy.Policy
 	mu      sync.Mutex
 	checked []policy.Action
 }
 
-func (r *rules) Check(root string, a policy.Action) policy.Decision {
-	r.mu.Lock()
-	r.checked = append(r.checked, a)
-	r.mu.Unlock()
-	if len(a.Argv) > 0 {
-		switch prog := filepath.Base(a.Argv[0]); prog {
-		case "curl", "wget":
-			return policy.Decision{Verdict: policy.Deny, Rule: "no-network", Reason: prog + " reaches the network; ask the user or work offline"}
-		case "rm":
-			return policy.Decision{Verdict: policy.Confirm, Rule: "confirm-rm", Reason: "rm deletes files"}
-		}
+// testPolicy is the policy of the tests' workspaces.
+const testPolicy = `[[confirm]]
+name = "confirm-rm"
+program = "rm"
+reason = "rm deletes files"
+`
+
+func newChecks(t *testing.T) *checks {
+	t.Helper()
+	p, err := policy.Parse("policy.toml", []byte(testPolicy))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, p := range a.Paths {
-		clean := filepath.Clean(p)
-		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
-			return policy.Decision{Verdict: policy.Deny, Rule: "outside-workspace", Reason: p + " is outside the workspace " + root + "; work on the workspace's files"}
-		}
-		if a.Writes && strings.HasPrefix(filepath.Base(clean), ".") {
-			return policy.Decision{Verdict: policy.Deny, Rule: "dotfiles", Reason: "writing " + p + " changes a tool's settings; leave dotfiles to the user"}
-		}
-	}
-	return policy.Decision{Verdict: policy.Allow}
+	return &checks{p: p}
 }
 
-func (r *rules) actions() []policy.Action {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]policy.Action(nil), r.checked...)
+func (c *checks) Check(root string, a policy.Action) policy.Decision {
+	c.mu.Lock()
+	c.checked = append(c.checked, a)
+	c.mu.Unlock()
+	return c.p.Check(root, a)
 }
+
+func (c *checks) actions() []policy.Action {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]policy.Action(nil), c.checked...)
+}
+
+// The real parts fit the goal's interfaces.
+var (
+	_ goal.Commands = (*sandbox.Runner)(nil)
+	_ goal.Policy   = (*policy.Policy)(nil)
+	_ goal.Symbols  = lunad.Workspace(nil)
+)
 
 // project is a sample project: its files and its test command.
 type project struct {
@@ -224,7 +188,7 @@ type env struct {
 	s       *workspace.Service
 	agents  *goal.Agents
 	cmds    *commands
-	policy  *rules
+	policy  *checks
 	model   llm.Provider
 	cfg     llm.Config
 	confirm policy.Confirmer
@@ -242,7 +206,7 @@ type envOptions struct {
 
 func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env {
 	t.Helper()
-	e := &env{t: t, s: wstest.NewService(t), cmds: &commands{}, policy: &rules{}, model: model, cfg: cfg}
+	e := &env{t: t, s: wstest.NewService(t), cmds: &commands{}, policy: newChecks(t), model: model, cfg: cfg}
 	for _, name := range sortedNames(o.project.files) {
 		wstest.Create(t, e.s, name, o.project.files[name])
 	}
@@ -255,7 +219,7 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 			}
 			return e.model, e.cfg, nil
 		},
-		Commands: e.cmds, Tests: tests{e.cmds}, Policy: e.policy, Confirm: confirmer{e}, Symbols: e.s,
+		Commands: e.cmds, Tests: goal.HarnessTests(e.cmds), Policy: e.policy, Confirm: confirmer{e}, Symbols: e.s,
 		Spec:    sandbox.Spec{Home: home, Timeout: time.Minute, Limits: sandbox.Limits{Output: 32 << 10}},
 		Sandbox: "test runner (os/exec, no sandbox)",
 		Memory:  o.memory,
@@ -271,7 +235,7 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 	for name, ag := range a.Agents() {
 		agents[name] = isolated{ag, e}
 	}
-	e.s.ConfigureRuns(runs.Options{Builtin: builtin(t), Agents: agents, OnFinish: a.OnFinish, Jitter: func() float64 { return 0 }})
+	e.s.ConfigureRuns(runs.Options{Builtin: goal.Builtin(), Agents: agents, OnFinish: a.OnFinish, Jitter: func() float64 { return 0 }})
 	return e
 }
 
@@ -282,19 +246,14 @@ func (c confirmer) Confirm(a policy.Action, d policy.Decision) bool {
 	return c.e.confirm != nil && c.e.confirm.Confirm(a, d)
 }
 
-// isolated gives a stage the worktree an isolated run has, where the
-// engine gives none: until the engine runs isolated workflows on their
-// own branch and worktree, the goal works in the workspace itself, on its
-// current branch. It keeps the worktree the goal works in (env.dir).
+// isolated keeps the worktree the engine gives the goal's stages
+// (env.dir).
 type isolated struct {
 	lunad.Agent
 	e *env
 }
 
 func (i isolated) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageResponse, error) {
-	if req.Dir == "" {
-		req.Dir, req.Branch = i.e.s.Root(), "main"
-	}
 	i.e.mu.Lock()
 	i.e.worktree = req.Dir
 	i.e.mu.Unlock()
@@ -310,23 +269,6 @@ func (e *env) dir() string {
 		return e.s.Root()
 	}
 	return e.worktree
-}
-
-// builtin is the goal workflow as this engine takes it: the embedded
-// goal.toml, without its isolated key if the workflow package does not
-// know it yet (the key is checked by TestWorkflow).
-func builtin(t *testing.T) map[string][]byte {
-	t.Helper()
-	b := goal.Builtin()
-	data := b[lunad.GoalWorkflow]
-	if _, err := workflow.Parse("goal.toml", data); err != nil && strings.Contains(err.Error(), "isolated") {
-		data = bytes.Replace(data, []byte("\nisolated = true\n"), []byte("\n"), 1)
-		b[lunad.GoalWorkflow] = data
-	}
-	if _, err := workflow.Parse("goal.toml", data); err != nil {
-		t.Fatalf("goal.toml: %v", err)
-	}
-	return b
 }
 
 func sortedNames(m map[string]string) []string {

@@ -30,6 +30,8 @@ type scenario struct {
 	steps   []act
 	commits []string          // the Luna-Action of each commit, oldest first
 	command string            // report.md's row of the command the model ran
+	before  string            // report.md's rows of the tests before and after
+	after   string
 	files   map[string]string // files as the goal leaves them
 	diff    []string          // lines of report.md's diff
 }
@@ -38,15 +40,17 @@ var scenarios = []scenario{
 	{
 		name: "go", project: goProject, goal: "make the failing test in calc_test.go pass",
 		steps: []act{
-			{when: "Tests when the goal started:\ntests: FAIL", tool: "search", args: map[string]string{"query": "func Add", "kind": "text"}},
+			{when: "Tests when the goal started:\ntests failed: 1 passed, 1 failed\n$ go test ./... → exit 1\n✗ example.com/calc.TestAdd\n  calc_test.go:7: Add(2, 3) = -1, want 5", tool: "search", args: map[string]string{"query": "func Add", "kind": "text"}},
 			{when: "calc.go:4: func Add(a, b int) int {", tool: "read_artifact", args: map[string]any{"path": "calc.go"}},
 			{when: "    5| \treturn a - b", tool: "edit_artifact", args: map[string]any{"path": "calc.go", "blocks": []map[string]string{{"search": "\treturn a - b\n", "replace": "\treturn a + b\n"}}}},
-			{when: "Tests after step 3:\ntests: ok", tool: "run_command", args: map[string]any{"argv": []string{"gofmt", "-l", "-w", "calc.go"}}},
+			{when: "Tests after step 3:\ntests passed: 2 passed", tool: "run_command", args: map[string]any{"argv": []string{"gofmt", "-l", "-w", "calc.go"}}},
 			{when: "files changed (committed as this step): calc.go", tool: "write_file", args: map[string]string{"path": "CHANGES.md", "content": "- Add returns the sum, not the difference.\n"}},
 			{when: "created CHANGES.md: CHANGES.md +1 -0; committed as this step", tool: "finish", args: map[string]string{"summary": "Add returned a - b; it returns a + b now, and the tests pass."}},
 		},
 		commits: []string{"edit_artifact", "run_command", "write_file"},
 		command: "| 4 | `gofmt -l -w calc.go` | . | 0 |",
+		before:  "| before | FAIL | 1 | 1 | 0 | 0 |",
+		after:   "| after (step 5) | ok | 2 | 0 | 0 | 0 |",
 		files: map[string]string{
 			"calc.go":    "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\n// Mul returns the product of a and b.\nfunc Mul(a, b int) int { return a * b }\n",
 			"CHANGES.md": "- Add returns the sum, not the difference.\n",
@@ -56,13 +60,15 @@ var scenarios = []scenario{
 	{
 		name: "python", project: pyProject, goal: "make the failing test pass",
 		steps: []act{
-			{when: "Tests when the goal started:\ntests: FAIL", tool: "read_artifact", args: map[string]any{"path": "calc.py"}},
+			{when: "Tests when the goal started:\ntests failed: 0 passed, 1 failed\n$ /usr/bin/python3 -m pytest -q -p no:cacheprovider → exit 1\n✗ test_calc.test_add\n  assert -1 == 5", tool: "read_artifact", args: map[string]any{"path": "calc.py"}},
 			{when: "    2|     return a - b", tool: "apply_patch", args: map[string]string{"patch": "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n--- /dev/null\n+++ b/NOTES.md\n@@ -0,0 +1 @@\n+add() adds.\n"}},
-			{when: "Tests after step 2:\ntests: ok", tool: "run_command", args: map[string]any{"argv": []string{"python3", "gen.py"}}},
+			{when: "Tests after step 2:\ntests passed: 1 passed", tool: "run_command", args: map[string]any{"argv": []string{"python3", "gen.py"}}},
 			{when: "files changed (committed as this step): VERSION", tool: "finish", args: map[string]string{"summary": "add() returns a + b; VERSION generated."}},
 		},
 		commits: []string{"apply_patch", "run_command"},
 		command: "| 3 | `python3 gen.py` | . | 0 |",
+		before:  "| before | FAIL | 0 | 1 | 0 | 0 |",
+		after:   "| after (step 3) | ok | 1 | 0 | 0 | 0 |",
 		files:   map[string]string{"calc.py": "def add(a, b):\n    return a + b\n", "NOTES.md": "add() adds.\n", "VERSION": "1.1\n"},
 		diff:    []string{"--- a/calc.py", "-    return a - b", "+    return a + b", "+++ b/NOTES.md", "+add() adds.", "+++ b/VERSION", "+1.1"},
 	},
@@ -189,8 +195,7 @@ func (e *env) checkScenario(sc scenario, info lunad.RunInfo, res lunad.GoalResul
 		"# Goal: " + sc.goal,
 		"- Outcome: **finished**\n- Summary: " + res.Summary + "\n",
 		fmt.Sprintf("- Steps: %d of at most 30", len(sc.steps)),
-		"| before | FAIL | 0 | 1 | 0 | 0 |",
-		fmt.Sprintf("| after (step %d) | ok | 1 | 0 | 0 | 0 |", len(sc.steps)-1),
+		sc.before, sc.after,
 		"| " + fmt.Sprint(len(sc.steps)) + " | `finish`",
 		"None: the policy allowed every action.",
 		fmt.Sprintf("%d tokens (%d in, %d out) in %d calls", res.Tokens, 100*len(sc.steps), 20*len(sc.steps), len(sc.steps)),
