@@ -28,9 +28,9 @@ type scenario struct {
 	project project
 	goal    string
 	steps   []act
-	commits []string          // the Luna-Action of each commit, oldest first
-	command string            // report.md's row of the command the model ran
-	before  string            // report.md's rows of the tests before and after
+	commits []string // the Luna-Action of each commit, oldest first
+	command string   // report.md's row of the command the model ran
+	before  string   // report.md's rows of the tests before and after
 	after   string
 	files   map[string]string // files as the goal leaves them
 	diff    []string          // lines of report.md's diff
