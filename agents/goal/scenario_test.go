@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/llm/scripted"
+	"github.com/lunad/lunad/internal/wstest"
 )
 
 // act is one step of a scenario: what the model must see in the state
@@ -88,11 +91,13 @@ func (sc scenario) script() *scripted.Provider {
 
 // TestScenarios: a goal on a sample Go project and a sample Python
 // project, each with one failing test, driven by a scripted model and by
-// a real HTTP server speaking OpenAI's chat completions: the tests pass
-// at the end, each step that changed files is one commit carrying its
-// action, model and prompt, the report says what happened, and a live
-// replay of the run gives the same outputs and writes with no model
-// called and no command run.
+// a real HTTP server speaking OpenAI's chat completions, isolated on a
+// branch and worktree of its own: the tests pass at the end, each step
+// that changed files is one commit on the goal's branch carrying its
+// action, model and prompt, the user's branch is untouched, the report
+// says what happened, a live replay of the run gives the same outputs
+// and writes with no model called and no command run, and accepting the
+// goal fast-forwards the user's branch to it.
 func TestScenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		for _, via := range []string{"scripted", "openai"} {
@@ -122,6 +127,18 @@ func TestScenarios(t *testing.T) {
 				if e.cmds.count() != ran || calls() != called {
 					t.Errorf("the live replay ran %d commands and called the model %d times; want none", e.cmds.count()-ran, calls()-called)
 				}
+				// Accepting the goal fast-forwards the user's branch to it.
+				if _, err := e.s.AcceptRun(context.Background(), info.ID); err != nil {
+					t.Fatal(err)
+				}
+				if head := strings.TrimSpace(wstest.GitRun(t, e.s.Root(), "rev-parse", "HEAD")); head != res.Head {
+					t.Errorf("after accept the user's HEAD is %s; want the goal's %s", head, res.Head)
+				}
+				for name, want := range sc.files {
+					if b, err := os.ReadFile(filepath.Join(e.s.Root(), name)); err != nil || string(b) != want {
+						t.Errorf("after accept the user's %s is %q, %v", name, b, err)
+					}
+				}
 			})
 		}
 	}
@@ -140,6 +157,19 @@ func (e *env) checkScenario(sc scenario, info lunad.RunInfo, res lunad.GoalResul
 	}
 	if res.TestsBefore == nil || res.TestsBefore.OK || res.TestsAfter == nil || !res.TestsAfter.OK {
 		t.Errorf("tests before %+v, after %+v; want failing, then passing", res.TestsBefore, res.TestsAfter)
+	}
+	// The goal worked on a branch of its own, in a worktree of its own:
+	// the user's branch and files are as they were.
+	if info.Branch != "luna/goal/"+info.ID || info.Base != e.base || e.dir() == e.s.Root() {
+		t.Errorf("branch %q, base %s (want %s), worktree %s", info.Branch, info.Base, e.base, e.dir())
+	}
+	if head := strings.TrimSpace(wstest.GitRun(t, e.s.Root(), "rev-parse", "HEAD")); head != e.base {
+		t.Errorf("the user's HEAD moved to %s during the goal", head)
+	}
+	for name, want := range sc.project.files {
+		if b, _ := os.ReadFile(filepath.Join(e.s.Root(), name)); string(b) != want {
+			t.Errorf("the user's %s changed during the goal: %q", name, b)
+		}
 	}
 	// Each step that changed files is one commit, with its provenance.
 	if n := len(res.Commits); n < 2 || n > 6 || n != len(sc.commits) || res.Head != e.head() {
