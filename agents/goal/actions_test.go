@@ -190,3 +190,33 @@ func TestNew(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSymbolsAndTests: search by symbol goes through the workspace's
+// index, and run_tests runs the configured tests for the model (a
+// failing run is a failed step, its summary in the trace).
+func TestSymbolsAndTests(t *testing.T) {
+	rec := &recording{Provider: scripted.FromEntries("sym", []scripted.Entry{
+		call("search", map[string]string{"query": "add", "kind": "symbol"}, false),
+		call("run_tests", map[string]any{}, false),
+		call("finish", map[string]string{"summary": "found it"}, false),
+	})}
+	e := newEnv(t, rec, llm.Config{Model: "scripted-1"}, envOptions{project: pyProject})
+	info, res := e.goal("find add", map[string]string{lunad.GoalParamTests: mustJSON(pyProject.tests)})
+	tr := e.trace(info)
+	if len(tr) != 3 || res.Outcome != lunad.GoalFinished {
+		t.Fatalf("outcome %s, %d steps", res.Outcome, len(tr))
+	}
+	if o := tr[0].Observation; o.Status != "ok" || !strings.Contains(o.Output, "calc.py:1: function add") {
+		t.Errorf("search: %+v", o)
+	}
+	o := tr[1].Observation
+	if o.Status != "error" || o.Tests == nil || o.Tests.OK || o.Tests.Failed != 1 || !strings.HasPrefix(o.Output, "tests failed: 0 passed, 1 failed") {
+		t.Errorf("run_tests: %+v", o)
+	}
+	if n := len(res.Commands); n != 2 || res.Commands[1].Step != 2 || res.TestsAfter == nil || res.TestsAfter.OK {
+		t.Errorf("commands %+v, tests after %+v", res.Commands, res.TestsAfter)
+	}
+	if u := user(rec.requests()[2]); !strings.Contains(u, "Tests after step 2:\ntests failed: 0 passed, 1 failed") {
+		t.Errorf("the model was not shown the tests it ran:\n%s", u)
+	}
+}
