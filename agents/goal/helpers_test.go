@@ -36,9 +36,7 @@ import (
 // capped. It counts what it runs, so a test can tell a replay ran
 // nothing.
 type commands struct {
-	runs atomic.Int64
-	mu   sync.Mutex
-	argv [][]string
+	ran seen[[]string]
 }
 
 // goCache is the build cache of the go command the tests run under: a
@@ -58,10 +56,7 @@ func (c *commands) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, err
 	if s.Dir != s.Root && !strings.HasPrefix(s.Dir, s.Root+"/") {
 		return sandbox.Result{}, fmt.Errorf("%w: dir %s is outside root %s", lunad.ErrInvalid, s.Dir, s.Root)
 	}
-	c.runs.Add(1)
-	c.mu.Lock()
-	c.argv = append(c.argv, s.Argv)
-	c.mu.Unlock()
+	c.ran.add(s.Argv)
 	timeout := s.Timeout
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
@@ -111,14 +106,13 @@ func capped(b []byte, n int) sandbox.Output {
 	return o
 }
 
-func (c *commands) count() int { return int(c.runs.Load()) }
+func (c *commands) count() int { return len(c.ran.all()) }
 
 // checks is the real policy (the defaults and a confirm rule for rm),
 // keeping what it was asked.
 type checks struct {
 	p       *policy.Policy
-	mu      sync.Mutex
-	checked []policy.Action
+	checked seen[policy.Action]
 }
 
 // testPolicy is the policy of the tests' workspaces.
@@ -138,16 +132,28 @@ func newChecks(t *testing.T) *checks {
 }
 
 func (c *checks) Check(root string, a policy.Action) policy.Decision {
-	c.mu.Lock()
-	c.checked = append(c.checked, a)
-	c.mu.Unlock()
+	c.checked.add(a)
 	return c.p.Check(root, a)
 }
 
-func (c *checks) actions() []policy.Action {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]policy.Action(nil), c.checked...)
+func (c *checks) actions() []policy.Action { return c.checked.all() }
+
+// seen keeps what a test double was given; safe for concurrent use.
+type seen[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+func (s *seen[T]) add(v T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.items = append(s.items, v)
+}
+
+func (s *seen[T]) all() []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]T(nil), s.items...)
 }
 
 // The real parts fit the goal's interfaces.
@@ -371,22 +377,15 @@ func (e *env) stageFile(info lunad.RunInfo, name string) (string, bool) {
 // recording keeps the requests a provider is sent.
 type recording struct {
 	llm.Provider
-	mu   sync.Mutex
-	reqs []llm.Request
+	reqs seen[llm.Request]
 }
 
 func (r *recording) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	r.mu.Lock()
-	r.reqs = append(r.reqs, req)
-	r.mu.Unlock()
+	r.reqs.add(req)
 	return r.Provider.Chat(ctx, req)
 }
 
-func (r *recording) requests() []llm.Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]llm.Request(nil), r.reqs...)
-}
+func (r *recording) requests() []llm.Request { return r.reqs.all() }
 
 // user is a request's state, as the model is shown it.
 func user(req llm.Request) string {
