@@ -61,7 +61,13 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "agents/guard", noCgo: true, siblings: []string{mod, mod + "/agents/llm", mod + "/agents/memory"}},
 		{pkg: "agents/supervisor", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/guard"}},
 		{pkg: "agents/worker", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/guard"}},
-		{pkg: "agents/ask", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/worker", mod + "/agents/supervisor", mod + "/agents/guard"}},
+		{pkg: "agents/ask", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/worker", mod + "/agents/supervisor", mod + "/agents/guard", mod + "/agents/stageclock"}},
+		// The goal's agents: the sandbox, the policy and the test harness
+		// through their types and small interfaces of their own; no git, no
+		// parser, no protocol, no engine.
+		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stageclock", mod + "/policy", mod + "/sandbox", mod + "/harness"}},
+		// A stage visit's recorded clock knows only the vocabulary.
+		{pkg: "agents/stageclock", siblings: []string{mod}, stdOnly: true},
 		// The model providers: agents/llm is the vocabulary (root and the
 		// standard library only); each SDK is linked by its provider only.
 		{pkg: "agents/llm", siblings: []string{mod}, stdOnly: true},

@@ -12,6 +12,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/memory"
+	"github.com/lunad/lunad/agents/stageclock"
 	"github.com/lunad/lunad/agents/supervisor"
 	"github.com/lunad/lunad/agents/window"
 	"github.com/lunad/lunad/agents/worker"
@@ -23,7 +24,7 @@ import (
 // replayed, after a restart or not: a stage's memory is a function of its
 // request and its clock's readings. The store keeps the live memories
 // between stages until the run ends or their TTL passes.
-func (a *Agents) memoryFor(req lunad.StageRequest, clk *stageClock) (*memory.Memory, *output, error) {
+func (a *Agents) memoryFor(req lunad.StageRequest, clk *stageclock.Clock) (*memory.Memory, *output, error) {
 	a.Sweep()
 	prev, err := latest(req)
 	if err != nil {
@@ -62,7 +63,7 @@ func (a *Agents) begin(req lunad.StageRequest) (*calls, *memory.Memory, *output,
 // instead of the provider.
 type calls struct {
 	src      *source
-	clock    *stageClock
+	clock    *stageclock.Clock
 	rec      map[string]*llm.Recorder // by role
 	replay   bool
 	recorded map[string]string
@@ -73,7 +74,7 @@ func (a *Agents) newCalls(req lunad.StageRequest) (*calls, error) {
 	if err != nil {
 		return nil, err
 	}
-	clk, err := newClock(a.o.Clock, req)
+	clk, err := stageclock.New(a.o.Clock, req)
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +131,8 @@ func (c *calls) files() map[string]string {
 	if f := c.src.file(); f != "" {
 		out[readsFile] = f
 	}
-	if f := c.clock.file(); f != "" {
-		out[clockFile] = f
+	if f := c.clock.File(); f != "" {
+		out[stageclock.File] = f
 	}
 	if len(out) == 0 {
 		return nil

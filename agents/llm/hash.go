@@ -52,6 +52,12 @@ func validSchemas(req Request) Request {
 	return req
 }
 
+// CanonicalArgs is a tool call's arguments as canonical JSON (keys
+// sorted, no insignificant space, numbers as written), so the same call
+// reads the same however the model spaced it; arguments that are not
+// JSON are returned as written.
+func CanonicalArgs(raw json.RawMessage) string { return string(canonical(raw)) }
+
 // canonical re-encodes valid JSON with sorted keys; it returns other
 // input unchanged.
 func canonical(raw []byte) []byte {

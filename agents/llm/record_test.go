@@ -209,3 +209,17 @@ func keys(m map[string]string) []string {
 	}
 	return out
 }
+
+func TestCanonicalArgs(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"keys sorted, space dropped", `{ "b": [1, 2.50], "a": "<x>" }`, `{"a":"<x>","b":[1,2.50]}`},
+		{"not JSON", `{"a": `, `{"a": `},
+		{"two values", `{} {}`, `{} {}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := llm.CanonicalArgs(json.RawMessage(c.in)); got != c.want {
+				t.Errorf("%s; want %s", got, c.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/llm"
 )
 
 // ArgError is a tool call whose arguments do not fit the tool's schema:
@@ -25,7 +28,30 @@ func (e *ArgError) Error() string { return fmt.Sprintf("%s: bad arguments: %s", 
 // argument present, each of the right type.
 func decode(tool string, raw json.RawMessage, v any) error {
 	sp := specs[tool]
-	fields := argNames(sp.schema)
+	return decodeStrict(tool, argNames(sp.schema), sp.required, raw, v)
+}
+
+// DecodeArgs reads a call's arguments raw into v (a pointer to the
+// tool's args struct) strictly against the tool's JSON schema, as every
+// tool of this package is read: one JSON object, no argument the schema's
+// properties lack, every argument its "required" lists present, each of
+// the right type. Its error is an *ArgError telling the model what to
+// send; a schema that is not a JSON object with properties is ErrInvalid
+// (a programming error of the tool's author).
+func DecodeArgs(t llm.Tool, raw json.RawMessage, v any) error {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if err := json.Unmarshal(t.Schema, &s); err != nil || s.Properties == nil {
+		return fmt.Errorf("%w: tool %s's schema is not a JSON object with properties", lunad.ErrInvalid, t.Name)
+	}
+	return decodeStrict(t.Name, slices.Sorted(maps.Keys(s.Properties)), s.Required, raw, v)
+}
+
+// decodeStrict is DecodeArgs over a tool's argument names (sorted) and
+// its required ones.
+func decodeStrict(tool string, fields, required []string, raw json.RawMessage, v any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		raw = []byte("{}")
@@ -42,7 +68,7 @@ func decode(tool string, raw json.RawMessage, v any) error {
 			return &ArgError{tool, fmt.Sprintf("unknown argument %q; the arguments are %s", k, strings.Join(fields, ", "))}
 		}
 	}
-	for _, k := range sp.required {
+	for _, k := range required {
 		if v, ok := obj[k]; !ok || string(v) == "null" {
 			return &ArgError{tool, fmt.Sprintf("argument %q is required", k)}
 		}

@@ -1,4 +1,4 @@
-package ask
+package stageclock
 
 import (
 	"encoding/json"
@@ -9,13 +9,12 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// clockFile is the stage file holding the stage's clock readings.
-const clockFile = "clock.json"
+// File is the stage file holding the stage's clock readings.
+const File = "clock.json"
 
-// stageClock is the clock of one stage's working memory: its readings are
-// recorded, and a live replay reads them back, so a replayed stage's
-// output (the memory's snapshot with its times) is the original's.
-type stageClock struct {
+// Clock is one stage visit's clock: its readings are recorded, and a live
+// replay reads them back. Safe for concurrent use.
+type Clock struct {
 	now    func() time.Time
 	replay bool
 
@@ -24,12 +23,14 @@ type stageClock struct {
 	next     int
 }
 
-func newClock(now func() time.Time, req lunad.StageRequest) (*stageClock, error) {
-	c := &stageClock{now: now, replay: req.Replay}
+// New is req's clock over now: in a live replay (req.Replay) the readings
+// of req.Recorded[File], if any; ErrInvalid if they do not decode.
+func New(now func() time.Time, req lunad.StageRequest) (*Clock, error) {
+	c := &Clock{now: now, replay: req.Replay}
 	if req.Replay {
-		if text, ok := req.Recorded[clockFile]; ok {
+		if text, ok := req.Recorded[File]; ok {
 			if err := json.Unmarshal([]byte(text), &c.readings); err != nil {
-				return nil, fmt.Errorf("%w: the stage's recorded %s does not decode: %v", lunad.ErrInvalid, clockFile, err)
+				return nil, fmt.Errorf("%w: the stage's recorded %s does not decode: %v", lunad.ErrInvalid, File, err)
 			}
 		}
 	}
@@ -38,7 +39,7 @@ func newClock(now func() time.Time, req lunad.StageRequest) (*stageClock, error)
 
 // Now is the next reading. Past the recorded ones, a replay's clock
 // ticks a millisecond from the last.
-func (c *stageClock) Now() time.Time {
+func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.replay {
@@ -59,7 +60,9 @@ func (c *stageClock) Now() time.Time {
 	return time.Unix(0, last+int64(time.Millisecond)).UTC()
 }
 
-func (c *stageClock) file() string {
+// File is the readings as the stage file File ("" in a replay, or when
+// the clock was not read).
+func (c *Clock) File() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.replay || len(c.readings) == 0 {

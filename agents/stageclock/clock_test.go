@@ -1,0 +1,50 @@
+package stageclock_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/stageclock"
+)
+
+// TestRecordAndReplay: the readings of a stage come back in order in its
+// live replay, whatever the clock says then; past them the replay ticks a
+// millisecond at a time.
+func TestRecordAndReplay(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	n := 0
+	live, err := stageclock.New(func() time.Time { n++; return t0.Add(time.Duration(n) * time.Second) }, lunad.StageRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.File() != "" {
+		t.Errorf("an unread clock records %q", live.File())
+	}
+	a, b := live.Now(), live.Now()
+	file := live.File()
+	if file == "" || !b.After(a) {
+		t.Fatalf("readings %v %v, file %q", a, b, file)
+	}
+	rep, err := stageclock.New(func() time.Time { t.Fatal("a replay read the real clock"); return time.Time{} },
+		lunad.StageRequest{Replay: true, Recorded: map[string]string{stageclock.File: file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []time.Time{a, b, b.Add(time.Millisecond), b.Add(2 * time.Millisecond)} {
+		if got := rep.Now(); !got.Equal(want) {
+			t.Errorf("reading %d: %v, want %v", i, got, want)
+		}
+	}
+	if rep.File() != "" {
+		t.Error("a replay records its readings again")
+	}
+	for name, text := range map[string]string{"not json": "[", "not numbers": `["a"]`} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := stageclock.New(time.Now, lunad.StageRequest{Replay: true, Recorded: map[string]string{stageclock.File: text}}); !errors.Is(err, lunad.ErrInvalid) {
+				t.Errorf("%v; want ErrInvalid", err)
+			}
+		})
+	}
+}
