@@ -2,6 +2,7 @@ package lunad_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,14 +99,8 @@ func TestArchitecture(t *testing.T) {
 				if c.stdOnly && !std && path != mod && !strings.HasPrefix(path, mod+"/") {
 					t.Errorf("%s links %s; it may link only the standard library and lunad", c.pkg, path)
 				}
-				if c.external != nil && !std && path != mod && !strings.HasPrefix(path, mod+"/") {
-					ok := false
-					for _, e := range c.external {
-						ok = ok || strings.HasPrefix(path, e)
-					}
-					if !ok {
-						t.Errorf("%s links %s; outside the standard library and lunad it may link only %v", c.pkg, path, c.external)
-					}
+				if c.external != nil && !std && path != mod && !strings.HasPrefix(path, mod+"/") && !slices.ContainsFunc(c.external, func(p string) bool { return strings.HasPrefix(path, p) }) {
+					t.Errorf("%s links %s; outside the standard library and lunad it may link only %v", c.pkg, path, c.external)
 				}
 				for _, bad := range c.forbidden {
 					if strings.HasPrefix(path, bad) {

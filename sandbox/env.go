@@ -80,16 +80,17 @@ func checkEnv(env map[string]string) error {
 	return nil
 }
 
-// lookPath finds prog on path as execvp would, with the host's view of
-// the directories (the command sees the same ones at the same paths).
-func lookPath(prog, path string, isExec func(string) bool) (string, bool) {
+// onPath reports whether execvp would find prog on path, looking at the
+// host's directories (the command sees the same ones at the same paths);
+// a prog with a slash is not looked up.
+func onPath(prog, path string, isExec func(string) bool) bool {
 	if strings.Contains(prog, "/") {
-		return prog, true
+		return true
 	}
 	for d := range strings.SplitSeq(path, ":") {
-		if p := filepath.Join(d, prog); isExec(p) {
-			return p, true
+		if isExec(filepath.Join(d, prog)) {
+			return true
 		}
 	}
-	return "", false
+	return false
 }

@@ -37,19 +37,11 @@ func TestScrubbedEnv(t *testing.T) {
 	}
 }
 
-func TestLookPath(t *testing.T) {
+func TestOnPath(t *testing.T) {
 	exists := func(p string) bool { return p == "/usr/bin/go" || p == "/opt/x/tool" }
-	for _, tt := range []struct {
-		prog, want string
-		ok         bool
-	}{
-		{"go", "/usr/bin/go", true},
-		{"tool", "/opt/x/tool", true},
-		{"./script.sh", "./script.sh", true},
-		{"curl", "", false},
-	} {
-		if got, ok := lookPath(tt.prog, "/usr/local/bin:/usr/bin:/opt/x", exists); got != tt.want || ok != tt.ok {
-			t.Errorf("lookPath(%q) = %q, %v; want %q, %v", tt.prog, got, ok, tt.want, tt.ok)
+	for prog, want := range map[string]bool{"go": true, "tool": true, "./script.sh": true, "curl": false} {
+		if got := onPath(prog, "/usr/local/bin:/usr/bin:/opt/x", exists); got != want {
+			t.Errorf("onPath(%q) = %v, want %v", prog, got, want)
 		}
 	}
 }

@@ -48,57 +48,118 @@ type proc struct {
 
 // run starts p, confines it, waits for it to end or for its timeout or
 // ctx, and collects its Result.
-func (r *Runner) run(ctx context.Context, p *plan) (res Result, err error) {
-	res.Sandboxed, res.Warning = r.sandboxed, r.warning
-	home, tmp := p.home, "/tmp"
-	if !r.sandboxed {
-		priv, err := os.MkdirTemp("", "lunad-command-")
-		if err != nil {
-			return Result{}, fmt.Errorf("sandbox: a private home and /tmp: %w", err)
-		}
-		defer os.RemoveAll(priv)
-		tmp = filepath.Join(priv, "tmp")
-		if home == "" {
-			home = filepath.Join(priv, "home")
-		}
-		for _, d := range []string{tmp, home} {
-			if err := os.MkdirAll(d, 0o700); err != nil {
-				return Result{}, fmt.Errorf("sandbox: a private home and /tmp: %w", err)
-			}
-		}
-	} else if home == "" {
-		home = cmp.Or(p.userHome, "/tmp")
-	}
-	visible := p.visibleDir
-	if !r.sandboxed {
-		visible = func(string) bool { return true }
-	}
-	env := scrubbedEnv(r.getenv, visible, home, tmp, p.env)
-	path := envValue(env, "PATH")
-	if _, ok := lookPath(p.argv[0], path, isExecutable); !ok {
-		return Result{}, errNotOnPath(p.argv[0], path)
-	}
-	defer removeCreated(p.created)
-
-	var files pipes
-	defer files.closeAll()
-	gateR, gateW, err := files.pipe()
+func (r *Runner) run(ctx context.Context, p *plan) (Result, error) {
+	env, done, err := r.environment(p)
 	if err != nil {
 		return Result{}, err
+	}
+	defer done()
+	var files pipes
+	defer files.closeAll()
+	s, err := r.start(p, env, &files)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Sandboxed: r.sandboxed, Warning: r.warning}
+	res.Ended = r.wait(ctx, s.proc, p, s.exited)
+	s.proc.sweep() // what is left of the group, once its leader ended
+	if s.proc.cg != nil && s.proc.cg.refusedForks() > 0 {
+		res.Hit = append(res.Hit, "processes")
+	}
+	s.proc.cleanup(r)
+	truncated := s.finish(p.grace)
+
+	ps := s.cmd.ProcessState
+	res.Duration = r.clock().Sub(s.start)
+	res.Stdout, res.Stderr = s.stdout.Output(), s.stderr.Output()
+	res.ExitCode, res.Signal = exitStatus(ps, r.sandboxed)
+	if res.Ended == "" {
+		res.Ended = limitEnded(res.Signal, ps, p.limits.CPU)
+	}
+	if res.Ended == "cpu" || res.Ended == "file_size" {
+		res.Hit = append(res.Hit, res.Ended)
+	}
+	slices.Sort(res.Hit)
+	if truncated {
+		res.Warning = joinWarning(res.Warning, "a process it started outlived it and held its output open: the output may be incomplete")
+	}
+	return res, nil
+}
+
+// environment is the command's scrubbed environment, once its program is
+// found on its PATH. Unsandboxed, HOME (unless Spec.Home) and TMPDIR are
+// directories of a private temporary directory, which done removes; done
+// also removes the mount points bwrap made for missing read-only paths.
+func (r *Runner) environment(p *plan) (env []string, done func(), err error) {
+	home, tmp := p.home, "/tmp"
+	visible := p.visibleDir
+	var priv string
+	if r.sandboxed {
+		home = cmp.Or(home, p.userHome, "/tmp")
+	} else {
+		visible = func(string) bool { return true }
+		if priv, err = os.MkdirTemp("", "lunad-command-"); err != nil {
+			return nil, nil, fmt.Errorf("sandbox: a private home and /tmp: %w", err)
+		}
+		tmp, home = filepath.Join(priv, "tmp"), cmp.Or(home, filepath.Join(priv, "home"))
+		for _, d := range []string{tmp, home} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				os.RemoveAll(priv)
+				return nil, nil, fmt.Errorf("sandbox: a private home and /tmp: %w", err)
+			}
+		}
+	}
+	done = func() {
+		removeCreated(p.created)
+		if priv != "" {
+			os.RemoveAll(priv)
+		}
+	}
+	env = scrubbedEnv(r.getenv, visible, home, tmp, p.env)
+	if path := envValue(env, "PATH"); !onPath(p.argv[0], path, isExecutable) {
+		done()
+		return nil, nil, errNotOnPath(p.argv[0], path)
+	}
+	return env, done, nil
+}
+
+// started is a command started and let through its gate: its process,
+// the goroutines reading its output (and writing its stdin, reading
+// bwrap's info), which finish joins.
+type started struct {
+	cmd            *exec.Cmd
+	proc           *proc
+	start          time.Time
+	exited         chan struct{}
+	wg             sync.WaitGroup
+	outR, errR     *os.File
+	stdinW         *os.File
+	stdout, stderr *capture
+	mu             sync.Mutex
+	truncated      bool
+}
+
+// start starts the gate — running bwrap, or the command itself when
+// unsandboxed —, confines it (confine) and opens the gate.
+func (r *Runner) start(p *plan, env []string, files *pipes) (*started, error) {
+	gateR, gateW, err := files.pipe()
+	if err != nil {
+		return nil, err
 	}
 	outR, outW, err := files.pipe()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	errR, errW, err := files.pipe()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	growPipe(outR)
 	growPipe(errR)
 	cmd := &exec.Cmd{
 		Path:        gateShell,
 		Env:         env,
+		Dir:         p.dir,
 		Stdout:      outW,
 		Stderr:      errW,
 		ExtraFiles:  []*os.File{gateR},
@@ -109,103 +170,82 @@ func (r *Runner) run(ctx context.Context, p *plan) (res Result, err error) {
 	if r.sandboxed {
 		var infoW *os.File
 		if infoR, infoW, err = files.pipe(); err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		cmd.ExtraFiles = append(cmd.ExtraFiles, infoW)
 		argv = append([]string{r.caps.Bwrap}, bwrapArgs(p, r.mounts)...)
-		cmd.Dir = "/"
-	} else {
-		cmd.Dir = p.dir
+		cmd.Dir = "/" // bwrap's --chdir sets the command's
 	}
 	cmd.Args = append([]string{"sh", "-c", gateScript, "lunad-sandbox"}, argv...)
-	var stdinW *os.File
+	s := &started{cmd: cmd, exited: make(chan struct{}), outR: outR, errR: errR,
+		stdout: newCapture(p.limits.Output), stderr: newCapture(p.limits.Output)}
 	if len(p.stdin) > 0 {
 		var stdinR *os.File
-		if stdinR, stdinW, err = files.pipe(); err != nil {
-			return Result{}, err
+		if stdinR, s.stdinW, err = files.pipe(); err != nil {
+			return nil, err
 		}
 		cmd.Stdin = stdinR
 	}
 
-	start := r.clock()
+	s.start = r.clock()
 	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("sandbox: start %s: %w", gateShell, err)
+		return nil, fmt.Errorf("sandbox: start %s: %w", gateShell, err)
 	}
 	closeChildEnds(cmd)
-	pr := &proc{process: cmd.Process, pid: cmd.Process.Pid, sandboxed: r.sandboxed, info: make(chan bwrapInfo, 1)}
-	exited := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	s.proc = &proc{process: cmd.Process, pid: cmd.Process.Pid, sandboxed: r.sandboxed, info: make(chan bwrapInfo, 1)}
+	s.wg.Go(func() {
 		cmd.Wait()
-		close(exited)
+		close(s.exited)
 	})
-	if err := r.confine(pr, p.limits); err != nil {
-		syscall.Kill(-pr.pid, syscall.SIGKILL)
-		<-exited
-		pr.cleanup(r)
-		wg.Wait()
-		return Result{}, err
+	if err := r.confine(s.proc, p.limits); err != nil {
+		syscall.Kill(-s.proc.pid, syscall.SIGKILL)
+		<-s.exited
+		s.proc.cleanup(r)
+		s.wg.Wait()
+		return nil, err
 	}
 	if _, err := gateW.Write([]byte("\n")); err != nil {
 		r.log.Warn("sandbox: open the gate", "err", err)
 	}
 	gateW.Close()
 
-	stdout, stderr := newCapture(p.limits.Output), newCapture(p.limits.Output)
-	var truncated bool
-	var mu sync.Mutex
-	for _, s := range []struct {
+	for _, o := range []struct {
 		f *os.File
 		c *capture
-	}{{outR, stdout}, {errR, stderr}} {
-		wg.Go(func() {
-			if err := drain(s.f, s.c); err != nil {
-				mu.Lock()
-				truncated = true
-				mu.Unlock()
+	}{{outR, s.stdout}, {errR, s.stderr}} {
+		s.wg.Go(func() {
+			if err := drain(o.f, o.c); err != nil {
+				s.mu.Lock()
+				s.truncated = true
+				s.mu.Unlock()
 			}
 		})
 	}
-	if stdinW != nil {
-		wg.Go(func() { stdinW.Write(p.stdin); stdinW.Close() })
+	if s.stdinW != nil {
+		s.wg.Go(func() { s.stdinW.Write(p.stdin); s.stdinW.Close() })
 	}
 	if infoR != nil {
-		wg.Go(func() { pr.readInfo(infoR) })
+		s.wg.Go(func() { s.proc.readInfo(infoR) })
 	} else {
-		close(pr.info)
+		close(s.proc.info)
 	}
+	return s, nil
+}
 
-	res.Ended = r.wait(ctx, pr, p, exited)
-	pr.sweep() // what is left of the group, once its leader ended
-	if pr.cg != nil && pr.cg.refusedForks() > 0 {
-		res.Hit = append(res.Hit, "processes")
+// finish joins the started goroutines once the command has ended and
+// what it started was killed: the readers then reach EOF. Unsandboxed
+// without a cgroup, a process that left the group may still hold the
+// output: it gets the grace period, then reading stops; finish reports
+// whether that happened.
+func (s *started) finish(grace time.Duration) bool {
+	deadline := time.Now().Add(grace)
+	s.outR.SetReadDeadline(deadline)
+	s.errR.SetReadDeadline(deadline)
+	if s.stdinW != nil {
+		s.stdinW.SetWriteDeadline(deadline)
 	}
-	pr.cleanup(r)
-	// Every process that held the output is gone: the readers reach EOF.
-	// Unsandboxed without a cgroup, a process that left the group may
-	// still hold it: give it the grace period, then stop reading.
-	deadline := time.Now().Add(p.grace)
-	outR.SetReadDeadline(deadline)
-	errR.SetReadDeadline(deadline)
-	if stdinW != nil {
-		stdinW.SetWriteDeadline(deadline)
-	}
-	wg.Wait()
-
-	res.Duration = r.clock().Sub(start)
-	res.Stdout, res.Stderr = stdout.Output(), stderr.Output()
-	res.ExitCode, res.Signal = exitStatus(cmd.ProcessState, r.sandboxed)
-	if res.Ended == "" {
-		res.Ended = limitEnded(res.Signal, cmd.ProcessState, p.limits.CPU)
-	}
-	if res.Ended == "cpu" || res.Ended == "file_size" {
-		res.Hit = append(res.Hit, res.Ended)
-	}
-	slices.Sort(res.Hit)
-	if truncated {
-		res.Warning = joinWarning(res.Warning, "a process it started outlived it and held its output open: the output may be incomplete")
-	}
-	return res, nil
+	s.wg.Wait()
+	return s.truncated
 }
 
 // wait waits for the command to exit; at its timeout, or when ctx ends,
@@ -225,11 +265,15 @@ func (r *Runner) wait(ctx context.Context, pr *proc, p *plan, exited <-chan stru
 	pr.terminate()
 	grace := time.NewTimer(p.grace)
 	defer grace.Stop()
+	var cancelled <-chan struct{} // ctx ending during a timeout's grace period cuts it short
+	if why == "timeout" {
+		cancelled = ctx.Done()
+	}
 	select {
 	case <-exited:
 		return why
 	case <-grace.C:
-	case <-ctx.Done():
+	case <-cancelled:
 	}
 	pr.kill()
 	<-exited

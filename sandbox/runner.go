@@ -44,7 +44,7 @@ type UnavailableError struct {
 
 func (e *UnavailableError) Error() string {
 	return "sandbox: commands cannot run in a sandbox: " + e.Reason +
-		`; fix that (lunad doctor shows what is available), or let commands run without a sandbox with unsandboxed = "warn" under [sandbox] in .luna/policy.toml`
+		`; fix that (lunad doctor shows what is available), or let commands run without a sandbox with unsandboxed = "warn" in .luna/policy.toml`
 }
 
 // Unwrap gives lunad.ErrInvalid and errors.ErrUnsupported.

@@ -23,9 +23,6 @@ func (a *Agents) tokenizer() window.Tokenizer {
 // criteria.
 func (a *Agents) act(ctx context.Context, v *visit) error {
 	st := &v.st
-	if st.Outcome != "" {
-		return nil
-	}
 	if st.Steps >= st.MaxSteps {
 		v.end(outMaxSteps, fmt.Sprintf("the goal took %d steps, its limit (--max-steps)", st.Steps))
 		return nil

@@ -34,7 +34,7 @@ func TestConfirm(t *testing.T) {
 		status  string
 		output  string
 	}{
-		{name: "no one to ask", status: "denied", output: "denied by rule confirm-rm: rm deletes files (it needs a person's confirmation, and none was given)"},
+		{name: "no one to ask", status: "denied", output: "denied by rule confirm-rm: rm deletes files; no one confirmed it (no terminal, or the answer was no)"},
 		{name: "confirmed", confirm: true, status: "ok", output: "note: the command deleted gen.py; a goal does not delete files yet: it was undone"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,7 +105,7 @@ func TestDryRun(t *testing.T) {
 	if !slices.Equal(statuses, []string{"ok", "skipped", "skipped", "denied", "skipped", "ok"}) {
 		t.Errorf("statuses %v", statuses)
 	}
-	if e.cmds.count() != 0 || len(res.Commits) != 0 || e.file("calc.py") != pyProject.files["calc.py"] || exists(filepath.Join(e.s.Root(), "made")) {
+	if e.cmds.count() != 0 || len(res.Commits) != 0 || e.file("calc.py") != pyProject.files["calc.py"] || exists(filepath.Join(e.dir(), "made")) {
 		t.Errorf("a dry run did something: %d commands, commits %v", e.cmds.count(), res.Commits)
 	}
 	if n := len(e.policy.actions()); n != 6 {
@@ -149,7 +149,7 @@ func TestPlan(t *testing.T) {
 func TestNotIsolated(t *testing.T) {
 	model := scripted.FromEntries("none", nil)
 	a, err := goal.New(goal.Options{Providers: func(string) (llm.Provider, llm.Config, error) { return model, llm.Config{Model: "m"}, nil },
-		Commands: &commands{}, Tests: tests{&commands{}}, Policy: &rules{}})
+		Commands: &commands{}, Tests: goal.HarnessTests(&commands{}), Policy: policy.Default()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestNotIsolated(t *testing.T) {
 // TestNew: what goal.New refuses.
 func TestNew(t *testing.T) {
 	p := func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }
-	full := goal.Options{Providers: p, Commands: &commands{}, Tests: tests{}, Policy: &rules{}}
+	full := goal.Options{Providers: p, Commands: &commands{}, Tests: goal.HarnessTests(&commands{}), Policy: policy.Default()}
 	for _, c := range []struct {
 		name string
 		edit func(*goal.Options)
@@ -188,5 +188,35 @@ func TestNew(t *testing.T) {
 	}
 	if _, err := goal.New(full); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSymbolsAndTests: search by symbol goes through the workspace's
+// index, and run_tests runs the configured tests for the model (a
+// failing run is a failed step, its summary in the trace).
+func TestSymbolsAndTests(t *testing.T) {
+	rec := &recording{Provider: scripted.FromEntries("sym", []scripted.Entry{
+		call("search", map[string]string{"query": "add", "kind": "symbol"}, false),
+		call("run_tests", map[string]any{}, false),
+		call("finish", map[string]string{"summary": "found it"}, false),
+	})}
+	e := newEnv(t, rec, llm.Config{Model: "scripted-1"}, envOptions{project: pyProject})
+	info, res := e.goal("find add", map[string]string{lunad.GoalParamTests: mustJSON(pyProject.tests)})
+	tr := e.trace(info)
+	if len(tr) != 3 || res.Outcome != lunad.GoalFinished {
+		t.Fatalf("outcome %s, %d steps", res.Outcome, len(tr))
+	}
+	if o := tr[0].Observation; o.Status != "ok" || !strings.Contains(o.Output, "calc.py:1: function add") {
+		t.Errorf("search: %+v", o)
+	}
+	o := tr[1].Observation
+	if o.Status != "error" || o.Tests == nil || o.Tests.OK || o.Tests.Failed != 1 || !strings.HasPrefix(o.Output, "tests failed: 0 passed, 1 failed") {
+		t.Errorf("run_tests: %+v", o)
+	}
+	if n := len(res.Commands); n != 2 || res.Commands[1].Step != 2 || res.TestsAfter == nil || res.TestsAfter.OK {
+		t.Errorf("commands %+v, tests after %+v", res.Commands, res.TestsAfter)
+	}
+	if u := user(rec.requests()[2]); !strings.Contains(u, "Tests after step 2:\ntests failed: 0 passed, 1 failed") {
+		t.Errorf("the model was not shown the tests it ran:\n%s", u)
 	}
 }

@@ -64,9 +64,9 @@ func (v *visit) render(older []entry, omit, room int) string {
 	case st.Tests == nil:
 		b.WriteString("Tests: not run yet.\n")
 	case st.TestsStep == 0:
-		fmt.Fprintf(&b, "Tests when the goal started:\n%s\n", v.a.o.Tests.Compact(*st.Tests))
+		fmt.Fprintf(&b, "Tests when the goal started:\n%s\n", strings.TrimRight(v.a.o.Tests.Compact(*st.Tests), "\n"))
 	default:
-		fmt.Fprintf(&b, "Tests after step %d:\n%s\n", st.TestsStep, v.a.o.Tests.Compact(*st.Tests))
+		fmt.Fprintf(&b, "Tests after step %d:\n%s\n", st.TestsStep, strings.TrimRight(v.a.o.Tests.Compact(*st.Tests), "\n"))
 	}
 	if len(st.History) == 0 {
 		b.WriteString("\nNo steps taken yet.\n")

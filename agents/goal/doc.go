@@ -46,6 +46,8 @@
 // outputs and writes.
 //
 // What the goal needs of the rest of lunad is given in Options as small
-// interfaces: Commands (the sandbox's runner), Tests (the harness), Policy
-// (the policy engine), Symbols (the workspace's symbol search).
+// interfaces: Commands (a *sandbox.Runner), Tests (HarnessTests over the
+// same runner), Policy (a *policy.Policy; Confirm settles what it wants
+// confirmed), Symbols (the workspace's symbol search); BaseSpec makes
+// the commands' base spec from the policy's sandbox settings.
 package goal

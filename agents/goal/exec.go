@@ -155,6 +155,9 @@ func (x *executor) decode(t llm.Tool, call *llm.ToolCall) (any, policy.Action, e
 	case ToolEdit:
 		var a editArgs
 		err := into(&a)
+		if err == nil && len(a.Blocks) == 0 {
+			err = fmt.Errorf("edit_artifact: blocks is empty: give at least one {search, replace}")
+		}
 		pa.Paths, pa.Writes = []string{a.Path}, true
 		return a, pa, err
 	case ToolPatch:
@@ -194,8 +197,10 @@ func (x *executor) decode(t llm.Tool, call *llm.ToolCall) (any, policy.Action, e
 	}
 }
 
-// check asks the policy (for run_tests, about each test command): a
-// denial, or a confirmation no one gave, is the observation.
+// check asks the policy (for run_tests, about each test command), and
+// the confirmer about what the policy wants confirmed: a denial, or a
+// confirmation no one gave, is the observation, worded as
+// policy.Decision.Message says it.
 func (x *executor) check(pa policy.Action, e *effect) bool {
 	actions := []policy.Action{pa}
 	if pa.Tool == ToolTests {
@@ -205,19 +210,11 @@ func (x *executor) check(pa policy.Action, e *effect) bool {
 		}
 	}
 	for _, a := range actions {
-		d := x.a.o.Policy.Check(x.dir, a)
-		msg := ""
-		switch d.Verdict {
-		case policy.Allow, "":
+		d := policy.Ask(x.a.o.Confirm, a, x.a.o.Policy.Check(x.dir, a))
+		if d.Verdict == policy.Allow {
 			continue
-		case policy.Confirm:
-			if x.a.o.Confirm != nil && x.a.o.Confirm.Confirm(a, d) {
-				continue
-			}
-			msg = fmt.Sprintf("denied by rule %s: %s (it needs a person's confirmation, and none was given)", ruleName(d), d.Reason)
-		default:
-			msg = fmt.Sprintf("denied by rule %s: %s", ruleName(d), d.Reason)
 		}
+		msg := d.Message()
 		e.Observation.Status, e.Observation.Output, e.Observation.Rule = statusDenied, msg, d.Rule
 		e.Denial = &lunad.GoalDenial{Step: x.step, Tool: pa.Tool, Rule: d.Rule, Message: msg}
 		return true
@@ -225,22 +222,16 @@ func (x *executor) check(pa policy.Action, e *effect) bool {
 	return false
 }
 
-func ruleName(d policy.Decision) string {
-	if d.Rule == "" {
-		return "(unnamed)"
-	}
-	return d.Rule
-}
-
-// spec is a command's sandbox spec: the goal's base, in the worktree.
+// spec is a command's sandbox spec: the goal's base, in the worktree,
+// with .git, .luna and the policy's read-only paths kept read-only.
 func (x *executor) spec(argv []string, cwd string) sandbox.Spec {
 	s := x.a.o.Spec
 	s.Argv, s.Root, s.Dir = argv, x.dir, cwd
+	ro := append([]string{".git", ".luna"}, x.a.o.ReadOnly...)
+	slices.Sort(ro)
 	s.ReadOnly = slices.Clone(s.ReadOnly)
-	for _, own := range []string{".git", ".luna"} {
-		if p := filepath.Join(x.dir, own); exists(p) {
-			s.ReadOnly = append(s.ReadOnly, p)
-		}
+	for _, p := range slices.Compact(ro) {
+		s.ReadOnly = append(s.ReadOnly, filepath.Join(x.dir, filepath.FromSlash(p)))
 	}
 	s.Env = maps.Clone(s.Env)
 	return s
@@ -329,7 +320,7 @@ func (x *executor) runTests(e *effect) {
 	e.Commands, e.Notes, e.Warning = tr.Summary.Commands, tr.Notes, tr.Warning
 	sum := tr.Summary
 	e.Observation.Tests = &sum
-	e.Observation.Output = x.a.o.Tests.Compact(sum)
+	e.Observation.Output = strings.TrimRight(x.a.o.Tests.Compact(sum), "\n")
 	for _, n := range tr.Notes {
 		e.Observation.Output += "\nnote: " + n
 	}

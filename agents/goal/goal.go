@@ -80,11 +80,14 @@ type Options struct {
 	// Symbols answers search's kind "symbol" (nil: the model is told to
 	// search text).
 	Symbols Symbols
-	// Spec is what every command's spec starts from: the policy's limits,
-	// timeout, network and extra read-only paths, the commands' home and
-	// environment. The goal sets Argv, Root and Dir (the worktree), and
-	// adds the worktree's .git and .luna to ReadOnly.
-	Spec sandbox.Spec
+	// Spec is what every command's spec starts from (BaseSpec makes it
+	// from the policy's settings): limits, timeout, network, the
+	// commands' home, binds and environment. The goal sets Argv, Root and
+	// Dir (the worktree), and adds to ReadOnly the worktree's .git, .luna
+	// and ReadOnly, workspace-relative slash-separated paths (the
+	// policy's SandboxSettings.ReadOnly).
+	Spec     sandbox.Spec
+	ReadOnly []string
 	// Sandbox says how commands are isolated, for the report and the
 	// GoalResult ("bwrap 0.8.0: no network, …"); a Result run without a
 	// sandbox replaces it with its warning.
@@ -160,10 +163,10 @@ func New(o Options) (*Agents, error) {
 	}
 	a := &Agents{o: o}
 	a.agents = map[string]lunad.Agent{
-		AgentBegin:  stage{a, "begin", a.begin},
-		AgentAct:    stage{a, "act", a.act},
-		AgentTest:   stage{a, "test", a.test},
-		AgentReport: stage{a, "report", a.report},
+		AgentBegin:  stage{a, "begin", false, a.begin},
+		AgentAct:    stage{a, "act", false, a.act},
+		AgentTest:   stage{a, "test", true, a.test},
+		AgentReport: stage{a, "report", true, a.report},
 	}
 	return a, nil
 }

@@ -27,7 +27,6 @@ import (
 	"github.com/lunad/lunad/policy"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/sandbox"
-	"github.com/lunad/lunad/workflow"
 	"github.com/lunad/lunad/workspace"
 )
 
@@ -37,9 +36,7 @@ import (
 // capped. It counts what it runs, so a test can tell a replay ran
 // nothing.
 type commands struct {
-	runs atomic.Int64
-	mu   sync.Mutex
-	argv [][]string
+	ran seen[[]string]
 }
 
 // goCache is the build cache of the go command the tests run under: a
@@ -59,10 +56,7 @@ func (c *commands) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, err
 	if s.Dir != s.Root && !strings.HasPrefix(s.Dir, s.Root+"/") {
 		return sandbox.Result{}, fmt.Errorf("%w: dir %s is outside root %s", lunad.ErrInvalid, s.Dir, s.Root)
 	}
-	c.runs.Add(1)
-	c.mu.Lock()
-	c.argv = append(c.argv, s.Argv)
-	c.mu.Unlock()
+	c.ran.add(s.Argv)
 	timeout := s.Timeout
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
@@ -112,86 +106,62 @@ func capped(b []byte, n int) sandbox.Output {
 	return o
 }
 
-func (c *commands) count() int { return int(c.runs.Load()) }
+func (c *commands) count() int { return len(c.ran.all()) }
 
-// tests runs the test commands through the commands and judges them by
-// their exit codes (the harness package parses go test -json and pytest's
-// JUnit XML; this is its simplest form).
-type tests struct{ c *commands }
-
-func (t tests) Run(ctx context.Context, base sandbox.Spec, cmds [][]string) (lunad.TestSummary, []sandbox.Result, error) {
-	sum := lunad.TestSummary{OK: true, Commands: []lunad.GoalCommand{}}
-	var results []sandbox.Result
-	for _, argv := range cmds {
-		s := base
-		s.Argv = argv
-		r, err := t.c.Run(ctx, s)
-		if err != nil {
-			return sum, results, err
-		}
-		results = append(results, r)
-		sum.Commands = append(sum.Commands, lunad.GoalCommand{Argv: argv, Dir: ".", ExitCode: r.ExitCode, Ended: r.Ended, Duration: r.Duration})
-		if r.ExitCode == 0 {
-			sum.Passed++
-			continue
-		}
-		sum.OK = false
-		sum.Failed++
-		out := strings.TrimSpace(r.Stdout.Text + "\n" + r.Stderr.Text)
-		sum.Failures = append(sum.Failures, lunad.TestFailure{Name: strings.Join(argv, " "), Message: out})
-	}
-	return sum, results, nil
+// checks is the real policy (the defaults and a confirm rule for rm),
+// keeping what it was asked.
+type checks struct {
+	p       *policy.Policy
+	checked seen[policy.Action]
 }
 
-func (tests) Compact(s lunad.TestSummary) string {
-	if s.OK {
-		return fmt.Sprintf("tests: ok (%d commands passed)", s.Passed)
+// testPolicy is the policy of the tests' workspaces.
+const testPolicy = `[[confirm]]
+name = "confirm-rm"
+program = "rm"
+reason = "rm deletes files"
+`
+
+func newChecks(t *testing.T) *checks {
+	t.Helper()
+	p, err := policy.Parse("policy.toml", []byte(testPolicy))
+	if err != nil {
+		t.Fatal(err)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "tests: FAIL (%d of %d commands failed)", s.Failed, s.Passed+s.Failed)
-	for _, f := range s.Failures {
-		fmt.Fprintf(&b, "\n%s:\n%s", f.Name, f.Message)
-	}
-	return b.String()
+	return &checks{p: p}
 }
 
-// rules is a policy with a few real rules: network programs are denied,
-// so are writes to dotfiles and paths outside the workspace, and rm must
-// be confirmed. It records what it was asked.
-type rules struct {
-	mu      sync.Mutex
-	checked []policy.Action
+func (c *checks) Check(root string, a policy.Action) policy.Decision {
+	c.checked.add(a)
+	return c.p.Check(root, a)
 }
 
-func (r *rules) Check(root string, a policy.Action) policy.Decision {
-	r.mu.Lock()
-	r.checked = append(r.checked, a)
-	r.mu.Unlock()
-	if len(a.Argv) > 0 {
-		switch prog := filepath.Base(a.Argv[0]); prog {
-		case "curl", "wget":
-			return policy.Decision{Verdict: policy.Deny, Rule: "no-network", Reason: prog + " reaches the network; ask the user or work offline"}
-		case "rm":
-			return policy.Decision{Verdict: policy.Confirm, Rule: "confirm-rm", Reason: "rm deletes files"}
-		}
-	}
-	for _, p := range a.Paths {
-		clean := filepath.Clean(p)
-		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
-			return policy.Decision{Verdict: policy.Deny, Rule: "outside-workspace", Reason: p + " is outside the workspace " + root + "; work on the workspace's files"}
-		}
-		if a.Writes && strings.HasPrefix(filepath.Base(clean), ".") {
-			return policy.Decision{Verdict: policy.Deny, Rule: "dotfiles", Reason: "writing " + p + " changes a tool's settings; leave dotfiles to the user"}
-		}
-	}
-	return policy.Decision{Verdict: policy.Allow}
+func (c *checks) actions() []policy.Action { return c.checked.all() }
+
+// seen keeps what a test double was given; safe for concurrent use.
+type seen[T any] struct {
+	mu    sync.Mutex
+	items []T
 }
 
-func (r *rules) actions() []policy.Action {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]policy.Action(nil), r.checked...)
+func (s *seen[T]) add(v T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.items = append(s.items, v)
 }
+
+func (s *seen[T]) all() []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]T(nil), s.items...)
+}
+
+// The real parts fit the goal's interfaces.
+var (
+	_ goal.Commands = (*sandbox.Runner)(nil)
+	_ goal.Policy   = (*policy.Policy)(nil)
+	_ goal.Symbols  = lunad.Workspace(nil)
+)
 
 // project is a sample project: its files and its test command.
 type project struct {
@@ -224,11 +194,14 @@ type env struct {
 	s       *workspace.Service
 	agents  *goal.Agents
 	cmds    *commands
-	policy  *rules
+	policy  *checks
 	model   llm.Provider
 	cfg     llm.Config
 	confirm policy.Confirmer
 	base    string // HEAD when the project was made
+
+	mu       sync.Mutex
+	worktree string // where the goal's stages work
 }
 
 type envOptions struct {
@@ -239,7 +212,7 @@ type envOptions struct {
 
 func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env {
 	t.Helper()
-	e := &env{t: t, s: wstest.NewService(t), cmds: &commands{}, policy: &rules{}, model: model, cfg: cfg}
+	e := &env{t: t, s: wstest.NewService(t), cmds: &commands{}, policy: newChecks(t), model: model, cfg: cfg}
 	for _, name := range sortedNames(o.project.files) {
 		wstest.Create(t, e.s, name, o.project.files[name])
 	}
@@ -252,12 +225,12 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 			}
 			return e.model, e.cfg, nil
 		},
-		Commands: e.cmds, Tests: tests{e.cmds}, Policy: e.policy, Confirm: confirmer{e}, Symbols: e.s,
+		Commands: e.cmds, Tests: goal.HarnessTests(e.cmds), Policy: e.policy, Confirm: confirmer{e}, Symbols: e.s,
 		Spec:    sandbox.Spec{Home: home, Timeout: time.Minute, Limits: sandbox.Limits{Output: 32 << 10}},
 		Sandbox: "test runner (os/exec, no sandbox)",
 		Memory:  o.memory,
 		Retry:   llm.RetryOptions{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }},
-		Clock:   newClock().Now,
+		Clock:   ticking(),
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
@@ -266,9 +239,9 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 	e.agents = a
 	agents := map[string]lunad.Agent{}
 	for name, ag := range a.Agents() {
-		agents[name] = isolated{ag, e.s.Root()}
+		agents[name] = isolated{ag, e}
 	}
-	e.s.ConfigureRuns(runs.Options{Builtin: builtin(t), Agents: agents, OnFinish: a.OnFinish, Jitter: func() float64 { return 0 }})
+	e.s.ConfigureRuns(runs.Options{Builtin: goal.Builtin(), Agents: agents, OnFinish: a.OnFinish, Jitter: func() float64 { return 0 }})
 	return e
 }
 
@@ -279,37 +252,29 @@ func (c confirmer) Confirm(a policy.Action, d policy.Decision) bool {
 	return c.e.confirm != nil && c.e.confirm.Confirm(a, d)
 }
 
-// isolated gives a stage the worktree an isolated run has, where the
-// engine gives none: until the engine runs isolated workflows on their
-// own branch and worktree, the goal works in the workspace itself, on its
-// current branch.
+// isolated keeps the worktree the engine gives the goal's stages
+// (env.dir).
 type isolated struct {
 	lunad.Agent
-	root string
+	e *env
 }
 
 func (i isolated) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageResponse, error) {
-	if req.Dir == "" {
-		req.Dir, req.Branch = i.root, "main"
-	}
+	i.e.mu.Lock()
+	i.e.worktree = req.Dir
+	i.e.mu.Unlock()
 	return i.Agent.Process(ctx, req)
 }
 
-// builtin is the goal workflow as this engine takes it: the embedded
-// goal.toml, without its isolated key if the workflow package does not
-// know it yet (the key is checked by TestWorkflow).
-func builtin(t *testing.T) map[string][]byte {
-	t.Helper()
-	b := goal.Builtin()
-	data := b[lunad.GoalWorkflow]
-	if _, err := workflow.Parse("goal.toml", data); err != nil && strings.Contains(err.Error(), "isolated") {
-		data = bytes.Replace(data, []byte("\nisolated = true\n"), []byte("\n"), 1)
-		b[lunad.GoalWorkflow] = data
+// dir is the worktree the goal works in (the workspace until a stage
+// ran).
+func (e *env) dir() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.worktree == "" {
+		return e.s.Root()
 	}
-	if _, err := workflow.Parse("goal.toml", data); err != nil {
-		t.Fatalf("goal.toml: %v", err)
-	}
-	return b
+	return e.worktree
 }
 
 func sortedNames(m map[string]string) []string {
@@ -321,40 +286,22 @@ func sortedNames(m map[string]string) []string {
 	return out
 }
 
-// clock ticks a millisecond per reading from a fixed time.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(time.Millisecond)
-	return c.now
+// ticking is a clock that ticks a millisecond per reading from a fixed
+// time.
+func ticking() func() time.Time {
+	var n atomic.Int64
+	t0 := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
+	return func() time.Time { return t0.Add(time.Duration(n.Add(1)) * time.Millisecond) }
 }
 
 // goal runs a goal to its end and returns the run and its result.
 func (e *env) goal(text string, params map[string]string) (lunad.RunInfo, lunad.GoalResult) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	p := map[string]string{lunad.GoalParamGoal: text}
 	for k, v := range params {
 		p[k] = v
 	}
-	info, err := e.s.StartRun(ctx, lunad.RunRequest{Workflow: lunad.GoalWorkflow, Params: p})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if _, err = e.s.WaitRun(ctx, info.ID); err != nil {
-		e.t.Fatal(err)
-	}
-	if info, err = e.s.Run(ctx, info.ID); err != nil {
-		e.t.Fatal(err)
-	}
+	info := wstest.RunToEnd(e.t, e.s, lunad.RunRequest{Workflow: lunad.GoalWorkflow, Params: p})
 	res, err := lunad.GoalResultOf(info)
 	if err != nil {
 		e.t.Fatalf("%v; events %v", err, wstest.EventTypes(info))
@@ -363,10 +310,10 @@ func (e *env) goal(text string, params map[string]string) (lunad.RunInfo, lunad.
 }
 
 func (e *env) head() string {
-	return strings.TrimSpace(wstest.GitRun(e.t, e.s.Root(), "rev-parse", "HEAD"))
+	return strings.TrimSpace(wstest.GitRun(e.t, e.dir(), "rev-parse", "HEAD"))
 }
 
-// status is how the worktree differs from HEAD, as `git status` says
+// status is how the goal's worktree differs from its HEAD, as `git status` says
 // against an index read from HEAD (lunad brings the git index up to date
 // lazily): "" when it has HEAD's files and nothing more.
 func (e *env) status() string {
@@ -374,7 +321,7 @@ func (e *env) status() string {
 	index := filepath.Join(e.t.TempDir(), "index")
 	run := func(args ...string) string {
 		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = e.s.Root(), append(os.Environ(), "GIT_INDEX_FILE="+index)
+		cmd.Dir, cmd.Env = e.dir(), append(os.Environ(), "GIT_INDEX_FILE="+index)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			e.t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -385,12 +332,12 @@ func (e *env) status() string {
 	return strings.TrimSpace(run("status", "--porcelain", "--untracked-files=all"))
 }
 
-// git runs git in the workspace.
-func (e *env) git(args ...string) string { return wstest.GitRun(e.t, e.s.Root(), args...) }
+// git runs git in the goal's worktree.
+func (e *env) git(args ...string) string { return wstest.GitRun(e.t, e.dir(), args...) }
 
-// file reads a file of the workspace as it is on disk.
+// file reads a file of the goal's worktree as it is on disk.
 func (e *env) file(name string) string {
-	b, err := os.ReadFile(filepath.Join(e.s.Root(), name))
+	b, err := os.ReadFile(filepath.Join(e.dir(), name))
 	if err != nil {
 		return "<" + err.Error() + ">"
 	}
@@ -419,7 +366,7 @@ func (e *env) trace(info lunad.RunInfo) []lunad.GoalStep {
 // first event with it), read with git from the run's log.
 func (e *env) stageFile(info lunad.RunInfo, name string) (string, bool) {
 	e.t.Helper()
-	for _, h := range strings.Fields(e.git("log", "--reverse", "--format=%H", "refs/luna/runs/"+info.ID)) {
+	for _, h := range strings.Fields(wstest.GitRun(e.t, e.s.Root(), "log", "--reverse", "--format=%H", "refs/luna/runs/"+info.ID)) {
 		if out, err := wstest.GitCmd(e.s.Root(), "show", h+":files/"+name); err == nil {
 			return out, true
 		}
@@ -430,22 +377,15 @@ func (e *env) stageFile(info lunad.RunInfo, name string) (string, bool) {
 // recording keeps the requests a provider is sent.
 type recording struct {
 	llm.Provider
-	mu   sync.Mutex
-	reqs []llm.Request
+	reqs seen[llm.Request]
 }
 
 func (r *recording) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	r.mu.Lock()
-	r.reqs = append(r.reqs, req)
-	r.mu.Unlock()
+	r.reqs.add(req)
 	return r.Provider.Chat(ctx, req)
 }
 
-func (r *recording) requests() []llm.Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]llm.Request(nil), r.reqs...)
-}
+func (r *recording) requests() []llm.Request { return r.reqs.all() }
 
 // user is a request's state, as the model is shown it.
 func user(req llm.Request) string {

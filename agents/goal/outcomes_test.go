@@ -115,6 +115,11 @@ func TestStopCriteria(t *testing.T) {
 			},
 		},
 		{
+			name:    "two actions in a loop",
+			entries: loop(8, call("read_artifact", map[string]any{"path": "calc.py"}, false), call("read_artifact", map[string]any{"path": "gen.py"}, false)),
+			outcome: lunad.GoalStopped, steps: 6, reason: "is stalled (alternation): it alternated between read_artifact and read_artifact for 6 steps",
+		},
+		{
 			name:    "no tool called",
 			entries: []scripted.Entry{{Repeat: true, Content: "I think the bug is in add.", Model: "scripted-1"}},
 			outcome: lunad.GoalStopped, steps: 3, reason: "(monologue): it answered 3 turns in a row without calling a tool",
@@ -164,4 +169,13 @@ func TestStopCriteria(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loop is n entries, taking turns from es.
+func loop(n int, es ...scripted.Entry) []scripted.Entry {
+	var out []scripted.Entry
+	for i := range n {
+		out = append(out, es[i%len(es)])
+	}
+	return out
 }

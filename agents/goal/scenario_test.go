@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/llm/scripted"
+	"github.com/lunad/lunad/internal/wstest"
 )
 
 // act is one step of a scenario: what the model must see in the state
@@ -28,8 +31,10 @@ type scenario struct {
 	project project
 	goal    string
 	steps   []act
-	commits []string          // the Luna-Action of each commit, oldest first
-	command string            // report.md's row of the command the model ran
+	commits []string // the Luna-Action of each commit, oldest first
+	command string   // report.md's row of the command the model ran
+	before  string   // report.md's rows of the tests before and after
+	after   string
 	files   map[string]string // files as the goal leaves them
 	diff    []string          // lines of report.md's diff
 }
@@ -38,15 +43,17 @@ var scenarios = []scenario{
 	{
 		name: "go", project: goProject, goal: "make the failing test in calc_test.go pass",
 		steps: []act{
-			{when: "Tests when the goal started:\ntests: FAIL", tool: "search", args: map[string]string{"query": "func Add", "kind": "text"}},
+			{when: "Tests when the goal started:\ntests failed: 1 passed, 1 failed\n$ go test ./... → exit 1\n✗ example.com/calc.TestAdd\n  calc_test.go:7: Add(2, 3) = -1, want 5", tool: "search", args: map[string]string{"query": "func Add", "kind": "text"}},
 			{when: "calc.go:4: func Add(a, b int) int {", tool: "read_artifact", args: map[string]any{"path": "calc.go"}},
 			{when: "    5| \treturn a - b", tool: "edit_artifact", args: map[string]any{"path": "calc.go", "blocks": []map[string]string{{"search": "\treturn a - b\n", "replace": "\treturn a + b\n"}}}},
-			{when: "Tests after step 3:\ntests: ok", tool: "run_command", args: map[string]any{"argv": []string{"gofmt", "-l", "-w", "calc.go"}}},
+			{when: "Tests after step 3:\ntests passed: 2 passed", tool: "run_command", args: map[string]any{"argv": []string{"gofmt", "-l", "-w", "calc.go"}}},
 			{when: "files changed (committed as this step): calc.go", tool: "write_file", args: map[string]string{"path": "CHANGES.md", "content": "- Add returns the sum, not the difference.\n"}},
 			{when: "created CHANGES.md: CHANGES.md +1 -0; committed as this step", tool: "finish", args: map[string]string{"summary": "Add returned a - b; it returns a + b now, and the tests pass."}},
 		},
 		commits: []string{"edit_artifact", "run_command", "write_file"},
 		command: "| 4 | `gofmt -l -w calc.go` | . | 0 |",
+		before:  "| before | FAIL | 1 | 1 | 0 | 0 |",
+		after:   "| after (step 5) | ok | 2 | 0 | 0 | 0 |",
 		files: map[string]string{
 			"calc.go":    "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\n// Mul returns the product of a and b.\nfunc Mul(a, b int) int { return a * b }\n",
 			"CHANGES.md": "- Add returns the sum, not the difference.\n",
@@ -56,13 +63,15 @@ var scenarios = []scenario{
 	{
 		name: "python", project: pyProject, goal: "make the failing test pass",
 		steps: []act{
-			{when: "Tests when the goal started:\ntests: FAIL", tool: "read_artifact", args: map[string]any{"path": "calc.py"}},
+			{when: "Tests when the goal started:\ntests failed: 0 passed, 1 failed\n$ /usr/bin/python3 -m pytest -q -p no:cacheprovider → exit 1\n✗ test_calc.test_add\n  assert -1 == 5", tool: "read_artifact", args: map[string]any{"path": "calc.py"}},
 			{when: "    2|     return a - b", tool: "apply_patch", args: map[string]string{"patch": "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n--- /dev/null\n+++ b/NOTES.md\n@@ -0,0 +1 @@\n+add() adds.\n"}},
-			{when: "Tests after step 2:\ntests: ok", tool: "run_command", args: map[string]any{"argv": []string{"python3", "gen.py"}}},
+			{when: "Tests after step 2:\ntests passed: 1 passed", tool: "run_command", args: map[string]any{"argv": []string{"python3", "gen.py"}}},
 			{when: "files changed (committed as this step): VERSION", tool: "finish", args: map[string]string{"summary": "add() returns a + b; VERSION generated."}},
 		},
 		commits: []string{"apply_patch", "run_command"},
 		command: "| 3 | `python3 gen.py` | . | 0 |",
+		before:  "| before | FAIL | 0 | 1 | 0 | 0 |",
+		after:   "| after (step 3) | ok | 1 | 0 | 0 | 0 |",
 		files:   map[string]string{"calc.py": "def add(a, b):\n    return a + b\n", "NOTES.md": "add() adds.\n", "VERSION": "1.1\n"},
 		diff:    []string{"--- a/calc.py", "-    return a - b", "+    return a + b", "+++ b/NOTES.md", "+add() adds.", "+++ b/VERSION", "+1.1"},
 	},
@@ -82,11 +91,13 @@ func (sc scenario) script() *scripted.Provider {
 
 // TestScenarios: a goal on a sample Go project and a sample Python
 // project, each with one failing test, driven by a scripted model and by
-// a real HTTP server speaking OpenAI's chat completions: the tests pass
-// at the end, each step that changed files is one commit carrying its
-// action, model and prompt, the report says what happened, and a live
-// replay of the run gives the same outputs and writes with no model
-// called and no command run.
+// a real HTTP server speaking OpenAI's chat completions, isolated on a
+// branch and worktree of its own: the tests pass at the end, each step
+// that changed files is one commit on the goal's branch carrying its
+// action, model and prompt, the user's branch is untouched, the report
+// says what happened, a live replay of the run gives the same outputs
+// and writes with no model called and no command run, and accepting the
+// goal fast-forwards the user's branch to it.
 func TestScenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		for _, via := range []string{"scripted", "openai"} {
@@ -116,6 +127,18 @@ func TestScenarios(t *testing.T) {
 				if e.cmds.count() != ran || calls() != called {
 					t.Errorf("the live replay ran %d commands and called the model %d times; want none", e.cmds.count()-ran, calls()-called)
 				}
+				// Accepting the goal fast-forwards the user's branch to it.
+				if _, err := e.s.AcceptRun(context.Background(), info.ID); err != nil {
+					t.Fatal(err)
+				}
+				if head := strings.TrimSpace(wstest.GitRun(t, e.s.Root(), "rev-parse", "HEAD")); head != res.Head {
+					t.Errorf("after accept the user's HEAD is %s; want the goal's %s", head, res.Head)
+				}
+				for name, want := range sc.files {
+					if b, err := os.ReadFile(filepath.Join(e.s.Root(), name)); err != nil || string(b) != want {
+						t.Errorf("after accept the user's %s is %q, %v", name, b, err)
+					}
+				}
 			})
 		}
 	}
@@ -134,6 +157,19 @@ func (e *env) checkScenario(sc scenario, info lunad.RunInfo, res lunad.GoalResul
 	}
 	if res.TestsBefore == nil || res.TestsBefore.OK || res.TestsAfter == nil || !res.TestsAfter.OK {
 		t.Errorf("tests before %+v, after %+v; want failing, then passing", res.TestsBefore, res.TestsAfter)
+	}
+	// The goal worked on a branch of its own, in a worktree of its own:
+	// the user's branch and files are as they were.
+	if info.Branch != "luna/goal/"+info.ID || info.Base != e.base || e.dir() == e.s.Root() {
+		t.Errorf("branch %q, base %s (want %s), worktree %s", info.Branch, info.Base, e.base, e.dir())
+	}
+	if head := strings.TrimSpace(wstest.GitRun(t, e.s.Root(), "rev-parse", "HEAD")); head != e.base {
+		t.Errorf("the user's HEAD moved to %s during the goal", head)
+	}
+	for name, want := range sc.project.files {
+		if b, _ := os.ReadFile(filepath.Join(e.s.Root(), name)); string(b) != want {
+			t.Errorf("the user's %s changed during the goal: %q", name, b)
+		}
 	}
 	// Each step that changed files is one commit, with its provenance.
 	if n := len(res.Commits); n < 2 || n > 6 || n != len(sc.commits) || res.Head != e.head() {
@@ -189,8 +225,7 @@ func (e *env) checkScenario(sc scenario, info lunad.RunInfo, res lunad.GoalResul
 		"# Goal: " + sc.goal,
 		"- Outcome: **finished**\n- Summary: " + res.Summary + "\n",
 		fmt.Sprintf("- Steps: %d of at most 30", len(sc.steps)),
-		"| before | FAIL | 0 | 1 | 0 | 0 |",
-		fmt.Sprintf("| after (step %d) | ok | 1 | 0 | 0 | 0 |", len(sc.steps)-1),
+		sc.before, sc.after,
 		"| " + fmt.Sprint(len(sc.steps)) + " | `finish`",
 		"None: the policy allowed every action.",
 		fmt.Sprintf("%d tokens (%d in, %d out) in %d calls", res.Tokens, 100*len(sc.steps), 20*len(sc.steps), len(sc.steps)),

@@ -19,11 +19,13 @@ import (
 // run, the files the report read); a live replay serves it back instead.
 const effectFile = "effect.json"
 
-// stage is one of the workflow's stage agents.
+// stage is one of the workflow's stage agents. A stage that is not
+// always run does nothing once the goal has ended.
 type stage struct {
-	a    *Agents
-	name string
-	run  func(ctx context.Context, v *visit) error
+	a      *Agents
+	name   string
+	always bool
+	run    func(ctx context.Context, v *visit) error
 }
 
 func (s stage) Version() string {
@@ -92,9 +94,9 @@ func (s stage) Process(ctx context.Context, req lunad.StageRequest) (lunad.Stage
 		v.st.Tested = len(v.p.tests) > 0 && !v.p.dryRun && !v.p.plan
 		v.st.Sandbox = a.o.Sandbox
 	}
-	// The report is written however the goal ended; the other stages
-	// work only while it goes on.
-	if v.st.Outcome == "" || s.name == "report" {
+	// The tests after a change run, and the report is written, however
+	// the goal ended; begin and act work only while it goes on.
+	if v.st.Outcome == "" || s.always {
 		if err := s.run(ctx, v); err != nil {
 			return lunad.StageResponse{}, err
 		}

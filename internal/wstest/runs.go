@@ -1,14 +1,35 @@
 package wstest
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lunad/lunad"
 )
+
+// RunToEnd starts a run, waits (at most ten minutes) until it finishes
+// and returns it with its events; a step that fails fails the test.
+func RunToEnd(t testing.TB, r lunad.Runner, req lunad.RunRequest) lunad.RunInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	info, err := r.StartRun(ctx, req)
+	if err != nil {
+		t.Fatalf("start %s: %v", req.Workflow, err)
+	}
+	if _, err = r.WaitRun(ctx, info.ID); err != nil {
+		t.Fatalf("wait %s: %v", info.ID, err)
+	}
+	if info, err = r.Run(ctx, info.ID); err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
 
 // StepAgent is the process agent of the Review workflow: it reports the
 // stage and a score (param score, default 1), writes notes/STAGE.md,
