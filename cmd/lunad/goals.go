@@ -14,7 +14,6 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/goal"
-	"github.com/lunad/lunad/harness"
 	"github.com/lunad/lunad/policy"
 	"github.com/lunad/lunad/sandbox"
 )
@@ -123,9 +122,8 @@ func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, err
 		return sandbox.Result{}, st.sbErr
 	}
 	set := st.pol.Sandbox()
-	l := set.Limits
-	s.Network, s.Timeout = set.Network, l.Timeout
-	s.Limits = sandbox.Limits{CPU: l.CPU, Memory: l.Memory, Processes: l.Processes, FileSize: l.FileSize, Output: l.Output}
+	base := goal.BaseSpec(set, "")
+	s.Network, s.Timeout, s.Limits = base.Network, base.Timeout, base.Limits
 	ro := slices.Clone(s.ReadOnly)
 	for _, p := range set.ReadOnlyUnder(s.Root) {
 		// The goal keeps its worktree's .git and .luna read-only where
@@ -164,15 +162,6 @@ func policyFileError(err error) error {
 	return fmt.Errorf("%s does not check, so no goal runs until it is fixed (lunad doctor shows its problems): %w", policy.File, err)
 }
 
-// goalTests runs test commands through the harness (goal.Tests).
-type goalTests struct{ r harness.Runner }
-
-func (t goalTests) Run(ctx context.Context, base sandbox.Spec, commands [][]string) (lunad.TestSummary, []sandbox.Result, error) {
-	return harness.Run(ctx, t.r, base, commands)
-}
-
-func (goalTests) Compact(s lunad.TestSummary) string { return harness.Compact(s) }
-
 // describe says how commands run, for a goal's result and report.
 func (h *goalHost) describe(ctx context.Context) string {
 	c := h.capabilities(ctx)
@@ -210,7 +199,7 @@ type goalAgents struct {
 func (g *goalAgents) get(ctx context.Context) (*goal.Agents, error) {
 	g.once.Do(func() {
 		o := g.o
-		o.Commands, o.Tests, o.Policy = g.h, goalTests{g.h}, g.h
+		o.Commands, o.Tests, o.Policy = g.h, goal.HarnessTests(g.h), g.h
 		o.Sandbox = g.h.describe(ctx)
 		g.a, g.err = goal.New(o)
 	})
