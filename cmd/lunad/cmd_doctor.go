@@ -48,7 +48,12 @@ type goalCheck struct {
 // checkGoals probes the sandbox and reads the policy and the
 // configuration of the workspace at root.
 func checkGoals(ctx context.Context, root string, cfg Config, getenv func(string) string) goalCheck {
-	c := goalCheck{policyFile: filepath.Join(root, filepath.FromSlash(policy.File)), caps: sandbox.Probe(ctx)}
+	return checkGoalsWith(sandbox.Probe(ctx), root, cfg, getenv)
+}
+
+// checkGoalsWith is checkGoals on a host with caps.
+func checkGoalsWith(caps sandbox.Capabilities, root string, cfg Config, getenv func(string) string) goalCheck {
+	c := goalCheck{policyFile: filepath.Join(root, filepath.FromSlash(policy.File)), caps: caps}
 	c.home, c.homeErr = sandboxHome(root, getenv)
 	_, err := os.Stat(c.policyFile)
 	c.present = err == nil
