@@ -58,6 +58,13 @@ func TestReadGoal(t *testing.T) {
 		t.Fatalf("ReadGoal: %+v, %q, %v", doc, report, err)
 	}
 
+	t.Run("accepted", func(t *testing.T) {
+		settled := info
+		settled.Events = append(slices.Clone(info.Events), lunad.RunEvent{Seq: 19, Type: lunad.EventRunAccepted, Tip: "abc"})
+		if doc, _, err := lunad.ReadGoal(context.Background(), files, settled); err != nil || doc.Result.Outcome != lunad.GoalFinished || len(doc.Trace) != 2 {
+			t.Fatalf("the result of an accepted goal: %+v, %v", doc, err)
+		}
+	})
 	t.Run("ended before its report", func(t *testing.T) {
 		delete(files, "17/report.md")
 		if _, report, err := lunad.ReadGoal(context.Background(), files, info); err != nil || report != "" {

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -197,6 +199,9 @@ func TestGoalScenario(t *testing.T) {
 			if out := w.ok("goal", "discard", second.Run); !strings.Contains(out, "discarded goal "+second.Run) {
 				t.Errorf("goal discard: %s", out)
 			}
+			if report := w.ok("goal", "show", second.Run); !strings.Contains(report, "# Goal: make the tests pass") {
+				t.Errorf("goal show of the discarded goal:\n%s", report)
+			}
 			if b := w.git("branch", "--list", second.Branch); b != "" {
 				t.Errorf("the discarded goal's branch is still there: %s", b)
 			}
@@ -363,4 +368,50 @@ func TestGoalKilled(t *testing.T) {
 		t.Errorf("lunad serve: %v", err)
 	}
 	w.git("fsck", "--strict", "--no-progress")
+}
+
+var goalTranscript = flag.String("goaltranscript", "", "TestGoalTranscript: write the session's terminal output to this file (docs/goals.md quotes it)")
+
+// TestGoalTranscript runs the Python scenario as a person would — lunad
+// doctor, lunad goal without --json, goal show, git log of the goal's
+// branch, goal accept — and checks what the terminal shows. With
+// -goaltranscript FILE it writes the session to FILE.
+func TestGoalTranscript(t *testing.T) {
+	m := &testModel{Key: scenarioKey}
+	srv := openAIServer(t, m)
+	w := goalWS(t, pythonProject, srv.URL+"/v1", true)
+	w.serve()
+	var session strings.Builder
+	shell := func(cmd string, r result) {
+		fmt.Fprintf(&session, "$ %s\n%s%s", cmd, r.stderr, r.stdout)
+	}
+	doctor := w.run("doctor")
+	shell("lunad doctor", doctor)
+	r := w.run("goal", "make the tests pass")
+	shell(`lunad goal "make the tests pass"`, r)
+	id := ""
+	if m := regexp.MustCompile(`(?m)^goal (\S+): finished$`).FindStringSubmatch(r.stdout); m != nil {
+		id = m[1]
+	}
+	if doctor.code != 0 || r.code != 0 || id == "" {
+		t.Fatalf("lunad doctor:\n%s\nlunad goal:\n%s", doctor, r)
+	}
+	shell("lunad goal show "+id, w.run("goal", "show", id))
+	const format = "%h %an | %(trailers:key=Luna-Action,valueonly,separator=) | %(trailers:key=Luna-Model,valueonly,separator=) | %(trailers:key=Luna-Prompt,valueonly,separator=) | %s"
+	fmt.Fprintf(&session, "$ git log --format='%s' main..luna/goal/%s\n%s", format, id, w.git("log", "--format="+format, "main..luna/goal/"+id))
+	shell("lunad goal accept "+id, w.run("goal", "accept", id))
+	fmt.Fprintf(&session, "$ git log --oneline -3\n%s", w.git("log", "--oneline", "-3"))
+	out := session.String()
+	for _, want := range []string{"sandbox: usable", "goals: can run", "goal " + id + ": started on luna/goal/" + id, "  step 3/30: edit_artifact calc.py → ok, changed calc.py",
+		"tests:    FAIL (1 passed, 1 failed, 0 errored) → ok (3 passed, 0 failed, 0 errored)", "next:     lunad goal accept " + id,
+		"# Goal: make the tests pass", "goal | edit_artifact | gpt-test | goal@", "goal | write_file | gpt-test | goal@", "accepted goal " + id + ": main is at ", "(2 commits from luna/goal/" + id + ")"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the session lacks %q:\n%s", want, out)
+		}
+	}
+	if *goalTranscript != "" {
+		if err := os.WriteFile(*goalTranscript, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
