@@ -113,6 +113,25 @@ func (w *isoWorkspace) checkWorktree(dir, branch string) {
 	}
 }
 
+// resume opens the workspace again, as a restarted daemon does, drives
+// its runs, and waits for run id to complete.
+func (w *isoWorkspace) resume(id string) lunad.RunInfo {
+	w.t.Helper()
+	svc, err := workspace.Open(w.root, w.opts)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.svc = svc
+	if err := svc.DriveRuns(context.Background()); err != nil {
+		w.t.Fatal(err)
+	}
+	got := w.wait(id)
+	if got.Status != lunad.RunCompleted {
+		w.t.Fatalf("resumed: %s (%s) %v", got.Status, got.Error, wstest.EventTypes(got))
+	}
+	return got
+}
+
 // waitStarted waits until run id's last event is the STAGE_STARTED of
 // stage: its attempt is running.
 func (w *isoWorkspace) waitStarted(id, stage string) {
@@ -317,26 +336,9 @@ func TestIsolatedRunResumes(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := workspace.Open(w.root, w.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.svc = svc
-	if err := svc.DriveRuns(ctx); err != nil {
-		t.Fatal(err)
-	}
-	got := w.wait(info.ID)
-	if got.Status != lunad.RunCompleted {
-		t.Fatalf("resumed: %s (%s) %v", got.Status, got.Error, wstest.EventTypes(got))
-	}
-	interrupted := 0
-	for _, ev := range got.Events {
-		if ev.Interrupted {
-			interrupted++
-		}
-	}
-	if interrupted != 1 {
-		t.Fatalf("%d interrupted attempts, want 1: %v", interrupted, wstest.EventTypes(got))
+	got := w.resume(info.ID)
+	if n := wstest.Interrupted(got); n != 1 {
+		t.Fatalf("%d interrupted attempts, want 1: %v", n, wstest.EventTypes(got))
 	}
 	if !stageOutput(t, got, 1).SawNew {
 		t.Fatal("the remade worktree lacks stage edit's commit")
@@ -393,18 +395,7 @@ func TestIsolatedRunCleansInterruptedAttempt(t *testing.T) {
 	w.git(dir, "add", "notes/hand.md")
 	w.git(dir, "commit", "-q", "-m", "by hand")
 
-	svc, err := workspace.Open(w.root, w.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.svc = svc
-	if err := svc.DriveRuns(ctx); err != nil {
-		t.Fatal(err)
-	}
-	got := w.wait(info.ID)
-	if got.Status != lunad.RunCompleted {
-		t.Fatalf("resumed: %s (%s) %v", got.Status, got.Error, wstest.EventTypes(got))
-	}
+	got := w.resume(info.ID)
 	log := w.git(w.root, "log", "--format=%s|%(trailers:key=Luna-Stage,valueonly,separator=)", got.Base+".."+got.Branch)
 	if want := fmt.Sprintf("write notes/check.md: run %[1]s, stage check|check\nwrite notes/a.md, notes/new.md: run %[1]s, stage edit|edit\nby hand|\n", info.ID); log != want {
 		t.Fatalf("commits on the run's branch:\n%s\nwant:\n%s", log, want)

@@ -60,16 +60,7 @@ func TestIsolatedRunSurvivesDaemonKill(t *testing.T) {
 	w := newWS(t)
 	const body = "# A\n\nthe text a stage rewrites\n"
 	w.create("notes/a.md", body)
-	put := func(name, content string) {
-		p := filepath.Join(w.dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put(".gitignore", "__pycache__/\n")
+	w.put(".gitignore", "__pycache__/\n")
 	w.git("add", ".gitignore")
 	w.git("commit", "-q", "-m", "ignore caches")
 	agent := filepath.Join(w.home, "rewrite.py")
@@ -78,7 +69,7 @@ func TestIsolatedRunSurvivesDaemonKill(t *testing.T) {
 	}
 	ready := filepath.Join(w.home, "ready")
 	command := fmt.Sprintf("command = [%q, %q, %q]\n", wstest.Python(t), agent, ready)
-	put(".luna/workflows/crashiso.toml", "name = \"crashiso\"\nversion = \"1\"\nisolated = true\nstart = \"first\"\n"+
+	w.put(".luna/workflows/crashiso.toml", "name = \"crashiso\"\nversion = \"1\"\nisolated = true\nstart = \"first\"\n"+
 		"[stages.first]\n"+command+"[[stages.first.next]]\nto = \"rewrite\"\n"+
 		"[stages.rewrite]\n"+command+"[[stages.rewrite.next]]\nto = \"end\"\n")
 	main := strings.TrimSpace(w.git("rev-parse", "main"))
@@ -119,14 +110,8 @@ func TestIsolatedRunSurvivesDaemonKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	interrupted := 0
-	for _, ev := range info.Events {
-		if ev.Interrupted {
-			interrupted++
-		}
-	}
-	if interrupted != 1 {
-		t.Fatalf("%d interrupted attempts, want 1: %v", interrupted, wstest.EventTypes(info))
+	if n := wstest.Interrupted(info); n != 1 {
+		t.Fatalf("%d interrupted attempts, want 1: %v", n, wstest.EventTypes(info))
 	}
 	// What the resumed attempt found: the branch's tip, the cache kept.
 	var seen struct {
