@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
 	"github.com/lunad/lunad"
 )
 
@@ -308,4 +310,38 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzIgnoreRules: Clean reads the tip's .gitignore files, which are any
+// bytes a run committed: parsing and matching them never panics, and a
+// plain path named by an anchored pattern at the end is ignored, whatever
+// came before it.
+func FuzzIgnoreRules(f *testing.F) {
+	for _, seed := range [][2]string{
+		{cleanIgnore, "build/x"},
+		{"*.pyc\n!keep.pyc\n# comment\n\n\\#lit\n", "a/keep.pyc"},
+		{"[a-\n**/\n/**/x\na/**/b\n\\ \n!\n/\n", "a/b/c"},
+		{"\xff\xfe\r\n*\r\n", "x"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, text, rel string) {
+		c := &cleaner{ignores: nil}
+		if ps := parseIgnores([]byte(text), []string{"sub"}); len(ps) > 0 {
+			c.ignores = gitignore.NewMatcher(ps)
+		}
+		c.ignored("sub/"+rel, false)
+		c.ignored("sub/"+rel, true)
+		plain := rel != "" && !strings.HasPrefix(rel, "/") && !strings.HasSuffix(rel, "/") && !strings.Contains(rel, "//")
+		for _, r := range rel {
+			plain = plain && (r == '/' || r == '.' || r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		}
+		if !plain || slices.Contains(strings.Split(rel, "/"), ".") || slices.Contains(strings.Split(rel, "/"), "..") {
+			return
+		}
+		c.ignores = gitignore.NewMatcher(parseIgnores([]byte(text+"\n/"+rel+"\n"), []string{"sub"}))
+		if !c.ignored("sub/"+rel, false) {
+			t.Fatalf("%q is not ignored after the pattern /%s", rel, rel)
+		}
+	})
 }
