@@ -219,8 +219,11 @@ func (s *Server) ready() (lunad.Workspace, error) {
 
 // warmUp builds the reference index once, so the first request does not
 // pay for it, reporting it as work-done progress (token lunad-index) when
-// the client takes it: a begin, a report with the percentage of artifacts
-// parsed as it changes (when the workspace tells, see indexer), an end.
+// the client takes it: a begin, a report each time the percentage of
+// artifacts parsed rises — at once with the current figure when the
+// daemon is building the index for another client already — and an end
+// when the index is ready. In-process or through the daemon, the figures
+// are the Workspace's IndexReferences'.
 func (s *Server) warmUp() {
 	ws := s.workspace()
 	if ws == nil {
@@ -240,37 +243,27 @@ func (s *Server) warmUp() {
 	}
 	zero := uint32(0)
 	s.progress(token, protocol.WorkDoneProgressBegin{Kind: "begin", Title: "lunad: indexing references", Percentage: &zero})
-	var err error
-	if ix, ok := ws.(indexer); ok && token != "" {
-		err = ix.IndexReferences(s.ctx, s.indexProgress(token))
-	} else {
-		_, err = ws.SearchSymbols(s.ctx, "", 1)
+	var progress func(done, total int)
+	if token != "" {
+		progress = s.indexProgress(token)
 	}
-	if err != nil {
+	if err := ws.IndexReferences(s.ctx, progress); err != nil {
 		s.log.Warn("index warm-up", "err", err)
 	}
 	s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end"})
 }
 
-// indexer is a workspace that builds its reference index telling
-// progress: workspace.Service in this process. Through the daemon the
-// build is reported without percentages.
-type indexer interface {
-	// IndexReferences brings the index up to date; progress is called
-	// one call at a time with done rising to total while the cold index
-	// is built.
-	IndexReferences(ctx context.Context, progress func(done, total int)) error
-}
-
-// indexProgress reports an index build's progress under token, a report
-// each time the whole percentage changes (at most 100 reports).
+// indexProgress reports an index build's progress under token: the first
+// figure, which tells the total, then a report each time the whole
+// percentage changes (at most 101 reports).
 func (s *Server) indexProgress(token protocol.String) func(done, total int) {
-	last := uint32(0)
+	first, last := true, uint32(0)
 	return func(done, total int) {
 		pct := uint32(100 * done / max(total, 1))
-		if pct == last {
+		if pct == last && !first {
 			return
 		}
+		first = false
 		last = pct
 		s.progress(token, protocol.WorkDoneProgressReport{Kind: "report", Percentage: &pct,
 			Message: ptr(fmt.Sprintf("%d/%d artifacts", done, total))})
