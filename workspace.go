@@ -88,10 +88,11 @@ type Referencer interface {
 	// with the current figure, then each time the whole percentage of
 	// artifacts parsed rises, with done rising to total, which stays the
 	// same (a build begun again, after a failure or a reconnection to a
-	// restarted daemon, starts over from 0). The calls are made one at a
+	// restarted daemon, starts over). The calls are made one at a
 	// time and have all been made when IndexReferences returns; an index
-	// already built makes none. progress must not call the workspace.
-	// Errors: those of reading the store, and ctx's.
+	// already built makes none. progress must return quickly and must not
+	// call the workspace (through the daemon it runs on the connection's
+	// reader). Errors: those of reading the store, and ctx's.
 	IndexReferences(ctx context.Context, progress func(done, total int)) error
 }
 

@@ -38,9 +38,12 @@ type Options struct {
 type Server struct {
 	protocol.UnimplementedServer
 
-	opts   Options
-	log    *slog.Logger
-	client protocol.Client
+	opts Options
+	log  *slog.Logger
+	// client is the editor's side of the connection; use peer, which
+	// waits until Serve has set it (a request may be handled before).
+	client    protocol.Client
+	connected chan struct{} // closed once client is set
 
 	mu       sync.Mutex
 	ws       lunad.Workspace
@@ -72,11 +75,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	if opts.Debounce <= 0 {
 		opts.Debounce = 50 * time.Millisecond
 	}
-	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}, stopping: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}, stopping: make(chan struct{}), connected: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
 	_, conn, client := protocol.NewServer(s.ctx, s, tolerant{jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame))})
 	s.client = client
+	close(s.connected)
 	select {
 	case <-conn.Done():
 	case <-s.ctx.Done():
@@ -95,6 +99,14 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 		return ws.Close()
 	}
 	return nil
+}
+
+// peer is the editor's side of the connection. protocol.NewServer reads
+// requests before it returns the client, so a handler may run before
+// Serve has set it: peer waits for that.
+func (s *Server) peer() protocol.Client {
+	<-s.connected
+	return s.client
 }
 
 // commands are the workspace/executeCommand commands the server runs.
@@ -236,7 +248,7 @@ func (s *Server) warmUp() {
 	}
 	s.mu.Unlock()
 	if token != "" {
-		if err := s.client.WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+		if err := s.peer().WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
 			s.log.Debug("index progress refused by the client", "err", err)
 			token = ""
 		}
@@ -276,7 +288,7 @@ func (s *Server) progress(token protocol.String, value any) {
 	}
 	raw, err := protocol.Marshal(value)
 	if err == nil {
-		err = s.client.Progress(s.ctx, &protocol.ProgressParams{Token: token, Value: raw})
+		err = s.peer().Progress(s.ctx, &protocol.ProgressParams{Token: token, Value: raw})
 	}
 	if err != nil {
 		s.log.Debug("progress", "err", err)

@@ -79,6 +79,35 @@ func docsRepo(t *testing.T, n int) *ws {
 	return w
 }
 
+// runTerm runs `lunad ARGS --dir DIR` (and --json with asJSON) in this
+// process with w's environment, stderr a terminal as terminal says, and a
+// clock that moves a second at each reading, so that a bar draws every
+// frame. It returns the outputs, the Main, and the writers asked whether
+// they are a terminal.
+func runTerm(t *testing.T, w *ws, terminal, asJSON bool, args ...string) (stdout, stderr string, m *Main, asked []io.Writer) {
+	t.Helper()
+	vars := map[string]string{}
+	for _, kv := range env(w.home, w.env...) {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m = &Main{
+		Getenv:     func(k string) string { return vars[k] },
+		IsTerminal: func(s io.Writer) bool { asked = append(asked, s); return terminal },
+		Now:        func() time.Time { now = now.Add(time.Second); return now },
+	}
+	args = append(args, "--dir", w.dir)
+	if asJSON {
+		args = append(args, "--json")
+	}
+	stdout, stderr, err := runMain(m, "", args...)
+	if err != nil {
+		t.Fatalf("lunad %q: %v\n%s", args, err, stderr)
+	}
+	return stdout, stderr, m, asked
+}
+
 // TestInitProgress: `lunad init` on a repository draws a bar for the
 // adoption and one for the index on stderr when it is a terminal, and
 // clears them; nothing when stderr is not a terminal or with --json. The
@@ -97,23 +126,7 @@ func TestInitProgress(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := docsRepo(t, files)
-			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			var asked []io.Writer
-			m := &Main{
-				Getenv: func(k string) string {
-					return map[string]string{"LUNAD_AUTHOR_NAME": "Ada", "LUNAD_AUTHOR_EMAIL": "ada@example.com", "HOME": w.home}[k]
-				},
-				IsTerminal: func(s io.Writer) bool { asked = append(asked, s); return tc.terminal },
-				Now:        func() time.Time { now = now.Add(time.Second); return now },
-			}
-			args := []string{"init", "--dir", w.dir}
-			if tc.json {
-				args = append(args, "--json")
-			}
-			out, errs, err := runMain(m, "", args...)
-			if err != nil {
-				t.Fatalf("init: %v\n%s", err, errs)
-			}
+			out, errs, m, asked := runTerm(t, w, tc.terminal, tc.json, "init")
 			if tc.json {
 				var rep initJSON
 				if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Adopted) != files {
@@ -188,25 +201,7 @@ func TestIndexBar(t *testing.T) {
 				}
 				served = w.served()
 			}
-			vars := map[string]string{}
-			for _, kv := range env(w.home, w.env...) {
-				k, v, _ := strings.Cut(kv, "=")
-				vars[k] = v
-			}
-			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			m := &Main{
-				Getenv:     func(k string) string { return vars[k] },
-				IsTerminal: func(io.Writer) bool { return tc.terminal },
-				Now:        func() time.Time { now = now.Add(time.Second); return now }, // every frame drawn
-			}
-			args := []string{"stale", "--dir", w.dir}
-			if tc.json {
-				args = append(args, "--json")
-			}
-			out, errs, err := runMain(m, "", args...)
-			if err != nil {
-				t.Fatalf("stale: %v\n%s", err, errs)
-			}
+			out, errs, _, _ := runTerm(t, w, tc.terminal, tc.json, "stale")
 			if out != want {
 				t.Errorf("stdout %q, want %q as without a terminal", out, want)
 			}
