@@ -188,3 +188,38 @@ func TestIndexProgressWhileBuilding(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIndexingNotification: whatever the params of a lunad/indexing
+// notification, the client neither panics nor tells a call figures that
+// name another call's token; figures for its own token are told as sent.
+func FuzzIndexingNotification(f *testing.F) {
+	for _, seed := range []string{
+		`{"progress":1,"done":3,"total":9}`,
+		`{"progress":2,"done":3,"total":9}`,
+		`{"progress":1,"done":-1,"total":0}`,
+		`{"progress":"1"}`,
+		`[]`,
+		`null`,
+		``,
+		`{"progress":1,"done":1e30}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var tokens progressTokens
+		var told [][2]int
+		token, remove := tokens.add(func(done, total int) { told = append(told, [2]int{done, total}) })
+		defer remove()
+		tokens.tell(raw)
+		var p indexingParams
+		if json.Unmarshal(raw, &p) != nil || p.Progress != token {
+			if len(told) != 0 {
+				t.Fatalf("%q told %v to call %d", raw, told, token)
+			}
+			return
+		}
+		if want := [][2]int{{p.Done, p.Total}}; !slices.Equal(told, want) {
+			t.Fatalf("%q told %v, want %v", raw, told, want)
+		}
+	})
+}
