@@ -80,6 +80,20 @@ type Referencer interface {
 	// SearchSymbols finds definitions across the workspace whose name
 	// contains query (case-insensitive), at most limit of them, best first.
 	SearchSymbols(ctx context.Context, query string, limit int) ([]SymbolHit, error)
+	// IndexReferences returns once the reference index is up to date —
+	// what a caller that shows progress does before the calls above, which
+	// build the index too but silently. While a build of the cold index
+	// runs (one this call starts, or one already under way when it is
+	// made), progress, if not nil, is told how far it has come: at once
+	// with the current figure, then each time the whole percentage of
+	// artifacts parsed rises, with done rising to total, which stays the
+	// same (a build begun again, after a failure or a reconnection to a
+	// restarted daemon, starts over). The calls are made one at a
+	// time and have all been made when IndexReferences returns; an index
+	// already built makes none. progress must return quickly and must not
+	// call the workspace (through the daemon it runs on the connection's
+	// reader). Errors: those of reading the store, and ctx's.
+	IndexReferences(ctx context.Context, progress func(done, total int)) error
 }
 
 // Runner starts and inspects runs of the workspace's workflows (the

@@ -43,6 +43,7 @@ type Client struct {
 	events     *events.Hub // fans the daemon's events out to Subscribe's channels
 	subMu      sync.Mutex
 	subscribed bool           // Subscribe was called: the daemon-side subscription follows reconnections
+	progress   progressTokens // the IndexReferences calls waiting for figures
 	watching   sync.WaitGroup // the goroutine following the connection
 	closed     chan struct{}
 }
@@ -202,9 +203,16 @@ func (c *Client) connection(ctx context.Context) (jsonrpc2.Conn, error) {
 	}
 }
 
-// handle receives the daemon's notifications: events for Subscribe.
+// handle receives the daemon's notifications: events for Subscribe, and
+// the index build's figures for IndexReferences. It runs on the
+// connection's reader, before the messages that follow are read.
 func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	if req.Method() != mEvent {
+	switch req.Method() {
+	case mEvent:
+	case mIndexing:
+		c.progress.tell(req.Params())
+		return nil, nil
+	default:
 		return jsonrpc2.MethodNotFoundHandler(ctx, req)
 	}
 	var p eventParams

@@ -28,13 +28,16 @@ import (
 // each message framed like LSP ("Content-Length: N\r\n\r\n" and N bytes of
 // JSON). Every Workspace method is one call, "lunad/<name>" (lunad/list,
 // lunad/edit, ...), with the params and result structs below; events come
-// as "lunad/event" notifications after a "lunad/subscribe" call. Errors
+// as "lunad/event" notifications after a "lunad/subscribe" call, and the
+// index build's progress as "lunad/indexing" during a "lunad/index" call
+// (index.go). Errors
 // carry lunad's sentinel errors (see errorData) so that a Client returns
 // errors that errors.Is the same sentinels, with the same messages.
 
 // protocolVersion changes whenever a method's params or result change
 // incompatibly; a client and a daemon of different versions do not talk.
-const protocolVersion = 1
+// 2: lunad/index and its lunad/indexing notifications.
+const protocolVersion = 2
 
 // DefaultMaxFrame caps the size of one message a daemon reads: a frame
 // declaring more is skipped unread and answered with an error. (jsonrpc2's
@@ -377,8 +380,8 @@ func (p branchParams) request() lunad.BranchRequest {
 	return lunad.BranchRequest{Name: string(p.Name), From: string(p.From)}
 }
 
-// methods answers each call but lunad/hello and lunad/subscribe, which
-// need the connection.
+// methods answers each call but lunad/hello, lunad/subscribe and
+// lunad/index, which need the connection.
 var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []byte) (any, error){
 	mList:     noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.List(ctx) }),
 	mBranches: noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.Branches(ctx) }),
@@ -992,6 +995,8 @@ func (c *serverConn) call(ctx context.Context, method string, params []byte) (an
 			return nil, err
 		}
 		return c.subscribe()
+	case mIndex:
+		return c.index(ctx, params)
 	}
 	f, ok := methods[method]
 	if !ok {

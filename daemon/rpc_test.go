@@ -67,6 +67,8 @@ func (c *rawConn) write(s string) {
 
 type rawResponse struct {
 	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"` // of a notification
+	Params json.RawMessage `json:"params"` // of a notification
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
 		Code    int             `json:"code"`

@@ -24,5 +24,8 @@
 // git's split (lunad.FindCheckout): HEAD, the index and .git/luna are the
 // worktree's own git dir's (<main>/.git/worktrees/NAME), objects, refs,
 // config and the runs lock the repository's common dir's. A switch to a
-// branch checked out in another worktree is refused.
+// branch checked out in another worktree is refused. lunad's own linked
+// worktrees, one per isolated run (AddWorktree, linked.go), are made
+// exactly their branch's tip before each attempt of a stage (Clean,
+// clean.go).
 package gitstore

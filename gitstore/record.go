@@ -154,12 +154,15 @@ func (s *Store) Dirty(ctx context.Context) ([]string, error) {
 
 // indexStat is what .git/index records of one stage-0 entry.
 type indexStat struct {
-	ctimeS, ctimeN, mtimeS, mtimeN, dev, ino, size uint32
-	hash                                           plumbing.Hash
+	ctimeS, ctimeN, mtimeS, mtimeN, dev, ino, mode, size uint32
+	hash                                                 plumbing.Hash
 }
 
 type indexStats struct {
 	entries map[string]indexStat
+	// all counts the index's entries, every stage of a conflicted path
+	// included.
+	all int
 	// mtime of the index file: an entry whose file is not older than the
 	// index is racily clean and must be read.
 	mtimeS, mtimeN int64
@@ -210,11 +213,11 @@ func readIndexStats(gitDir string) indexStats {
 			var h plumbing.Hash
 			copy(h[:], body[off+40:off+60])
 			entries[string(body[off+fixed:off+fixed+nul])] = indexStat{
-				ctimeS: u(0), ctimeN: u(1), mtimeS: u(2), mtimeN: u(3), dev: u(4), ino: u(5), size: u(9), hash: h}
+				ctimeS: u(0), ctimeN: u(1), mtimeS: u(2), mtimeN: u(3), dev: u(4), ino: u(5), mode: u(6), size: u(9), hash: h}
 		}
 		off += (fixed + nul + 8) &^ 7
 	}
-	out.entries = entries
+	out.entries, out.all = entries, int(binary.BigEndian.Uint32(b[8:12]))
 	out.mtimeS, out.mtimeN = st.Mtim.Sec, st.Mtim.Nsec
 	return out
 }

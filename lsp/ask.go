@@ -69,7 +69,7 @@ func (s *Server) askCommand(ctx context.Context, ws lunad.Workspace, a *argList)
 // transition, until it finishes, then says what it did.
 func (s *Server) followAsk(ws lunad.Workspace, info lunad.RunInfo, done <-chan struct{}) {
 	token := protocol.String("lunad-ask-" + info.ID)
-	if err := s.client.WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+	if err := s.peer().WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
 		s.log.Debug("ask progress refused by the client", "run", info.ID, "err", err)
 		token = "" // no progress; the final message still comes
 	}

@@ -83,7 +83,7 @@ func (s *Server) publish(ctx context.Context, d *document) {
 		}
 		diags = got
 	}
-	if err := s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: d.uri, Diagnostics: diags}); err != nil {
+	if err := s.peer().PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: d.uri, Diagnostics: diags}); err != nil {
 		s.log.Debug("publish diagnostics", "err", err)
 	}
 }

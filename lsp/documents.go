@@ -88,7 +88,7 @@ func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	s.mu.Lock()
 	delete(s.docs, params.TextDocument.URI)
 	s.mu.Unlock()
-	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: params.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
+	return s.peer().PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: params.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
 }
 
 // docState reads an open buffer's artifact ID and text under the lock

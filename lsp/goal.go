@@ -69,7 +69,7 @@ func (s *Server) goalCommand(ctx context.Context, ws lunad.Workspace, a *argList
 // until it ends, then offers its report.
 func (s *Server) followGoal(ws lunad.Workspace, info lunad.RunInfo, done <-chan struct{}) {
 	token := protocol.String("lunad-goal-" + info.ID)
-	if err := s.client.WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+	if err := s.peer().WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
 		s.log.Debug("goal progress refused by the client", "run", info.ID, "err", err)
 		token = "" // no progress; the final message still comes
 	}
@@ -127,13 +127,13 @@ func (s *Server) goalEnded(ctx context.Context, ws lunad.Workspace, r lunad.RunI
 		s.notify(typ, msg+"; the report: "+files.Report)
 		return
 	}
-	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: []protocol.MessageActionItem{{Title: openReport}}})
+	item, err := s.peer().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: []protocol.MessageActionItem{{Title: openReport}}})
 	if err != nil || item == nil || item.Title != openReport {
 		s.log.Debug("goal report not opened", "run", r.ID, "err", err)
 		return
 	}
 	focus := true
-	if res, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: uri.File(files.Report), TakeFocus: &focus}); err != nil || res == nil || !res.Success {
+	if res, err := s.peer().ShowDocument(ctx, &protocol.ShowDocumentParams{URI: uri.File(files.Report), TakeFocus: &focus}); err != nil || res == nil || !res.Success {
 		s.notify(protocol.MessageTypeWarning, fmt.Sprintf("lunad goal %s: the editor did not open the report (%v); it is %s", r.ID, err, files.Report))
 	}
 }

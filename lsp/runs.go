@@ -77,7 +77,7 @@ func (s *Server) goOwned(f func(done <-chan struct{})) bool {
 // server shuts down (done) or the session ends.
 func (s *Server) followRun(ws lunad.Workspace, info lunad.RunInfo, done <-chan struct{}) {
 	token := protocol.String("lunad-run-" + info.ID)
-	if err := s.client.WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+	if err := s.peer().WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
 		s.log.Debug("run progress refused by the client", "run", info.ID, "err", err)
 		return
 	}

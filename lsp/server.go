@@ -42,9 +42,12 @@ type Options struct {
 type Server struct {
 	protocol.UnimplementedServer
 
-	opts   Options
-	log    *slog.Logger
-	client protocol.Client
+	opts Options
+	log  *slog.Logger
+	// client is the editor's side of the connection; use peer, which
+	// waits until Serve has set it (a request may be handled before).
+	client    protocol.Client
+	connected chan struct{} // closed once client is set
 
 	mu       sync.Mutex
 	ws       lunad.Workspace
@@ -79,11 +82,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	if opts.Debounce <= 0 {
 		opts.Debounce = 50 * time.Millisecond
 	}
-	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}, stopping: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}, stopping: make(chan struct{}), connected: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
 	_, conn, client := protocol.NewServer(s.ctx, s, tolerant{jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame))})
 	s.client = client
+	close(s.connected)
 	select {
 	case <-conn.Done():
 	case <-s.ctx.Done():
@@ -102,6 +106,14 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 		return ws.Close()
 	}
 	return nil
+}
+
+// peer is the editor's side of the connection. protocol.NewServer reads
+// requests before it returns the client, so a handler may run before
+// Serve has set it: peer waits for that.
+func (s *Server) peer() protocol.Client {
+	<-s.connected
+	return s.client
 }
 
 // commands are the workspace/executeCommand commands the server runs.
@@ -229,8 +241,11 @@ func (s *Server) ready() (lunad.Workspace, error) {
 
 // warmUp builds the reference index once, so the first request does not
 // pay for it, reporting it as work-done progress (token lunad-index) when
-// the client takes it: a begin, a report with the percentage of artifacts
-// parsed as it changes (when the workspace tells, see indexer), an end.
+// the client takes it: a begin, a report each time the percentage of
+// artifacts parsed rises — at once with the current figure when the
+// daemon is building the index for another client already — and an end
+// when the index is ready. In-process or through the daemon, the figures
+// are the Workspace's IndexReferences'.
 func (s *Server) warmUp() {
 	ws := s.workspace()
 	if ws == nil {
@@ -243,44 +258,34 @@ func (s *Server) warmUp() {
 	}
 	s.mu.Unlock()
 	if token != "" {
-		if err := s.client.WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+		if err := s.peer().WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
 			s.log.Debug("index progress refused by the client", "err", err)
 			token = ""
 		}
 	}
 	zero := uint32(0)
 	s.progress(token, protocol.WorkDoneProgressBegin{Kind: "begin", Title: "lunad: indexing references", Percentage: &zero})
-	var err error
-	if ix, ok := ws.(indexer); ok && token != "" {
-		err = ix.IndexReferences(s.ctx, s.indexProgress(token))
-	} else {
-		_, err = ws.SearchSymbols(s.ctx, "", 1)
+	var progress func(done, total int)
+	if token != "" {
+		progress = s.indexProgress(token)
 	}
-	if err != nil {
+	if err := ws.IndexReferences(s.ctx, progress); err != nil {
 		s.log.Warn("index warm-up", "err", err)
 	}
 	s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end"})
 }
 
-// indexer is a workspace that builds its reference index telling
-// progress: workspace.Service in this process. Through the daemon the
-// build is reported without percentages.
-type indexer interface {
-	// IndexReferences brings the index up to date; progress is called
-	// one call at a time with done rising to total while the cold index
-	// is built.
-	IndexReferences(ctx context.Context, progress func(done, total int)) error
-}
-
-// indexProgress reports an index build's progress under token, a report
-// each time the whole percentage changes (at most 100 reports).
+// indexProgress reports an index build's progress under token: the first
+// figure, which tells the total, then a report each time the whole
+// percentage changes (at most 101 reports).
 func (s *Server) indexProgress(token protocol.String) func(done, total int) {
-	last := uint32(0)
+	first, last := true, uint32(0)
 	return func(done, total int) {
 		pct := uint32(100 * done / max(total, 1))
-		if pct == last {
+		if pct == last && !first {
 			return
 		}
+		first = false
 		last = pct
 		s.progress(token, protocol.WorkDoneProgressReport{Kind: "report", Percentage: &pct,
 			Message: ptr(fmt.Sprintf("%d/%d artifacts", done, total))})
@@ -293,7 +298,7 @@ func (s *Server) progress(token protocol.String, value any) {
 	}
 	raw, err := protocol.Marshal(value)
 	if err == nil {
-		err = s.client.Progress(s.ctx, &protocol.ProgressParams{Token: token, Value: raw})
+		err = s.peer().Progress(s.ctx, &protocol.ProgressParams{Token: token, Value: raw})
 	}
 	if err != nil {
 		s.log.Debug("progress", "err", err)

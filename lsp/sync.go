@@ -84,7 +84,7 @@ func (s *Server) reload(d *document, id string, ws lunad.Workspace) {
 	}
 	m := newMapper(text)
 	label := "lunad: update to the artifact's current version"
-	res, err := s.client.ApplyEdit(s.ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: protocol.WorkspaceEdit{
+	res, err := s.peer().ApplyEdit(s.ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: protocol.WorkspaceEdit{
 		Changes: map[uri.URI][]protocol.TextEdit{d.uri: {{Range: m.rangeOf(0, len(text)), NewText: string(content)}}},
 	}})
 	if err != nil || res == nil || !res.Applied {
@@ -97,7 +97,7 @@ func (s *Server) reload(d *document, id string, ws lunad.Workspace) {
 }
 
 func (s *Server) notify(typ protocol.MessageType, msg string) {
-	if err := s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+	if err := s.peer().ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Debug("showMessage", "err", err)
 	}
 }

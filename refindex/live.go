@@ -47,8 +47,10 @@ func NewLive(store Store, cacheFile string, log *slog.Logger) *Live {
 func (r *Live) Sync(ctx context.Context) (*Index, error) { return r.SyncReporting(ctx, nil) }
 
 // SyncReporting is Sync telling progress of the first build (the cold
-// index: one call per artifact parsed); later syncs re-parse a few
-// artifacts and report nothing.
+// index): (0, total) as it starts, before the parse cache is loaded, then
+// one call per artifact parsed, as BuildOptions.Progress does; later syncs
+// re-parse a few artifacts and report nothing, and so does a store
+// without artifacts.
 func (r *Live) SyncReporting(ctx context.Context, progress Progress) (*Index, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -67,6 +69,9 @@ func (r *Live) SyncReporting(ctx context.Context, progress Progress) (*Index, er
 	}
 	r.head = head
 	if r.ix == nil {
+		if progress != nil && len(arts) > 0 {
+			progress(0, len(arts)) // loading a large parse cache takes a while
+		}
 		ix := NewIndexLogging(r.log)
 		if r.cacheFile != "" {
 			if err := ix.LoadCache(r.cacheFile); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 
@@ -97,6 +98,45 @@ func TestLiveGeneration(t *testing.T) {
 				t.Fatalf("generation %d → %d, want changed=%v", prev, got, step.changed)
 			}
 			prev = got
+		})
+	}
+}
+
+// TestLiveSyncReporting: the cold build tells (0, total) first, then each
+// artifact parsed, one call at a time; a sync that re-parses an edit, and
+// a build of no artifacts, tell nothing.
+func TestLiveSyncReporting(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		arts map[string]string
+		want [][2]int
+	}{
+		{"three artifacts", map[string]string{"a": "def f():\n    return 1\n", "b": "f()\n", "c": "x = 1\n"},
+			[][2]int{{0, 3}, {1, 3}, {2, 3}, {3, 3}}},
+		{"no artifacts", map[string]string{}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &memStore{arts: map[string]lunad.Artifact{}, contents: map[string]string{}}
+			st.commit("c1", tc.arts)
+			live := NewLive(st, "", slog.New(slog.DiscardHandler))
+			t.Cleanup(func() { live.Close() })
+			var got [][2]int
+			record := func(done, total int) { got = append(got, [2]int{done, total}) }
+			if _, err := live.SyncReporting(ctx, record); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("cold build told %v, want %v", got, tc.want)
+			}
+			got = nil
+			st.commit("c2", map[string]string{"a": "def f():\n    return 2\n"})
+			if _, err := live.SyncReporting(ctx, record); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 0 {
+				t.Fatalf("a sync re-parsing one edit told %v, want nothing", got)
+			}
 		})
 	}
 }

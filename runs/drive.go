@@ -105,8 +105,11 @@ func (e *Engine) attempt(ctx context.Context, r *run) error {
 		agent, err := e.agent(stage)
 		if err == nil && req.Branch != "" {
 			// An isolated run's agent works in its worktree, made again
-			// here if it went missing.
-			if req.Dir, _, err = e.worktree(ctx, r); err != nil {
+			// here if it went missing, and put back to its branch's tip.
+			if req.Dir, err = e.attemptDir(ctx, r, req); err != nil {
+				if ctx.Err() != nil {
+					return nil // cancelled or closing: not the attempt's failure
+				}
 				err = &lunad.AgentError{Permanent: refused(err), Err: err}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/lunad/lunad"
 )
@@ -19,7 +20,11 @@ import (
 // only when the run is accepted (Accept: a fast-forward, RUN_ACCEPTED), or
 // never (Discard, RUN_DISCARDED). The worktree is made before the first
 // stage and made again from the branch whenever it is found missing, so a
-// run resumed after a crash goes on where its branch is.
+// run resumed after a crash goes on where its branch is. Before every
+// attempt of a stage — the first, a retry, one resumed after the daemon
+// died mid-attempt — the worktree is made exactly its branch's tip
+// (Isolation.Clean), so that no attempt starts from, or commits as its
+// own, what an earlier one left half-done.
 
 // Isolation gives isolated runs a branch and a worktree of their own (the
 // workspace service implements it). An engine without one refuses to
@@ -37,6 +42,14 @@ type Isolation interface {
 	// Effects that commit there, on branch. ErrNotFound when the branch
 	// is gone; ErrConflict when it is checked out elsewhere.
 	Worktree(ctx context.Context, run, branch, base string) (string, Effects, error)
+	// Clean makes run's worktree, which Worktree made sure of, exactly
+	// the tip of branch before an attempt of one of the run's stages
+	// runs there: tracked files that differ from the tip restored, files
+	// the tip does not have removed unless its .gitignore files ignore
+	// them, the worktree's index the tip's. The branch and its commits
+	// stay, whoever made them. It returns what it changed. ErrNotFound
+	// when run has no worktree.
+	Clean(ctx context.Context, run, branch string) (Cleaned, error)
 	// Dir is the absolute path run's worktree has (or had, or will have).
 	Dir(run string) string
 	// Accept fast-forwards branch into from base to the tip of branch
@@ -48,6 +61,12 @@ type Isolation interface {
 	// Discard removes run's worktree and deletes branch; what is gone
 	// already is no error.
 	Discard(ctx context.Context, run, branch string) error
+}
+
+// Cleaned is what Isolation.Clean changed in a run's worktree.
+type Cleaned struct {
+	Restored []string // tracked paths put back to the branch's tip, sorted
+	Removed  []string // untracked paths removed, sorted; a directory removed whole ends in "/"
 }
 
 // branchOf is the branch of run id of an isolated workflow.
@@ -90,6 +109,38 @@ func (e *Engine) worktree(ctx context.Context, r *run) (string, Effects, error) 
 		return "", nil, fmt.Errorf("the worktree of run %s (branch %s): %w", r.id, info.Branch, err)
 	}
 	return dir, fx, nil
+}
+
+// maxLogged bounds the paths a log line names.
+const maxLogged = 20
+
+// attemptDir makes sure isolated run r's worktree is there and exactly
+// its branch's tip for the attempt req, and returns its path: what an
+// earlier attempt — above all one the daemon died in the middle of — left
+// there is restored or removed, and logged.
+func (e *Engine) attemptDir(ctx context.Context, r *run, req lunad.StageRequest) (string, error) {
+	dir, _, err := e.worktree(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	c, err := e.opts.Isolation.Clean(ctx, r.id, req.Branch)
+	if err != nil {
+		return "", fmt.Errorf("putting the worktree of run %s back to the tip of %s before stage %s (attempt %d): %w", r.id, req.Branch, req.Stage, req.Attempt, err)
+	}
+	if len(c.Restored)+len(c.Removed) > 0 {
+		e.opts.Logger.Info("the run's worktree held what an earlier attempt left; put back to its branch's tip",
+			"run", r.id, "stage", req.Stage, "attempt", req.Attempt, "branch", req.Branch,
+			"restored", named(c.Restored), "removed", named(c.Removed))
+	}
+	return dir, nil
+}
+
+// named is paths for a log line: the first maxLogged, and how many more.
+func named(paths []string) string {
+	if len(paths) <= maxLogged {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:maxLogged], ", "), len(paths)-maxLogged)
 }
 
 // prepare makes an isolated run's branch and worktree before its first

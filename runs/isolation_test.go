@@ -1,10 +1,12 @@
 package runs_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,9 +33,15 @@ type fakeIsolation struct {
 	from    string
 	baseErr error // Base's error, if set
 	wtErr   error // Worktree's error, if set
-	accErr  error // Accept's error, if set
-	calls   []string
-	commits []fakeCommit
+	// cleanErrs are Clean's errors, one per call while they last.
+	cleanErrs []error
+	cleaned   runs.Cleaned // what Clean answers
+	// cleanHeld, if set, makes Clean tell it it was called, then wait for
+	// its context to end.
+	cleanHeld chan struct{}
+	accErr    error // Accept's error, if set
+	calls     []string
+	commits   []fakeCommit
 }
 
 type fakeCommit struct {
@@ -77,6 +85,27 @@ func (f *fakeIsolation) Worktree(ctx context.Context, run, branch, base string) 
 		return "", nil, err
 	}
 	return f.Dir(run), &fakeBranch{f: f, run: run}, nil
+}
+
+func (f *fakeIsolation) Clean(ctx context.Context, run, branch string) (runs.Cleaned, error) {
+	f.record(fmt.Sprintf("clean %s %s", run, branch))
+	f.mu.Lock()
+	held := f.cleanHeld
+	f.cleanHeld = nil
+	f.mu.Unlock()
+	if held != nil {
+		close(held)
+		<-ctx.Done()
+		return runs.Cleaned{}, fmt.Errorf("clean worktree: %w", ctx.Err())
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.cleanErrs) > 0 {
+		err := f.cleanErrs[0]
+		f.cleanErrs = f.cleanErrs[1:]
+		return runs.Cleaned{}, err
+	}
+	return f.cleaned, nil
 }
 
 func (f *fakeIsolation) Dir(run string) string { return filepath.Join(f.dirs, run) }
@@ -251,10 +280,12 @@ func TestIsolatedRun(t *testing.T) {
 	calls := f.called()
 	wantCalls := []string{"base",
 		fmt.Sprintf("worktree %s %s base=%q", info.ID, branch, f.base), // before stage a: the branch may be made
-		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),       // stage a's agent
+		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),       // stage a's agent,
+		fmt.Sprintf("clean %s %s", info.ID, branch),                    // which starts from the branch's tip
 		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),       // stage a's commit
 		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),       // stage b's agent
-		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch),       // stage b's commit
+		fmt.Sprintf("clean %s %s", info.ID, branch),
+		fmt.Sprintf("worktree %s %s base=\"\"", info.ID, branch), // stage b's commit
 	}
 	if !slices.Equal(calls, wantCalls) {
 		t.Fatalf("isolation calls:\n%s\nwant:\n%s", strings.Join(calls, "\n"), strings.Join(wantCalls, "\n"))
@@ -409,8 +440,8 @@ func TestIsolatedRefused(t *testing.T) {
 // TestIsolatedResume: an isolated run whose log was cut after any event
 // (a daemon killed there) resumes on its branch: its worktree is asked
 // for again — the branch made at base only if the run had not entered a
-// stage yet —, its agent works there, and its writes are committed once,
-// on the branch.
+// stage yet — and cleaned, its agent works there, and its writes are
+// committed once, on the branch.
 func TestIsolatedResume(t *testing.T) {
 	resp := lunad.StageResponse{Status: "ok", Output: json.RawMessage(`{}`), Writes: []lunad.StageWrite{{Path: "x.md", Content: "recorded\n"}}}
 	const wf = "name = \"iso\"\nisolated = true\nstart = \"s\"\n[stages.s]\nagent = \"scribe\"\n" + toEnd
@@ -426,7 +457,12 @@ func TestIsolatedResume(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFakeIsolation(t)
-			a := &goAgent{fn: func(req lunad.StageRequest, call int) lunad.StageResponse { return resp }}
+			var before []string // the isolation call before each agent run
+			a := &goAgent{fn: func(req lunad.StageRequest, call int) lunad.StageResponse {
+				calls := f.called()
+				before = append(before, calls[len(calls)-1])
+				return resp
+			}}
 			w := newWorkspaceWith(t, map[string]string{"iso": wf}, withAgent(a, withIsolation(f, nil)))
 			w.eng.Close()
 			parsed, err := workflow.Parse("iso.toml", []byte(wf))
@@ -469,6 +505,13 @@ func TestIsolatedResume(t *testing.T) {
 			if ran := len(a.requests()) > 0; ran != c.agent {
 				t.Fatalf("the agent ran: %v, want %v", ran, c.agent)
 			}
+			// The resumed attempt starts from the branch's tip, whatever
+			// the interrupted one left in the worktree.
+			for _, call := range before {
+				if call != "clean "+id+" "+branch {
+					t.Fatalf("the agent ran after %q, not after its worktree was cleaned", call)
+				}
+			}
 			for _, req := range a.requests() {
 				if req.Dir != f.Dir(id) || req.Branch != branch {
 					t.Fatalf("resumed request: branch %q dir %q", req.Branch, req.Dir)
@@ -481,5 +524,155 @@ func TestIsolatedResume(t *testing.T) {
 				t.Fatalf("x.md committed on the workspace's branch %d times", n)
 			}
 		})
+	}
+}
+
+// TestIsolatedClean: before every attempt of an isolated run's stage —
+// the first, a retry — the engine has the run's worktree put back to its
+// branch's tip, right before the agent runs there; a Clean that fails
+// for now (a lock) fails that attempt, which is retried, and one that is
+// refused fails the stage for good, the agent never running on a
+// worktree that is not the tip; what Clean changed is logged.
+func TestIsolatedClean(t *testing.T) {
+	const retry = "retry = { max_attempts = 3, initial = \"10ms\", max = \"50ms\" }\n"
+	const wf = "name = \"iso\"\nisolated = true\nstart = \"s\"\n[stages.s]\nagent = \"scribe\"\n" + retry + toEnd
+	many := make([]string, 25)
+	for i := range many {
+		many[i] = fmt.Sprintf("junk/%02d.txt", i)
+	}
+	for _, c := range []struct {
+		name      string
+		cleanErrs []error
+		failFirst bool // the agent's first attempt fails
+		cleaned   runs.Cleaned
+		status    lunad.RunStatus
+		agentRuns int
+		cleans    int
+		failed    string // in the first STAGE_FAILED's error
+		logged    []string
+	}{
+		{name: "every attempt", failFirst: true, status: lunad.RunCompleted, agentRuns: 2, cleans: 2, failed: "first attempt fails"},
+		{name: "a lock held for now", cleanErrs: []error{fmt.Errorf("%w: index.lock exists (a git command is running)", lunad.ErrLocked)},
+			status: lunad.RunCompleted, agentRuns: 1, cleans: 2, failed: "putting the worktree of run"},
+		{name: "refused", cleanErrs: []error{fmt.Errorf("%w: the tree has a path git would not check out", lunad.ErrInvalid)},
+			status: lunad.RunDeadLettered, agentRuns: 0, cleans: 1, failed: "path git would not check out"},
+		{name: "logged", cleaned: runs.Cleaned{Restored: []string{"notes/a.md"}, Removed: many}, status: lunad.RunCompleted, agentRuns: 1, cleans: 1,
+			logged: []string{"notes/a.md", "junk/19.txt", "and 5 more", "stage=s", "attempt=1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeIsolation(t)
+			f.cleanErrs, f.cleaned = c.cleanErrs, c.cleaned
+			var mu sync.Mutex
+			var bad []string
+			a := &goAgent{fn: func(req lunad.StageRequest, call int) lunad.StageResponse {
+				calls := f.called()
+				if want := fmt.Sprintf("clean %s %s", req.RunID, req.Branch); calls[len(calls)-1] != want {
+					mu.Lock()
+					bad = append(bad, fmt.Sprintf("attempt %d ran after %q, not %q", req.Attempt, calls[len(calls)-1], want))
+					mu.Unlock()
+				}
+				if c.failFirst && req.Attempt == 1 {
+					return lunad.StageResponse{Status: "fail", Error: "first attempt fails"}
+				}
+				return lunad.StageResponse{Status: "ok", Output: json.RawMessage(`{}`)}
+			}}
+			var log syncBuf
+			w := newWorkspaceWith(t, map[string]string{"iso": wf}, withAgent(a, withIsolation(f, func(o *runs.Options) {
+				o.Logger = slog.New(slog.NewTextHandler(&log, nil))
+			})))
+			info := w.run(lunad.RunRequest{Workflow: "iso"})
+			if info.Status != c.status {
+				t.Fatalf("run: %s (%s)", info.Status, info.Error)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(bad) > 0 {
+				t.Fatal(strings.Join(bad, "\n"))
+			}
+			if n := len(a.requests()); n != c.agentRuns {
+				t.Fatalf("the agent ran %d times, want %d", n, c.agentRuns)
+			}
+			cleans := 0
+			for _, call := range f.called() {
+				if strings.HasPrefix(call, "clean ") {
+					cleans++
+				}
+			}
+			if cleans != c.cleans {
+				t.Fatalf("Clean called %d times, want %d: %v", cleans, c.cleans, f.called())
+			}
+			if c.failed != "" {
+				if ev := firstEvent(info, lunad.EventStageFailed); ev == nil || !strings.Contains(ev.Error, c.failed) {
+					t.Fatalf("STAGE_FAILED: %+v; want an error with %q", ev, c.failed)
+				}
+			}
+			for _, want := range c.logged {
+				if !strings.Contains(log.String(), want) {
+					t.Fatalf("log lacks %q:\n%s", want, log.String())
+				}
+			}
+			if c.logged == nil && strings.Contains(log.String(), "earlier attempt left") {
+				t.Fatalf("logged a clean that changed nothing:\n%s", log.String())
+			}
+		})
+	}
+}
+
+// firstEvent is the run's first event of type typ, nil if none.
+func firstEvent(info lunad.RunInfo, typ lunad.EventType) *lunad.RunEvent {
+	for i := range info.Events {
+		if info.Events[i].Type == typ {
+			return &info.Events[i]
+		}
+	}
+	return nil
+}
+
+// syncBuf is a bytes.Buffer for a logger written from several goroutines.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestIsolatedCleanInterrupted: an engine closed while it cleans a run's
+// worktree records no failure of the attempt — the attempt never ran —
+// and the next engine runs it, from a cleaned worktree.
+func TestIsolatedCleanInterrupted(t *testing.T) {
+	const wf = "name = \"iso\"\nisolated = true\nstart = \"s\"\n[stages.s]\nagent = \"scribe\"\n" + toEnd
+	f := newFakeIsolation(t)
+	held := make(chan struct{})
+	f.cleanHeld = held
+	a := &goAgent{fn: func(req lunad.StageRequest, call int) lunad.StageResponse {
+		return lunad.StageResponse{Status: "ok", Output: json.RawMessage(`{}`)}
+	}}
+	w := newWorkspaceWith(t, map[string]string{"iso": wf}, withAgent(a, withIsolation(f, nil)))
+	info, err := w.eng.Start(context.Background(), lunad.RunRequest{Workflow: "iso"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	w.eng.Close()
+	if got := w.eventTypes(info.ID); !slices.Equal(got, []string{"RUN_CREATED", "STAGE_ENQUEUED s", "STAGE_STARTED s"}) {
+		t.Fatalf("the run's log after a close mid-clean: %v; want it to end at STAGE_STARTED", got)
+	}
+	w.open()
+	got := w.wait(info.ID)
+	if got.Status != lunad.RunCompleted || len(a.requests()) != 1 {
+		t.Fatalf("resumed: %s (%s), the agent ran %d times", got.Status, got.Error, len(a.requests()))
+	}
+	if ev := firstEvent(got, lunad.EventStageFailed); ev == nil || !ev.Interrupted {
+		t.Fatalf("STAGE_FAILED of the interrupted attempt: %+v", ev)
 	}
 }

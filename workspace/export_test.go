@@ -18,3 +18,8 @@ func (s *Service) StaleEvaluations() int64 { return s.stale.evals.Load() }
 func (s *Service) StaleUncached(ctx context.Context) ([]lunad.Reference, error) {
 	return s.evaluateStale(ctx)
 }
+
+// For the tests of the index build's progress: hook is called with each
+// figure the build reports, from the parse worker, which waits for it.
+
+func SetIndexHook(s *Service, hook func(done, total int)) { s.building.hook = hook }

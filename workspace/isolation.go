@@ -18,7 +18,8 @@ import (
 // writes. The Service keeps those stores open while their runs need them;
 // the user's checkout, branch and index are the Service's own store's and
 // never change for a run — until AcceptRun fast-forwards the branch the
-// run was made from.
+// run was made from. Before each attempt of a stage the engine has that
+// store put the worktree back to its branch's tip (Clean).
 
 // worktrees are the stores open on isolated runs' worktrees, by run.
 type worktrees struct {
@@ -89,6 +90,20 @@ func (i isolation) Worktree(ctx context.Context, run, branch, base string) (stri
 		w.open[run] = st
 	}
 	return dir, worktreeEffects{st}, nil
+}
+
+// Clean puts run's worktree back to its branch's tip through the store
+// open there (gitstore.Store.Clean), which Worktree opened.
+func (i isolation) Clean(ctx context.Context, run, branch string) (runs.Cleaned, error) {
+	w := &i.s.trees
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := w.open[run]
+	if st == nil {
+		return runs.Cleaned{}, fmt.Errorf("%w: run %s has no worktree open for branch %s; the engine opens it (Worktree) before an attempt", lunad.ErrNotFound, run, branch)
+	}
+	c, err := st.Clean(ctx)
+	return runs.Cleaned{Restored: c.Restored, Removed: c.Removed}, err
 }
 
 func (i isolation) Dir(run string) string { return i.s.store.WorktreeDir(run) }

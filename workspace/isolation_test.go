@@ -113,6 +113,45 @@ func (w *isoWorkspace) checkWorktree(dir, branch string) {
 	}
 }
 
+// resume opens the workspace again, as a restarted daemon does, drives
+// its runs, and waits for run id to complete.
+func (w *isoWorkspace) resume(id string) lunad.RunInfo {
+	w.t.Helper()
+	svc, err := workspace.Open(w.root, w.opts)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.svc = svc
+	if err := svc.DriveRuns(context.Background()); err != nil {
+		w.t.Fatal(err)
+	}
+	got := w.wait(id)
+	if got.Status != lunad.RunCompleted {
+		w.t.Fatalf("resumed: %s (%s) %v", got.Status, got.Error, wstest.EventTypes(got))
+	}
+	return got
+}
+
+// waitStarted waits until run id's last event is the STAGE_STARTED of
+// stage: its attempt is running.
+func (w *isoWorkspace) waitStarted(id, stage string) {
+	w.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got, err := w.svc.Run(context.Background(), id)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if n := len(got.Events); n > 0 && got.Events[n-1].Type == lunad.EventStageStarted && got.Events[n-1].Stage == stage {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("stage %s never started: %v", stage, wstest.EventTypes(got))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // output is a stage's output.
 type output struct {
 	Stage, Cwd, Branch, Dir string
@@ -289,20 +328,7 @@ func TestIsolatedRunResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Until stage check's first attempt runs (edit committed before it).
-	deadline := time.Now().Add(time.Minute)
-	for {
-		got, err := w.svc.Run(ctx, info.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := len(got.Events); n > 0 && got.Events[n-1].Type == lunad.EventStageStarted && got.Events[n-1].Stage == "check" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stage check never started: %v", wstest.EventTypes(got))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	w.waitStarted(info.ID, "check")
 	if err := w.svc.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -310,26 +336,9 @@ func TestIsolatedRunResumes(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := workspace.Open(w.root, w.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.svc = svc
-	if err := svc.DriveRuns(ctx); err != nil {
-		t.Fatal(err)
-	}
-	got := w.wait(info.ID)
-	if got.Status != lunad.RunCompleted {
-		t.Fatalf("resumed: %s (%s) %v", got.Status, got.Error, wstest.EventTypes(got))
-	}
-	interrupted := 0
-	for _, ev := range got.Events {
-		if ev.Interrupted {
-			interrupted++
-		}
-	}
-	if interrupted != 1 {
-		t.Fatalf("%d interrupted attempts, want 1: %v", interrupted, wstest.EventTypes(got))
+	got := w.resume(info.ID)
+	if n := wstest.Interrupted(got); n != 1 {
+		t.Fatalf("%d interrupted attempts, want 1: %v", n, wstest.EventTypes(got))
 	}
 	if !stageOutput(t, got, 1).SawNew {
 		t.Fatal("the remade worktree lacks stage edit's commit")
@@ -340,6 +349,72 @@ func TestIsolatedRunResumes(t *testing.T) {
 	}
 	if w.rev("main") != got.Base {
 		t.Fatal("main moved")
+	}
+	w.git(w.root, "fsck", "--strict", "--no-progress")
+}
+
+// TestIsolatedRunCleansInterruptedAttempt: a daemon stopped in the middle
+// of stage edit's attempt, which had half rewritten notes/a.md, made a
+// file and a Python cache; meanwhile a person committed on the run's
+// branch by hand. The resumed attempt starts from the branch's tip —
+// the commit by hand in it, the half-change and the new file gone, the
+// ignored cache kept —, so the stage's commit is made from the tip's
+// notes/a.md; the commit by hand stays on the branch, each stage is
+// committed once, and the user's checkout does not change.
+func TestIsolatedRunCleansInterruptedAttempt(t *testing.T) {
+	ctx := context.Background()
+	w := newIsoWorkspace(t)
+	if err := os.WriteFile(filepath.Join(w.root, ".gitignore"), []byte("__pycache__/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.git(w.root, "add", ".gitignore")
+	w.git(w.root, "commit", "-q", "-m", "ignore caches")
+	before := w.userSide()
+	info, err := w.svc.StartRun(ctx, lunad.RunRequest{Workflow: "iso", Params: map[string]string{"sleep": "60", "sleep_in": "edit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.waitStarted(info.ID, "edit")
+	if err := w.svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(w.root, ".git", "luna", "worktrees", info.ID)
+	for name, content := range map[string]string{
+		"notes/a.md":            "# A\n\nfrom main\nhalf-wri", // the dead attempt's
+		"half.txt":              "half",
+		"__pycache__/agent.pyc": "cache",
+		"notes/hand.md":         "# Hand\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.git(dir, "add", "notes/hand.md")
+	w.git(dir, "commit", "-q", "-m", "by hand")
+
+	got := w.resume(info.ID)
+	log := w.git(w.root, "log", "--format=%s|%(trailers:key=Luna-Stage,valueonly,separator=)", got.Base+".."+got.Branch)
+	if want := fmt.Sprintf("write notes/check.md: run %[1]s, stage check|check\nwrite notes/a.md, notes/new.md: run %[1]s, stage edit|edit\nby hand|\n", info.ID); log != want {
+		t.Fatalf("commits on the run's branch:\n%s\nwant:\n%s", log, want)
+	}
+	if a := w.git(w.root, "show", got.Branch+":notes/a.md"); a != "# A\n\nfrom main\nedited by the run\n" {
+		t.Fatalf("notes/a.md on the run's branch: %q; the resumed attempt did not start from the tip", a)
+	}
+	if hist := w.git(w.root, "log", "--format=%h", got.Branch, "--", "half.txt", "__pycache__"); hist != "" {
+		t.Fatalf("the dead attempt's files were committed: %s", hist)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "half.txt")); !os.IsNotExist(err) {
+		t.Fatalf("half.txt left in the worktree: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "__pycache__", "agent.pyc")); err != nil || string(b) != "cache" {
+		t.Fatalf("the ignored cache: %q %v; want it kept", b, err)
+	}
+	w.checkWorktree(dir, got.Branch)
+	if after := w.userSide(); after != before {
+		t.Fatalf("the user's checkout changed:\n%s\nwas:\n%s", after, before)
 	}
 	w.git(w.root, "fsck", "--strict", "--no-progress")
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/workspace"
 )
 
@@ -34,6 +35,24 @@ func (l *progressLog) check(t *testing.T, what string, total int) {
 	for i, c := range l.calls {
 		if c != [2]int{i + 1, total} {
 			t.Fatalf("%s: call %d is %d/%d, want %d/%d", what, i, c[0], c[1], i+1, total)
+		}
+	}
+}
+
+// checkBuild fails unless the calls tell one build of total artifacts
+// from first (any figure if first < 0: the build may get ahead of the
+// first call): done rising to total, of total every time, at most once
+// per whole percentage and once at the start.
+func (l *progressLog) checkBuild(t *testing.T, what string, first, total int) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.calls) == 0 || (first >= 0 && l.calls[0] != [2]int{first, total}) || l.calls[len(l.calls)-1] != [2]int{total, total} || len(l.calls) > 102 {
+		t.Fatalf("%s: progress %v, want %d/%d first and %d/%d last, at most 102 calls", what, l.calls, first, total, total, total)
+	}
+	for i, c := range l.calls[1:] {
+		if c[1] != total || c[0] <= l.calls[i][0] {
+			t.Fatalf("%s: call %d is %d/%d after %d/%d: want done rising of %d", what, i+1, c[0], c[1], l.calls[i][0], l.calls[i][1], total)
 		}
 	}
 }
@@ -85,7 +104,7 @@ func TestInitAndIndexProgress(t *testing.T) {
 	if err := svc.IndexReferences(ctx, index.report); err != nil {
 		t.Fatal(err)
 	}
-	index.check(t, "first index", docs+1)
+	index.checkBuild(t, "first index", -1, docs+1)
 	var again progressLog
 	if err := svc.IndexReferences(ctx, again.report); err != nil {
 		t.Fatal(err)
@@ -94,4 +113,57 @@ func TestInitAndIndexProgress(t *testing.T) {
 	if _, err := svc.SearchSymbols(ctx, "parse_config", 5); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestIndexProgressJoined: a call made while another's build is under way
+// is told that build's current figure at once, then the rest of it; the
+// build is held at a known figure by the hook, so the figure is exact.
+// Once the index is built, a call tells nothing.
+func TestIndexProgressJoined(t *testing.T) {
+	const docs, held = 40, 10
+	svc := newService(t)
+	for i := range docs {
+		wstest.Create(t, svc, fmt.Sprintf("docs/p%02d.md", i), fmt.Sprintf("# Page %d\n\nSee `parse_config`.\n", i))
+	}
+	paused, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	workspace.SetIndexHook(svc, func(done, total int) {
+		if done == held {
+			once.Do(func() { close(paused); <-resume })
+		}
+	})
+	ctx := context.Background()
+	var first, joined progressLog
+	firstErr := make(chan error, 1)
+	go func() { firstErr <- svc.IndexReferences(ctx, first.report) }()
+	<-paused // the build holds at held/docs
+
+	told := make(chan [2]int, 1)
+	joinedErr := make(chan error, 1)
+	go func() {
+		joinedErr <- svc.IndexReferences(ctx, func(done, total int) {
+			joined.report(done, total)
+			select {
+			case told <- [2]int{done, total}:
+			default:
+			}
+		})
+	}()
+	if got := <-told; got != [2]int{held, docs} {
+		t.Fatalf("a call joining the build was told %v first, want %d/%d", got, held, docs)
+	}
+	close(resume)
+	for _, ch := range []chan error{firstErr, joinedErr} {
+		if err := <-ch; err != nil {
+			t.Fatal(err)
+		}
+	}
+	first.checkBuild(t, "the call that started the build", -1, docs)
+	joined.checkBuild(t, "the call that joined it", held, docs)
+
+	var after progressLog
+	if err := svc.IndexReferences(ctx, after.report); err != nil {
+		t.Fatal(err)
+	}
+	after.check(t, "index already built", 0)
 }

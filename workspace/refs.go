@@ -16,20 +16,6 @@ import (
 // cacheFile is where the parse cache lives, in the store's cache directory.
 func (s *Service) cacheFile() string { return filepath.Join(s.store.CacheDir(), "refs.gob") }
 
-// refIndex brings the reference index up to date with the current branch
-// and returns it (see refindex.Live.Sync).
-func (s *Service) refIndex(ctx context.Context) (*refindex.Index, error) { return s.refs.Sync(ctx) }
-
-// IndexReferences brings the reference index up to date, telling
-// progress (artifacts parsed of all) while it builds the cold index: what
-// `lunad init` and the language server call so that the first request
-// does not pay for it. progress may be nil; it is called from the parse
-// workers, one call at a time (see refindex.Progress).
-func (s *Service) IndexReferences(ctx context.Context, progress func(done, total int)) error {
-	_, err := s.refs.SyncReporting(ctx, progress)
-	return err
-}
-
 // closeRefIndex persists the parse cache and frees the index.
 func (s *Service) closeRefIndex() error { return s.refs.Close() }
 

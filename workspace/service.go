@@ -19,14 +19,16 @@ import (
 
 // Service serves one workspace.
 type Service struct {
-	store  *gitstore.Store
-	refs   *refindex.Live
-	branch branchCache
-	stale  staleCache // Stale's answer kept per state (stalecache.go)
-	events *events.Hub
-	log    *slog.Logger // the store's (gitstore.Options.Logger)
-	runner runner       // the workflow engine (runs.go)
-	trees  worktrees    // the stores of isolated runs' worktrees (isolation.go)
+	store *gitstore.Store
+	refs  *refindex.Live
+	// building is how far the cold build of refs has come (indexing.go).
+	building buildProgress
+	branch   branchCache
+	stale    staleCache // Stale's answer kept per state (stalecache.go)
+	events   *events.Hub
+	log      *slog.Logger // the store's (gitstore.Options.Logger)
+	runner   runner       // the workflow engine (runs.go)
+	trees    worktrees    // the stores of isolated runs' worktrees (isolation.go)
 	// looseSlugs: [refs] slugs = "loose" (SetSlugRule).
 	looseSlugs atomic.Bool
 }

@@ -18,7 +18,7 @@ Lines are 1-based and inclusive. With --json, prints the symbols with byte
 offsets, 0-based lines and byte columns, and fingerprints.`,
 	minArgs: 1, maxArgs: 1,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
+		return fs.withIndex(ctx, args, func(svc lunad.Workspace, pos []string) error {
 			_, syms, err := svc.Symbols(ctx, pos[0])
 			if err != nil {
 				return err
@@ -56,7 +56,7 @@ artifact itself are not listed. With --json, prints {"artifact", "outgoing",
 "incoming"}.`,
 	minArgs: 1, maxArgs: 1,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
+		return fs.withIndex(ctx, args, func(svc lunad.Workspace, pos []string) error {
 			rep, err := svc.Refs(ctx, pos[0])
 			if err != nil {
 				return err
@@ -87,7 +87,7 @@ With --check, exits with code 6 when there is any (for scripts and CI).
 With --json, prints an array of references.`,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		check := fs.Bool("check", false, "exit 6 if any reference is stale or broken")
-		return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
+		return fs.withIndex(ctx, args, func(svc lunad.Workspace, pos []string) error {
 			refs, err := svc.Stale(ctx)
 			if err != nil {
 				return err

@@ -81,6 +81,17 @@ func (fs *flagSet) withWorkspace(ctx context.Context, args []string, f func(ws l
 	return fs.m.withWorkspace(ctx, func(ws lunad.Workspace) error { return f(ws, pos) })
 }
 
+// withIndex is withWorkspace for a command that reads the reference
+// index: on a terminal, the index build it waits for is shown as a bar.
+func (fs *flagSet) withIndex(ctx context.Context, args []string, f func(ws lunad.Workspace, pos []string) error) error {
+	return fs.withWorkspace(ctx, args, func(ws lunad.Workspace, pos []string) error {
+		if err := fs.m.awaitIndex(ctx, ws); err != nil {
+			return err
+		}
+		return f(ws, pos)
+	})
+}
+
 // withWorkspace runs f with the workspace at the --dir directory: through
 // the daemon serving it if one answers, else opened in-process as
 // withService does. Either way the workspace lock and the branch's

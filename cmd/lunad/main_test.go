@@ -224,6 +224,18 @@ func (w *ws) file(name, content string) string {
 	return p
 }
 
+// put writes a file in the workspace, its directories made.
+func (w *ws) put(name, content string) {
+	w.t.Helper()
+	p := filepath.Join(w.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // create makes an artifact and returns its ID.
 func (w *ws) create(path, content string, args ...string) string {
 	w.t.Helper()

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/lunad/lunad"
 )
 
 // barEvery paces a progress bar: at most ten frames a second.
@@ -79,4 +82,18 @@ func (b *progressBar) clear() {
 func isTerminalFile(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isTerminalFd(f.Fd())
+}
+
+// awaitIndex waits for ws's reference index with a bar on a terminal,
+// before a command that reads the index: the first such command after a
+// daemon started (or in-process) builds it, which takes seconds on a large
+// repository. Without a bar it does nothing: the command's own call builds
+// the index, silently.
+func (m *Main) awaitIndex(ctx context.Context, ws lunad.Workspace) error {
+	bar := m.progressBar("indexing references")
+	if bar == nil {
+		return nil
+	}
+	defer bar.clear()
+	return ws.IndexReferences(ctx, bar.report())
 }

@@ -40,20 +40,11 @@ print(json.dumps({"status": "ok", "output": {"stage": stage},
 func TestRunsSurviveDaemonKills(t *testing.T) {
 	w := newWS(t)
 	execLog := filepath.Join(w.home, "executions.log")
-	put := func(name, content string) {
-		p := filepath.Join(w.dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put("agents/crash.py", crashAgent)
+	w.put("agents/crash.py", crashAgent)
 	stage := func(name, next string) string {
 		return fmt.Sprintf("[stages.%s]\ncommand = [%q, \"agents/crash.py\", %q]\nretry = { max_attempts = 3, initial = \"10ms\", max = \"50ms\" }\n[[stages.%s.next]]\nto = %q\n", name, wstest.Python(t), execLog, name, next)
 	}
-	put(".luna/workflows/crash.toml", "name = \"crash\"\nversion = \"1\"\nstart = \"a\"\n"+stage("a", "b")+stage("b", "c")+stage("c", "end"))
+	w.put(".luna/workflows/crash.toml", "name = \"crash\"\nversion = \"1\"\nstart = \"a\"\n"+stage("a", "b")+stage("b", "c")+stage("c", "end"))
 	w.ok("workflow", "check", filepath.Join(w.dir, ".luna/workflows/crash.toml"))
 
 	p := w.serve()

@@ -10,20 +10,21 @@ import (
 // reads notes/a.md where it runs and writes it back with a line added,
 // and writes notes/new.md; stage check reports whether it sees
 // notes/new.md where it runs (an isolated run's worktree follows the
-// run's commits), sleeping param sleep seconds first on its first
-// attempt, and writes notes/check.md. Each reports where it ran and the
-// branch and dir it was told.
+// run's commits) and writes notes/check.md. On its first attempt, the
+// stage named by param sleep_in (default check) sleeps param sleep
+// seconds first. Each reports where it ran and the branch and dir it was
+// told.
 const IsoAgent = `import json, os, sys, time
 req = json.load(sys.stdin)
 p = req["params"] or {}
 out = {"stage": req["stage"], "cwd": os.getcwd(), "branch": req.get("branch", ""), "dir": req.get("dir", "")}
 writes = []
+if req["attempt"] == 1 and p.get("sleep") and req["stage"] == p.get("sleep_in", "check"):
+    time.sleep(float(p["sleep"]))
 if req["stage"] == "edit":
     a = open("notes/a.md").read()
     writes = [{"path": "notes/a.md", "content": a + "edited by the run\n"}, {"path": "notes/new.md", "content": "new\n"}]
 else:
-    if req["attempt"] == 1 and p.get("sleep"):
-        time.sleep(float(p["sleep"]))
     out["saw_new"] = os.path.exists("notes/new.md")
     writes = [{"path": "notes/check.md", "content": "checked\n"}]
 print(json.dumps({"status": "ok", "output": out, "writes": writes}))

@@ -130,6 +130,18 @@ func EventTypes(info lunad.RunInfo) []string {
 	return out
 }
 
+// Interrupted counts a run's attempts that a stopped daemon interrupted
+// (their STAGE_FAILED is marked interrupted).
+func Interrupted(info lunad.RunInfo) int {
+	n := 0
+	for _, ev := range info.Events {
+		if ev.Interrupted {
+			n++
+		}
+	}
+	return n
+}
+
 // LoggedEventTypes is run id's events as `git log` reads them from its ref
 // in the repository at root, oldest first, in EventTypes' form (the
 // Luna-Event and Luna-Stage trailers).
