@@ -112,7 +112,10 @@ func (s *Server) goalEnded(ctx context.Context, ws lunad.Workspace, r lunad.RunI
 		return
 	}
 	typ, msg := goalSummary(doc.Result)
-	files, err := lunad.GoalFilesOf(s.root, r.ID)
+	s.mu.Lock()
+	root, showDocument := s.root, s.showDocument
+	s.mu.Unlock()
+	files, err := lunad.GoalFilesOf(root, r.ID)
 	if err == nil {
 		err = files.Keep(doc, report)
 	}
@@ -123,7 +126,7 @@ func (s *Server) goalEnded(ctx context.Context, ws lunad.Workspace, r lunad.RunI
 	case report == "":
 		s.notify(typ, msg)
 		return
-	case !s.showDocument:
+	case !showDocument:
 		s.notify(typ, msg+"; the report: "+files.Report)
 		return
 	}
