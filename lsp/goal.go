@@ -68,39 +68,12 @@ func (s *Server) goalCommand(ctx context.Context, ws lunad.Workspace, a *argList
 // followGoal reports a goal as work-done progress, a report per step,
 // until it ends, then offers its report.
 func (s *Server) followGoal(ws lunad.Workspace, info lunad.RunInfo, done <-chan struct{}) {
-	token := protocol.String("lunad-goal-" + info.ID)
-	if err := s.peer().WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
-		s.log.Debug("goal progress refused by the client", "run", info.ID, "err", err)
-		token = "" // no progress; the final message still comes
-	}
-	s.progress(token, protocol.WorkDoneProgressBegin{Kind: "begin", Title: "lunad: goal", Message: ptr(info.ID + ": started on " + info.Branch)})
-	ctx, cancel := context.WithCancel(s.ctx)
-	defer cancel()
-	go func() { // ends with followGoal: cancel is deferred above
-		select {
-		case <-done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	r, err := lunad.FollowRun(ctx, ws, info.ID, runPoll, func(e lunad.RunEvent) {
-		if msg := lunad.GoalProgress(e); msg != "" {
-			s.progress(token, protocol.WorkDoneProgressReport{Kind: "report", Message: ptr(info.ID + ": " + strings.TrimSpace(msg))})
-		}
-	})
-	switch {
-	case s.ctx.Err() != nil:
-		return
-	case err != nil && ctx.Err() != nil:
-		s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end",
-			Message: ptr(info.ID + ": no longer followed (lunad is shutting down); the goal goes on: lunad goal show " + info.ID)})
-		return
-	case err != nil:
-		s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(fmt.Sprintf("%s: no longer followed: %v", info.ID, err))})
+	r, token, ok := s.followAgents(ws, info, done, "goal", info.ID+": started on "+info.Branch, lunad.GoalProgress)
+	if !ok {
 		return
 	}
 	s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(info.ID + ": " + string(r.Status))})
-	s.goalEnded(ctx, ws, r)
+	s.goalEnded(s.ctx, ws, r)
 }
 
 // goalEnded keeps a finished goal's report as a file and offers to open

@@ -155,7 +155,7 @@ func TestGoalTool(t *testing.T) {
 		t.Fatalf("goal with wait: %s, %v", raw, err)
 	}
 	wantProgress := []string{"goal1: tests at the start: FAIL — 1 failed (go test ./... exit 1)", "goal1: step 1/30: edit_artifact calc.go → ok, changed calc.go",
-		"goal1:   committed 01234567: calc.go", "goal1: tests after step 1: ok — 1 passed (go test ./... exit 0)", "goal1: step 2/30: finish → ok", "goal1: finished"}
+		"goal1: committed 01234567: calc.go", "goal1: tests after step 1: ok — 1 passed (go test ./... exit 0)", "goal1: step 2/30: finish → ok", "goal1: finished"}
 	deadline := time.After(10 * time.Second)
 	for range wantProgress {
 		select {

@@ -69,16 +69,7 @@ func (s *Server) goal(ctx context.Context, req *sdk.CallToolRequest, in goalIn) 
 	if !in.Wait {
 		return nil, out, nil
 	}
-	token := req.Params.GetProgressToken()
-	step := 0
-	done, err := lunad.FollowRun(ctx, s.ws, info.ID, goalPoll, func(e lunad.RunEvent) {
-		msg := lunad.GoalProgress(e)
-		if token == nil || msg == "" {
-			return
-		}
-		step++
-		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Message: info.ID + ": " + msg, Progress: float64(step)})
-	})
+	done, err := s.followAgents(ctx, req, info.ID, goalPoll, lunad.GoalProgress)
 	if ctx.Err() != nil {
 		// The call was cancelled; the goal goes on, on its own branch.
 		return nil, goalOut{}, &toolError{msg: fmt.Sprintf("goal %s goes on without this call (it works on its own branch %s); follow it with run_status {\"id\": %q}", info.ID, info.Branch, info.ID), err: ctx.Err()}

@@ -103,14 +103,7 @@ type doctorReport struct {
 		Network     bool     `json:"network"`
 		Shell       bool     `json:"shell"`
 		ReadOnly    []string `json:"read_only,omitempty"`
-		Limits      *struct {
-			Timeout   string `json:"timeout"`
-			CPU       string `json:"cpu"`
-			Memory    int64  `json:"memory"`
-			Processes int    `json:"processes"`
-			FileSize  int64  `json:"file_size"`
-			Output    int    `json:"output"`
-		} `json:"limits,omitempty"`
+		Limits      *doctorLimits `json:"limits,omitempty"`
 	} `json:"policy"`
 	LLM struct {
 		Configured bool   `json:"configured"`
@@ -128,6 +121,16 @@ type doctorReport struct {
 		CanRun   bool     `json:"can_run"`
 		Problems []string `json:"problems,omitempty"`
 	} `json:"goals"`
+}
+
+// doctorLimits are the policy's limits of each command.
+type doctorLimits struct {
+	Timeout   string `json:"timeout"`
+	CPU       string `json:"cpu"`
+	Memory    int64  `json:"memory"`
+	Processes int    `json:"processes"`
+	FileSize  int64  `json:"file_size"`
+	Output    int    `json:"output"`
 }
 
 func runDoctor(m *Main, ctx context.Context, fs *flagSet, args []string) error {
@@ -170,14 +173,7 @@ func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 		s := c.pol.Sandbox()
 		l := s.Limits
 		p.Unsandboxed, p.Network, p.Shell, p.ReadOnly = string(s.Unsandboxed), s.Network, s.Shell, s.ReadOnly
-		p.Limits = &struct {
-			Timeout   string `json:"timeout"`
-			CPU       string `json:"cpu"`
-			Memory    int64  `json:"memory"`
-			Processes int    `json:"processes"`
-			FileSize  int64  `json:"file_size"`
-			Output    int    `json:"output"`
-		}{l.Timeout.String(), l.CPU.String(), l.Memory, l.Processes, l.FileSize, l.Output}
+		p.Limits = &doctorLimits{l.Timeout.String(), l.CPU.String(), l.Memory, l.Processes, l.FileSize, l.Output}
 	}
 	l := &r.LLM
 	l.Configured = c.llmErr == nil
