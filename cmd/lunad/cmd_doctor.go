@@ -95,14 +95,14 @@ type doctorReport struct {
 		Home   string `json:"home"`
 	} `json:"sandbox"`
 	Policy struct {
-		File        string   `json:"file"`
-		Present     bool     `json:"present"`
-		OK          bool     `json:"ok"`
-		Problems    []string `json:"problems,omitempty"`
-		Unsandboxed string   `json:"unsandboxed,omitempty"`
-		Network     bool     `json:"network"`
-		Shell       bool     `json:"shell"`
-		ReadOnly    []string `json:"read_only,omitempty"`
+		File        string        `json:"file"`
+		Present     bool          `json:"present"`
+		OK          bool          `json:"ok"`
+		Problems    []string      `json:"problems,omitempty"`
+		Unsandboxed string        `json:"unsandboxed,omitempty"`
+		Network     bool          `json:"network"`
+		Shell       bool          `json:"shell"`
+		ReadOnly    []string      `json:"read_only,omitempty"`
 		Limits      *doctorLimits `json:"limits,omitempty"`
 	} `json:"policy"`
 	LLM struct {
