@@ -33,6 +33,9 @@ var (
 	readLine = regexp.MustCompile(`(?m)^ *\d+\| (.*a - b.*)$`)
 )
 
+// goalPlan is the model's plan when it is asked for one (--plan).
+const goalPlan = "1. Search the code for the subtraction in add.\n2. Read the file it is in.\n3. Make add return a + b.\n4. Add a regression test and run the tests."
+
 // goalStep is the model's next action on the state s shows.
 func goalStep(s seen) modelCall {
 	state := s.Turns[len(s.Turns)-1].Text
@@ -42,7 +45,8 @@ func goalStep(s seen) modelCall {
 			done[m[1]] = m[2]
 		}
 	}
-	ok := func(tool string) bool { return done[tool] == "ok" }
+	// A dry run's actions are checked, not done: the model goes on.
+	ok := func(tool string) bool { return done[tool] == "ok" || done[tool] == "skipped" }
 	tested := !strings.Contains(state, "Tests: none are configured")
 	file := ""
 	if m := readPath.FindStringSubmatch(state); m != nil {

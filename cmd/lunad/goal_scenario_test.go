@@ -296,6 +296,33 @@ func TestGoalBadInput(t *testing.T) {
 	})
 }
 
+// TestGoalPlanAndDryRun: --plan prints the model's plan and does nothing;
+// --dry-run lets the model propose its actions, checks each with the
+// policy and does none of them. Both exit 0 and commit nothing.
+func TestGoalPlanAndDryRun(t *testing.T) {
+	m := &testModel{Key: scenarioKey}
+	srv := openAIServer(t, m)
+	w := goalWS(t, pythonProject, srv.URL+"/v1", true)
+	w.serve()
+	head := w.head()
+
+	r := w.run("goal", "make the tests pass", "--plan")
+	if r.code != 0 || !strings.Contains(r.stdout, ": planned\n") || !strings.Contains(r.stdout, "plan:\n  1. Search the code for the subtraction in add.\n  2. Read") ||
+		!strings.Contains(r.stdout, "0 commits") || !strings.Contains(r.stderr, "  plan ready\n") {
+		t.Fatalf("lunad goal --plan:\n%s", r)
+	}
+	res, progress := w.goal("make the tests pass", "--dry-run")
+	if res.Outcome != lunad.GoalDryRun || len(res.Commits) != 0 || res.TestsBefore != nil || res.Steps < 4 {
+		t.Fatalf("--dry-run: %+v\n%s", res, progress)
+	}
+	if !strings.Contains(progress, "edit_artifact calc.py → skipped") || !strings.Contains(progress, "write_file test_add.py → skipped") {
+		t.Errorf("the dry run's progress:\n%s", progress)
+	}
+	if w.head() != head || !strings.Contains(w.workFile("calc.py"), "a - b") {
+		t.Fatalf("a plan or a dry run changed the workspace: HEAD %s (was %s)", w.head(), head)
+	}
+}
+
 // TestGoalKilled: the daemon SIGKILLed in the middle of a goal, then
 // started again, resumes the goal where it was: it finishes, each step's
 // change is one commit on the goal's branch (none twice, none half), the

@@ -102,6 +102,9 @@ func (m *testModel) answer(s seen) reply {
 		if hold != nil {
 			hold(goals)
 		}
+		if len(s.Tools) == 0 { // --plan: a plan in words
+			return reply{Text: goalPlan}
+		}
 		return m.calls(goalStep(s))
 	}
 	if s.Format == "route" || s.Role == "supervisor" {
