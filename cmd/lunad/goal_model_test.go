@@ -45,8 +45,9 @@ func goalStep(s seen) modelCall {
 			done[m[1]] = m[2]
 		}
 	}
-	// A dry run's actions are checked, not done: the model goes on.
-	ok := func(tool string) bool { return done[tool] == "ok" || done[tool] == "skipped" }
+	// A dry run's actions are checked, not done, and a denied one is
+	// not tried again: either way the model goes on.
+	ok := func(tool string) bool { return done[tool] == "ok" || done[tool] == "skipped" || done[tool] == "denied" }
 	tested := !strings.Contains(state, "Tests: none are configured")
 	file := ""
 	if m := readPath.FindStringSubmatch(state); m != nil {

@@ -323,6 +323,31 @@ func TestGoalPlanAndDryRun(t *testing.T) {
 	}
 }
 
+// TestGoalPolicy: the daemon checks each action with the workspace's
+// .luna/policy.toml; an action it wants confirmed is denied — the daemon
+// has no terminal to ask on —, and the model is told so, with the rule.
+func TestGoalPolicy(t *testing.T) {
+	m := &testModel{Key: scenarioKey}
+	srv := openAIServer(t, m)
+	w := goalWS(t, pythonProject, srv.URL+"/v1", true)
+	if err := os.WriteFile(filepath.Join(w.dir, ".luna", "policy.toml"), []byte("[[confirm]]\nname = \"new-tests\"\ntools = [\"write_file\"]\npaths = [\"test_*.py\"]\nreason = \"new tests are reviewed first\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "the policy")
+	w.serve()
+	res, progress := w.goal("make the tests pass")
+	if res.Outcome != lunad.GoalFinished || len(res.Commits) != 1 || len(res.Denials) != 1 || res.Denials[0].Rule != "new-tests" || res.Denials[0].Tool != "write_file" {
+		t.Fatalf("result %+v\n%s", res, progress)
+	}
+	if want := "step 4/30: write_file test_add.py → denied: denied by rule new-tests: new tests are reviewed first; no one confirmed it"; !strings.Contains(progress, want) {
+		t.Errorf("the progress lacks %q:\n%s", want, progress)
+	}
+	if report := w.ok("goal", "show", res.Run); !strings.Contains(report, "new-tests") {
+		t.Errorf("the report does not name the denial:\n%s", report)
+	}
+}
+
 // TestGoalKilled: the daemon SIGKILLed in the middle of a goal, then
 // started again, resumes the goal where it was: it finishes, each step's
 // change is one commit on the goal's branch (none twice, none half), the
