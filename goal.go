@@ -177,7 +177,15 @@ func GoalResultOf(info RunInfo) (GoalResult, error) {
 	if !info.Status.Finished() || len(info.Events) == 0 {
 		return r, fmt.Errorf("%w: goal %s has not finished (it is %s); follow it with `lunad goal show %s`", ErrInvalid, info.ID, info.Status, info.ID)
 	}
+	// The terminal event carries the result; an accepted or discarded
+	// goal's RUN_ACCEPTED or RUN_DISCARDED follows it.
 	last := info.Events[len(info.Events)-1]
+	for i := len(info.Events) - 1; i >= 0; i-- {
+		if t := info.Events[i].Type; t == EventRunCompleted || t == EventRunAborted || t == EventRunCancelled {
+			last = info.Events[i]
+			break
+		}
+	}
 	if len(last.Output) == 0 {
 		return r, fmt.Errorf("%w: goal %s ended (%s) without a result: %s", ErrInvalid, info.ID, info.Status, last.Error)
 	}

@@ -137,6 +137,12 @@ type Runner interface {
 	// ErrInvalid for a run that is not isolated or is still running
 	// (cancel it first).
 	DiscardRun(ctx context.Context, id string) (RunInfo, error)
+	// RunFile returns the file name a stage stored beside event seq of
+	// run id (StageResponse.Files: a goal's report.md and
+	// trace/NNNN.json). Errors: *RunNotFoundError for no such run;
+	// ErrNotFound when the run has no event seq or the event no such
+	// file; ErrInvalid for a name that is not a stage file's.
+	RunFile(ctx context.Context, id string, seq int, name string) ([]byte, error)
 }
 
 // Subscriber delivers the workspace's events.

@@ -460,6 +460,9 @@ var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []b
 	mRunDiscard: args(func(ctx context.Context, s lunad.Workspace, p settleParams) (any, error) {
 		return s.DiscardRun(ctx, p.ID)
 	}),
+	mRunFile: args(func(ctx context.Context, s lunad.Workspace, p runFileParams) (any, error) {
+		return s.RunFile(ctx, p.ID, p.Seq, string(p.Name))
+	}),
 }
 
 // writes are the methods that change the workspace: logged at Info level

@@ -25,6 +25,7 @@ const (
 	mDeadLetters = "lunad/dead_letters"
 	mRunAccept   = "lunad/run_accept"
 	mRunDiscard  = "lunad/run_discard"
+	mRunFile     = "lunad/run_file"
 )
 
 type runParams struct {
@@ -40,6 +41,13 @@ type settleParams struct {
 }
 
 func (p settleParams) key() string { return p.ID }
+
+// runFileParams names a stage file of a run's event.
+type runFileParams struct {
+	ID   string `json:"id"`
+	Seq  int    `json:"seq"`
+	Name text   `json:"name"`
+}
 
 type pruneParams struct {
 	OlderThan time.Duration `json:"older_than"`
@@ -160,4 +168,8 @@ func (c *Client) AcceptRun(ctx context.Context, id string) (lunad.RunInfo, error
 
 func (c *Client) DiscardRun(ctx context.Context, id string) (lunad.RunInfo, error) {
 	return call[lunad.RunInfo](ctx, c, mRunDiscard, settleParams{ID: id})
+}
+
+func (c *Client) RunFile(ctx context.Context, id string, seq int, name string) ([]byte, error) {
+	return call[[]byte](ctx, c, mRunFile, runFileParams{ID: id, Seq: seq, Name: text(name)})
 }

@@ -68,15 +68,31 @@ func (s *Server) askCommand(ctx context.Context, ws lunad.Workspace, a *argList)
 // followAsk reports an ask as work-done progress, a report per stage
 // transition, until it finishes, then says what it did.
 func (s *Server) followAsk(ws lunad.Workspace, info lunad.RunInfo, done <-chan struct{}) {
-	token := protocol.String("lunad-ask-" + info.ID)
+	r, token, ok := s.followAgents(ws, info, done, "ask", info.ID+": started", lunad.RunEvent.Progress)
+	if !ok {
+		return
+	}
+	typ, msg := askSummary(r)
+	s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(info.ID + ": " + string(askStatus(r)))})
+	s.notify(typ, msg)
+}
+
+// followAgents reports a run of lunad's agents (an ask, a goal) as
+// work-done progress — token lunad-KIND-RUN, a report for each event
+// words gives a line — until it finishes, and returns it with the token
+// for the caller's end. ok is false when the run is no longer followed
+// (the session or the server ending, a read failing): the progress has
+// then ended, saying so where someone is there to read it.
+func (s *Server) followAgents(ws lunad.Workspace, info lunad.RunInfo, done <-chan struct{}, kind, begin string, words func(lunad.RunEvent) string) (r lunad.RunInfo, token protocol.String, ok bool) {
+	token = protocol.String("lunad-" + kind + "-" + info.ID)
 	if err := s.peer().WorkDoneProgressCreate(s.ctx, &protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
-		s.log.Debug("ask progress refused by the client", "run", info.ID, "err", err)
+		s.log.Debug(kind+" progress refused by the client", "run", info.ID, "err", err)
 		token = "" // no progress; the final message still comes
 	}
-	s.progress(token, protocol.WorkDoneProgressBegin{Kind: "begin", Title: "lunad: ask", Message: ptr(info.ID + ": started")})
+	s.progress(token, protocol.WorkDoneProgressBegin{Kind: "begin", Title: "lunad: " + kind, Message: ptr(begin)})
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
-	go func() { // ends with followAsk: cancel is deferred above
+	go func() { // ends with followAgents: cancel is deferred above
 		select {
 		case <-done:
 			cancel()
@@ -84,24 +100,22 @@ func (s *Server) followAsk(ws lunad.Workspace, info lunad.RunInfo, done <-chan s
 		}
 	}()
 	r, err := lunad.FollowRun(ctx, ws, info.ID, runPoll, func(e lunad.RunEvent) {
-		if msg := e.Progress(); msg != "" {
+		if msg := strings.TrimSpace(words(e)); msg != "" {
 			s.progress(token, protocol.WorkDoneProgressReport{Kind: "report", Message: ptr(info.ID + ": " + msg)})
 		}
 	})
 	switch {
 	case s.ctx.Err() != nil:
-		return // the session is over: nobody to tell
+		return r, token, false // the session is over: nobody to tell
 	case err != nil && ctx.Err() != nil:
 		s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end",
-			Message: ptr(info.ID + ": no longer followed (lunad is shutting down); the ask goes on: lunad run show " + info.ID)})
-		return
+			Message: ptr(fmt.Sprintf("%s: no longer followed (lunad is shutting down); the %s goes on: lunad run show %s", info.ID, kind, info.ID))})
+		return r, token, false
 	case err != nil:
 		s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(fmt.Sprintf("%s: no longer followed: %v", info.ID, err))})
-		return
+		return r, token, false
 	}
-	typ, msg := askSummary(r)
-	s.progress(token, protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(info.ID + ": " + string(askStatus(r)))})
-	s.notify(typ, msg)
+	return r, token, true
 }
 
 // askStatus is how a finished ask ended, or its run's status when it has

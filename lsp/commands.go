@@ -141,6 +141,8 @@ func (s *Server) run(ctx context.Context, ws lunad.Workspace, cmd string, args [
 		return s.runWorkflowCommand(ctx, ws, &a)
 	case "luna.ask":
 		return s.askCommand(ctx, ws, &a)
+	case "luna.goal":
+		return s.goalCommand(ctx, ws, &a)
 	}
 	return nil, fmt.Errorf("%w: unknown command %q (known: %s)", lunad.ErrInvalid, cmd, strings.Join(commands, ", "))
 }

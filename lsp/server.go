@@ -32,6 +32,10 @@ type Options struct {
 	// Agent names the author of edits made through the editor's commands
 	// (default: the workspace's configured human author).
 	Agent string
+	// GoalTests gives the test commands a goal started by luna.goal runs
+	// when the command gives none: the [tests] commands of the workspace
+	// at root (nil: none).
+	GoalTests func(root string) ([][]string, error)
 }
 
 // Server is one language-server session with one client.
@@ -53,6 +57,9 @@ type Server struct {
 	// workDone: the client takes window/workDoneProgress/create (its
 	// capabilities say so at initialize).
 	workDone bool
+	// showDocument: the client takes window/showDocument (a goal's
+	// report is offered to open only then).
+	showDocument bool
 
 	ctx    context.Context // the session's; cancelled when it ends
 	cancel context.CancelFunc
@@ -112,7 +119,7 @@ func (s *Server) peer() protocol.Client {
 // commands are the workspace/executeCommand commands the server runs.
 var commands = []string{"luna.undo", "luna.redo", "luna.restore", "luna.history", "luna.diff", "luna.ack",
 	"luna.link", "luna.createArtifact", "luna.edit", "luna.branch", "luna.switch", "luna.references",
-	"luna.runs", "luna.runWorkflow", "luna.ask"}
+	"luna.runs", "luna.runWorkflow", "luna.ask", "luna.goal"}
 
 // Initialize opens the workspace of the client's root folder and
 // announces the server's features.
@@ -129,6 +136,9 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 	s.ws, s.root = ws, ws.Root()
 	if w := params.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
 		s.workDone = *w.WorkDoneProgress
+	}
+	if w := params.Capabilities.Window; w != nil && w.ShowDocument != nil {
+		s.showDocument = w.ShowDocument.Support
 	}
 	s.mu.Unlock()
 	sync := protocol.TextDocumentSyncKindIncremental

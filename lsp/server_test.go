@@ -40,7 +40,37 @@ type client struct {
 	// "end: MESSAGE", each followed by " (N%)" if it has a percentage.
 	progress map[string][]string
 	messages []string // window/showMessage: "TYPE: MESSAGE"
+	// requests log window/showMessageRequest as "TYPE: MESSAGE [ACTIONS]",
+	// answered with the action titled choose (none when ""); shown logs
+	// window/showDocument's URIs.
+	requests []string
+	choose   string
+	shown    []uri.URI
 	seen     chan struct{}
+}
+
+func (c *client) ShowMessageRequest(_ context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	c.mu.Lock()
+	defer c.poke()
+	defer c.mu.Unlock()
+	var titles []string
+	var chosen *protocol.MessageActionItem
+	for _, a := range p.Actions {
+		titles = append(titles, a.Title)
+		if a.Title == c.choose {
+			chosen = &protocol.MessageActionItem{Title: a.Title}
+		}
+	}
+	c.requests = append(c.requests, fmt.Sprintf("%v: %s %v", p.Type, p.Message, titles))
+	return chosen, nil
+}
+
+func (c *client) ShowDocument(_ context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error) {
+	c.mu.Lock()
+	c.shown = append(c.shown, p.URI)
+	c.mu.Unlock()
+	c.poke()
+	return &protocol.ShowDocumentResult{Success: true}, nil
 }
 
 func (c *client) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
@@ -163,6 +193,10 @@ type startConfig struct {
 	// wire, if set, sees the body of every message the server sends, in
 	// the order sent (the client's handlers run concurrently).
 	wire func(body []byte)
+	// goalTests are the workspace's [tests] commands (Options.GoalTests);
+	// choose the action the client picks in window/showMessageRequest.
+	goalTests [][]string
+	choose    string
 }
 
 // startConfigured is start as c says.
@@ -196,13 +230,14 @@ func startConfigured(t *testing.T, c startConfig) *session {
 	a, b := net.Pipe()
 	s := &session{t: t, svc: svc, root: root, cfg: cfg.Artifact.ID, done: make(chan error, 1), cancel: cancel,
 		cfgURI: uri.File(filepath.Join(root, "config.py")), docURI: uri.File(filepath.Join(root, "guide.md")),
-		cl: &client{diags: map[uri.URI][]protocol.Diagnostic{}, progress: map[string][]string{}, seen: make(chan struct{}, 1)}}
+		cl: &client{diags: map[uri.URI][]protocol.Diagnostic{}, progress: map[string][]string{}, seen: make(chan struct{}, 1), choose: c.choose}}
 	var ws lunad.Workspace = svc
 	if wrap != nil {
 		ws = wrap(svc)
 	}
 	go func() {
-		s.done <- Serve(ctx, a, Options{Open: func(context.Context, string) (lunad.Workspace, error) { return ws, nil }, Debounce: 10 * time.Millisecond})
+		s.done <- Serve(ctx, a, Options{Open: func(context.Context, string) (lunad.Workspace, error) { return ws, nil }, Debounce: 10 * time.Millisecond,
+			GoalTests: func(string) ([][]string, error) { return c.goalTests, nil }})
 	}()
 	var clientEnd net.Conn = b
 	if c.wire != nil {

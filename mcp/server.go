@@ -41,6 +41,9 @@ type Options struct {
 	// that long (its client must initialize a new one); 0 means
 	// DefaultSessionTimeout, negative never.
 	SessionTimeout time.Duration
+	// GoalTests are the test commands a goal runs when the goal tool's
+	// call gives none (the workspace's [tests] commands).
+	GoalTests [][]string
 	// Clock is the rate limiter's clock (time.Now when nil).
 	Clock func() time.Time
 	// Logger, if set, logs server activity.

@@ -160,6 +160,7 @@ func TestListTools(t *testing.T) {
 		{"run_status", true, nil},
 		{"list_workflows", true, nil},
 		{"ask", false, []string{"request"}},
+		{"goal", false, []string{"goal"}},
 	}
 	if len(tools) != len(want) {
 		t.Errorf("got %d tools, want %d", len(tools), len(want))

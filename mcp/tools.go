@@ -103,6 +103,7 @@ func (s *Server) addTools() {
 	}, s.ack)
 	s.addRunTools()
 	s.addAskTool()
+	s.addGoalTool()
 }
 
 // addTool adds a typed tool (the SDK derives and enforces its schemas) and

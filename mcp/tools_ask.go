@@ -74,17 +74,7 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, in askIn) (*
 	if err != nil {
 		return nil, lunad.AskResult{}, s.explainRun(err, "nothing was started")
 	}
-	token := req.Params.GetProgressToken()
-	step := 0
-	done, err := lunad.FollowRun(ctx, s.ws, info.ID, askPoll, func(e lunad.RunEvent) {
-		msg := e.Progress()
-		if token == nil || msg == "" {
-			return
-		}
-		step++
-		// A client gone cannot be told; the run is cancelled below.
-		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Message: info.ID + ": " + msg, Progress: float64(step)})
-	})
+	done, err := s.followAgents(ctx, req, info.ID, askPoll, lunad.RunEvent.Progress)
 	if ctx.Err() != nil {
 		// The call was cancelled: so is the ask, whose writes are not
 		// wanted any more.
@@ -109,6 +99,23 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, in askIn) (*
 	}
 	res.Changes, res.Stale, res.Workers = nonNil(res.Changes), nonNil(res.Stale), nonNil(res.Workers)
 	return nil, res, nil
+}
+
+// followAgents follows a run of lunad's agents (an ask, a goal) until it
+// finishes, a progress notification for each event words gives a line,
+// to a client that gave a progress token (a client gone cannot be told:
+// a notification that fails is dropped).
+func (s *Server) followAgents(ctx context.Context, req *sdk.CallToolRequest, id string, poll time.Duration, words func(lunad.RunEvent) string) (lunad.RunInfo, error) {
+	token := req.Params.GetProgressToken()
+	step := 0
+	return lunad.FollowRun(ctx, s.ws, id, poll, func(e lunad.RunEvent) {
+		msg := strings.TrimSpace(words(e))
+		if token == nil || msg == "" {
+			return
+		}
+		step++
+		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Message: id + ": " + msg, Progress: float64(step)})
+	})
 }
 
 func errOrOK(err error) string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,6 +148,15 @@ func (s *Service) Runs(ctx context.Context) ([]lunad.RunInfo, error) {
 
 func (s *Service) Run(ctx context.Context, id string) (lunad.RunInfo, error) {
 	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Run(ctx, id) })
+}
+
+// RunFile returns the file name a stage stored beside event seq of run
+// id (lunad.Runner): the run log's files/NAME.
+func (s *Service) RunFile(ctx context.Context, id string, seq int, name string) ([]byte, error) {
+	if name == "" || path.IsAbs(name) || path.Clean(name) != name || strings.HasPrefix(name, "../") || name == ".." {
+		return nil, fmt.Errorf("%w: %q is not a stage file's name (a relative path such as report.md)", lunad.ErrInvalid, name)
+	}
+	return s.store.RunFile(ctx, id, seq, "files/"+name)
 }
 
 func (s *Service) WaitRun(ctx context.Context, id string) (lunad.RunInfo, error) {

@@ -1,48 +1,88 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"log/slog"
+	"maps"
 	"strings"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/ask"
+	"github.com/lunad/lunad/agents/goal"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/llm/providers"
 	"github.com/lunad/lunad/agents/memory"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/policy"
 	"github.com/lunad/lunad/runs"
 )
 
+// agentWorkspace is what lunad's agents need of the workspace
+// (*workspace.Service): the ask's tools, the goal's symbol search.
+type agentWorkspace interface {
+	ask.Workspace
+	goal.Symbols
+	Root() string
+}
+
 // withAgents adds lunad's agents to the engine's options: the built-in
-// workflow ask, its stage agents and the OnFinish that makes an ask's
-// result. Each role's provider is made when its stage calls it, from the
-// configuration loaded once (cfg) and the API key read from getenv — so a
-// workspace without [llm] serves everything else, and an ask says what to
-// set. The returned Agents is closed by the engine's owner after the
-// engine.
-func withAgents(ro *runs.Options, ws ask.Workspace, cfg Config, getenv func(string) string, log *slog.Logger) (*ask.Agents, error) {
+// workflows ask and goal, their stage agents and the OnFinish that makes
+// each one's result. Each role's provider is made when its stage
+// calls it, from the configuration loaded once (cfg) and the API key read
+// from getenv — so a workspace without [llm] serves everything else, and
+// an ask or a goal says what to set. The goal's commands run in the
+// sandbox, probed at its first goal (or by the daemon when it starts,
+// goalHost.capabilities); confirm answers the policy's confirmations (nil:
+// no one to ask, they are denied). The returned Agents is closed by the
+// engine's owner after the engine.
+func withAgents(ro *runs.Options, ws agentWorkspace, cfg Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *goalHost, error) {
+	providers := func(role string) (llm.Provider, llm.Config, error) {
+		c, err := cfg.LLMFor(role)
+		if err != nil {
+			return nil, c, err
+		}
+		p, err := newProvider(c, getenv)
+		return p, c, err
+	}
 	b := cfg.Agents.Budget
+	stall := memory.StallOptions{NoProgressSteps: cfg.Agents.Stall.NoProgressSteps}
 	agents, err := ask.New(ask.Options{
 		Workspace: ws,
-		Providers: func(role string) (llm.Provider, llm.Config, error) {
-			c, err := cfg.LLMFor(role)
-			if err != nil {
-				return nil, c, err
-			}
-			p, err := newProvider(c, getenv)
-			return p, c, err
-		},
+		Providers: providers,
 		Memory: memory.Options{Budget: memory.Budget{Tokens: b.Tokens, Calls: b.Calls, Time: b.Time},
-			Stall: memory.StallOptions{NoProgressSteps: cfg.Agents.Stall.NoProgressSteps}},
+			Stall: stall},
 		TypeForPath: gitstore.TypeForPath,
 		Logger:      log,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ro.Agents = agents.Agents()
+	host := newGoalHost(ws.Root(), getenv, log)
+	gb := cfg.Agents.Goal.Budget
+	goals := &goalAgents{h: host, o: goal.Options{
+		Providers: providers,
+		Confirm:   confirm,
+		Symbols:   ws,
+		Memory:    memory.Options{Budget: memory.Budget{Tokens: gb.Tokens, Calls: gb.Calls, Time: gb.Time}, Stall: stall},
+		Logger:    log,
+	}}
+	ro.Agents = maps.Clone(agents.Agents())
+	maps.Copy(ro.Agents, goals.agents())
 	ro.Builtin = ask.Builtin()
-	ro.OnFinish = agents.OnFinish
-	return agents, nil
+	maps.Copy(ro.Builtin, goal.Builtin())
+	ro.OnFinish = func(ctx context.Context, info lunad.RunInfo) json.RawMessage {
+		if info.Workflow != lunad.GoalWorkflow {
+			return agents.OnFinish(ctx, info)
+		}
+		a, err := goals.get(ctx)
+		if err != nil {
+			log.Error("goal: no agents to make the result", "run", info.ID, "err", err)
+			return nil
+		}
+		return a.OnFinish(ctx, info)
+	}
+	return agents, host, nil
 }
 
 // newProvider is the bare provider c configures: the agents put lunad's

@@ -27,8 +27,17 @@ carries only LSP messages. See docs/editors.md.`,
 		}
 		log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		m.log = log
-		return lsp.Serve(ctx, stdio{m.Stdin, m.Stdout}, lsp.Options{Open: m.openWorkspace, Logger: log})
+		return lsp.Serve(ctx, stdio{m.Stdin, m.Stdout}, lsp.Options{Open: m.openWorkspace, Logger: log, GoalTests: m.testCommands})
 	},
+}
+
+// testCommands are the [tests] commands of the workspace at root.
+func (m *Main) testCommands(root string) ([][]string, error) {
+	cfg, err := m.config()
+	if findRoot(root) != findRoot(m.workDir()) {
+		cfg, err = LoadConfig(findRoot(root), m.Getenv)
+	}
+	return cfg.Tests.Commands, err
 }
 
 // openWorkspace opens the workspace containing dir with its configuration.

@@ -57,6 +57,7 @@ func runMCP(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	srv, err := mcp.New(ctx, ws, mcp.Options{
 		Name: "lunad", Logger: log, Rate: cfg.MCP.Rate, Burst: cfg.MCP.Burst, PageSize: cfg.MCP.PageSize,
 		MaxSessions: cfg.MCP.MaxSessions, MaxSessionsPerAddress: cfg.MCP.MaxSessionsPerAddress, SessionTimeout: never(cfg.MCP.SessionTimeout),
+		GoalTests: cfg.Tests.Commands,
 	})
 	if err != nil {
 		return err

@@ -153,9 +153,12 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	if queue != nil {
 		ro.NewProcess = queue.NewAgent // stages run on `lunad worker` processes
 	}
-	if agents, err = withAgents(&ro, svc, cfg, m.Getenv, log); err != nil {
+	var goals *goalHost
+	if agents, goals, err = withAgents(&ro, svc, cfg, m.Getenv, log, nil); err != nil {
 		return err
 	}
+	goals.capabilities(ctx) // probed and logged now, not at the first goal
+
 	svc.ConfigureRuns(ro)
 	if err := svc.DriveRuns(ctx); err != nil {
 		return fmt.Errorf("resuming runs: %w", err)

@@ -32,7 +32,7 @@ const configFile = ".luna/config.toml"
 // LUNAD_MCP_BURST, LUNAD_MCP_MAX_SESSIONS, LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS,
 // LUNAD_MCP_SESSION_TIMEOUT, LUNAD_RUN_SLOTS, LUNAD_QUEUE_URL,
 // LUNAD_LLM_PROVIDER, LUNAD_LLM_BASE_URL, LUNAD_LLM_MODEL,
-// LUNAD_LLM_API_KEY_ENV), and checked by Validate.
+// LUNAD_LLM_API_KEY_ENV, LUNAD_TESTS), and checked by Validate.
 type Config struct {
 	// LockTimeout bounds the wait for another lunad writer.
 	LockTimeout time.Duration `toml:"lock_timeout"`
@@ -56,6 +56,9 @@ type Config struct {
 	// the roles' overrides and the budget of one ask (config_agents.go).
 	LLM    LLMConfig    `toml:"llm"`
 	Agents AgentsConfig `toml:"agents"`
+	// Tests are the test commands a goal runs after each change
+	// (config_goals.go).
+	Tests TestsConfig `toml:"tests"`
 }
 
 // RefsConfig configures reference resolution (docs/references.md).
@@ -180,7 +183,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, the same under agents.supervisor, agents.coder, agents.writer and agents.reviewer, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.stall.no_progress_steps; an API key is never configured here: api_key_env names the environment variable holding it)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, the same under agents.supervisor, agents.coder, agents.writer, agents.reviewer and agents.goal, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.goal.budget.tokens, agents.goal.budget.calls, agents.goal.budget.time, agents.stall.no_progress_steps, tests.commands; an API key is never configured here: api_key_env names the environment variable holding it)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -218,6 +221,9 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 		c.Daemon.RecordSaves = b
 	}
 	c.loadLLMEnv(getenv)
+	if err := c.loadTestsEnv(getenv); err != nil {
+		return err
+	}
 	if v := getenv("LUNAD_QUEUE_URL"); v != "" {
 		c.Queue.URL = v
 	}
@@ -407,7 +413,7 @@ func (q QueueConfig) validate() error {
 func (c Config) snapshot() ([]byte, error) {
 	c.Queue.URL = redact(c.Queue.URL)
 	c.LLM.BaseURL = redact(c.LLM.BaseURL)
-	for _, r := range []*LLMConfig{&c.Agents.Supervisor, &c.Agents.Coder, &c.Agents.Writer, &c.Agents.Reviewer} {
+	for _, r := range []*LLMConfig{&c.Agents.Supervisor, &c.Agents.Coder, &c.Agents.Writer, &c.Agents.Reviewer, &c.Agents.Goal.LLMConfig} {
 		r.BaseURL = redact(r.BaseURL)
 	}
 	var b strings.Builder

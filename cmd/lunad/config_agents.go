@@ -21,6 +21,7 @@ import (
 //	[agents.coder]        another provider and model
 //	[agents.writer]
 //	[agents.reviewer]
+//	[agents.goal]         the model of `lunad goal` (config_goals.go)
 //	[agents.budget]       tokens, calls, time: what one ask may spend
 //	[agents.stall]        no_progress_steps: the stall detector's limit
 //
@@ -36,12 +37,15 @@ type LLMConfig = llm.Config
 
 // AgentsConfig is [agents]: the roles' overrides and the budget.
 type AgentsConfig struct {
-	Supervisor LLMConfig    `toml:"supervisor"`
-	Coder      LLMConfig    `toml:"coder"`
-	Writer     LLMConfig    `toml:"writer"`
-	Reviewer   LLMConfig    `toml:"reviewer"`
-	Budget     BudgetConfig `toml:"budget"`
-	Stall      StallConfig  `toml:"stall"`
+	Supervisor LLMConfig `toml:"supervisor"`
+	Coder      LLMConfig `toml:"coder"`
+	Writer     LLMConfig `toml:"writer"`
+	Reviewer   LLMConfig `toml:"reviewer"`
+	// Goal is [agents.goal]: the goal's model over [llm], and what one
+	// goal may spend ([agents.goal.budget]).
+	Goal   GoalAgentConfig `toml:"goal"`
+	Budget BudgetConfig    `toml:"budget"`
+	Stall  StallConfig     `toml:"stall"`
 }
 
 // StallConfig tunes the stall detector of an ask's working memory.
@@ -60,14 +64,14 @@ type BudgetConfig struct {
 }
 
 // Roles are the agents' roles, in the order the configuration lists them.
-var Roles = []string{"supervisor", "coder", "writer", "reviewer"}
+var Roles = []string{"supervisor", "coder", "writer", "reviewer", "goal"}
 
 // providers are the model providers lunad has.
 var providerNames = []string{llm.ProviderOpenAI, llm.ProviderAnthropic, llm.ProviderProcess, llm.ProviderScripted}
 
 // DefaultAgents is the built-in budget of one ask.
 func DefaultAgents() AgentsConfig {
-	return AgentsConfig{Budget: BudgetConfig{Tokens: 200000, Calls: 40, Time: 10 * time.Minute}}
+	return AgentsConfig{Budget: BudgetConfig{Tokens: 200000, Calls: 40, Time: 10 * time.Minute}, Goal: DefaultGoalAgent()}
 }
 
 // role is the override of one role.
@@ -81,6 +85,8 @@ func (a AgentsConfig) role(name string) LLMConfig {
 		return a.Writer
 	case "reviewer":
 		return a.Reviewer
+	case "goal":
+		return a.Goal.LLMConfig
 	}
 	return LLMConfig{}
 }
@@ -144,11 +150,15 @@ func (c Config) validateAgents(bad func(string, ...any) error) error {
 	if n := c.Agents.Stall.NoProgressSteps; n < -1 || n > 10000 {
 		return bad("agents.stall.no_progress_steps %d must be between -1 (never) and 10000 (0: the default)", n)
 	}
-	b := c.Agents.Budget
-	if b.Tokens < 0 || b.Calls < 0 || b.Time < 0 {
-		return bad("agents.budget tokens %d, calls %d, time %v must not be negative (0: unlimited)", b.Tokens, b.Calls, b.Time)
+	for _, b := range []struct {
+		where string
+		b     BudgetConfig
+	}{{"agents.budget", c.Agents.Budget}, {"agents.goal.budget", c.Agents.Goal.Budget}} {
+		if b.b.Tokens < 0 || b.b.Calls < 0 || b.b.Time < 0 {
+			return bad("%s tokens %d, calls %d, time %v must not be negative (0: unlimited)", b.where, b.b.Tokens, b.b.Calls, b.b.Time)
+		}
 	}
-	return nil
+	return c.Tests.validate(bad)
 }
 
 // validate checks one provider section: where says which ([llm],

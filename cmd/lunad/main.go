@@ -116,7 +116,7 @@ func init() {
 		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
-		cmdAsk, cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
+		cmdAsk, cmdGoal, cmdDoctor, cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
 		cmdServe, cmdLSP, cmdMCP,
 	}
 }
@@ -252,7 +252,7 @@ func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 		return err
 	}
 	ro := runs.Options{Config: snapshot, Slots: cfg.Runs.Slots} // as the daemon's, less the queue
-	if agents, err = withAgents(&ro, svc, cfg, m.Getenv, m.logger()); err != nil {
+	if agents, _, err = withAgents(&ro, svc, cfg, m.Getenv, m.logger(), m.confirmer()); err != nil {
 		return err
 	}
 	svc.ConfigureRuns(ro)

@@ -62,6 +62,9 @@ type testModel struct {
 	Seen      []seen
 	Requests  int // every HTTP request, refused ones included
 	n         int // tool call IDs
+	// Hold, when set, is called with the count of a goal's model calls
+	// before the call is answered (it may block).
+	Hold func(call int)
 }
 
 // requests are the requests seen from role.
@@ -87,7 +90,23 @@ func (m *testModel) count() int {
 func (m *testModel) answer(s seen) reply {
 	m.mu.Lock()
 	m.Seen = append(m.Seen, s)
+	goals := 0
+	for _, x := range m.Seen {
+		if x.Role == "goal" {
+			goals++
+		}
+	}
+	hold := m.Hold
 	m.mu.Unlock()
+	if s.Role == "goal" {
+		if hold != nil {
+			hold(goals)
+		}
+		if len(s.Tools) == 0 { // --plan: a plan in words
+			return reply{Text: goalPlan}
+		}
+		return m.calls(goalStep(s))
+	}
 	if s.Format == "route" || s.Role == "supervisor" {
 		if m.Misbehave == "invalid_json" {
 			return reply{Text: `{"intent": "create", "worker": "coder", "target": nul`}
@@ -305,6 +324,9 @@ func roleOf(system string) string {
 	}
 	if strings.HasPrefix(system, "You route ") {
 		return "supervisor"
+	}
+	if strings.HasPrefix(system, goalPromptStart) {
+		return "goal"
 	}
 	return ""
 }

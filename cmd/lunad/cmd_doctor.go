@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/sandbox"
+)
+
+var cmdDoctor = &command{
+	name:    "doctor",
+	args:    "",
+	summary: "say whether goals can run here: the sandbox, the policy, the model, the tests",
+	help: `doctor probes what a goal needs, as the daemon would: the sandbox
+(bwrap's path and version, whether it can make namespaces and a network
+namespace, the Landlock ABI, how processes are limited, the commands' home),
+the policy file .luna/policy.toml (checked: each problem as FILE:LINE:COL),
+the model goals use ([llm] with [agents.goal] over it; the name of the
+variable holding the key and whether it is set, never the key), and the
+test commands ([tests] commands). The exit code is 1 when goals could not
+run (a policy file that does not check, a sandbox that cannot run while the
+policy says unsandboxed = "refuse", no model configured), and the message
+says what to do; --json prints the report.`,
+	minArgs: 0, maxArgs: 0,
+	run: runDoctor,
+}
+
+// goalCheck is what a goal needs, as this host and workspace have it.
+type goalCheck struct {
+	caps       sandbox.Capabilities
+	home       string
+	homeErr    error
+	policyFile string
+	present    bool
+	pol        *policy.Policy
+	policyErr  error
+	sandboxErr error // sandbox.New under the policy
+	llm        LLMConfig
+	llmErr     error
+}
+
+// checkGoals probes the sandbox and reads the policy and the
+// configuration of the workspace at root.
+func checkGoals(ctx context.Context, root string, cfg Config, getenv func(string) string) goalCheck {
+	return checkGoalsWith(sandbox.Probe(ctx), root, cfg, getenv)
+}
+
+// checkGoalsWith is checkGoals on a host with caps.
+func checkGoalsWith(caps sandbox.Capabilities, root string, cfg Config, getenv func(string) string) goalCheck {
+	c := goalCheck{policyFile: filepath.Join(root, filepath.FromSlash(policy.File)), caps: caps}
+	c.home, c.homeErr = sandboxHome(root, getenv)
+	_, err := os.Stat(c.policyFile)
+	c.present = err == nil
+	c.pol, c.policyErr = policy.Load(root)
+	if c.policyErr == nil {
+		_, c.sandboxErr = sandbox.New(c.caps, sandbox.Options{AllowUnsandboxed: c.pol.Sandbox().Unsandboxed == policy.Warn, Getenv: getenv})
+	}
+	c.llm, c.llmErr = cfg.LLMFor("goal")
+	return c
+}
+
+// refusal is why no goal can start now (nil if one can); commands: the
+// goal runs commands (not --plan or --dry-run), so needs the sandbox.
+func (c goalCheck) refusal(commands bool) error {
+	var errs []error
+	if c.policyErr != nil {
+		errs = append(errs, policyFileError(c.policyErr))
+	}
+	if c.llmErr != nil {
+		errs = append(errs, c.llmErr)
+	}
+	if commands && c.sandboxErr != nil {
+		errs = append(errs, c.sandboxErr)
+	}
+	if commands && c.homeErr != nil {
+		errs = append(errs, c.homeErr)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("no goal can run here: %w", errors.Join(errs...))
+}
+
+// doctorReport is `lunad doctor --json`.
+type doctorReport struct {
+	Sandbox struct {
+		sandbox.Capabilities
+		Usable bool   `json:"usable"`
+		Home   string `json:"home"`
+	} `json:"sandbox"`
+	Policy struct {
+		File        string        `json:"file"`
+		Present     bool          `json:"present"`
+		OK          bool          `json:"ok"`
+		Problems    []string      `json:"problems,omitempty"`
+		Unsandboxed string        `json:"unsandboxed,omitempty"`
+		Network     bool          `json:"network"`
+		Shell       bool          `json:"shell"`
+		ReadOnly    []string      `json:"read_only,omitempty"`
+		Limits      *doctorLimits `json:"limits,omitempty"`
+	} `json:"policy"`
+	LLM struct {
+		Configured bool   `json:"configured"`
+		Provider   string `json:"provider,omitempty"`
+		Model      string `json:"model,omitempty"`
+		BaseURL    string `json:"base_url,omitempty"`
+		KeyEnv     string `json:"api_key_env,omitempty"`
+		KeySet     bool   `json:"api_key_set"`
+		Error      string `json:"error,omitempty"`
+	} `json:"llm"`
+	Tests struct {
+		Commands [][]string `json:"commands"`
+	} `json:"tests"`
+	Goals struct {
+		CanRun   bool     `json:"can_run"`
+		Problems []string `json:"problems,omitempty"`
+	} `json:"goals"`
+}
+
+// doctorLimits are the policy's limits of each command.
+type doctorLimits struct {
+	Timeout   string `json:"timeout"`
+	CPU       string `json:"cpu"`
+	Memory    int64  `json:"memory"`
+	Processes int    `json:"processes"`
+	FileSize  int64  `json:"file_size"`
+	Output    int    `json:"output"`
+}
+
+func runDoctor(m *Main, ctx context.Context, fs *flagSet, args []string) error {
+	if _, err := fs.parse(args); err != nil {
+		return err
+	}
+	cfg, err := m.config()
+	if err != nil {
+		return err
+	}
+	root := findRoot(m.workDir())
+	c := checkGoals(ctx, root, cfg, m.Getenv)
+	r := c.report(cfg, m.Getenv)
+	if m.json {
+		err = m.printJSON(r)
+	} else {
+		err = printDoctor(m, c, r)
+	}
+	if err != nil {
+		return err
+	}
+	return c.refusal(true)
+}
+
+// report is c as doctor's JSON has it.
+func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
+	var r doctorReport
+	r.Sandbox.Capabilities, r.Sandbox.Usable, r.Sandbox.Home = c.caps, c.caps.Usable(), c.home
+	p := &r.Policy
+	p.File, p.Present, p.OK = c.policyFile, c.present, c.policyErr == nil
+	var fe *policy.FileError
+	switch {
+	case errors.As(c.policyErr, &fe):
+		for _, pr := range fe.Problems {
+			p.Problems = append(p.Problems, pr.String())
+		}
+	case c.policyErr != nil:
+		p.Problems = []string{c.policyErr.Error()}
+	default:
+		s := c.pol.Sandbox()
+		l := s.Limits
+		p.Unsandboxed, p.Network, p.Shell, p.ReadOnly = string(s.Unsandboxed), s.Network, s.Shell, s.ReadOnly
+		p.Limits = &doctorLimits{l.Timeout.String(), l.CPU.String(), l.Memory, l.Processes, l.FileSize, l.Output}
+	}
+	l := &r.LLM
+	l.Configured = c.llmErr == nil
+	l.Provider, l.Model, l.KeyEnv = c.llm.Provider, c.llm.Model, c.llm.KeyEnv()
+	if c.llm.BaseURL != "" {
+		l.BaseURL = redact(c.llm.BaseURL)
+	}
+	l.KeySet = l.KeyEnv != "" && getenv(l.KeyEnv) != ""
+	if c.llmErr != nil {
+		l.Error = c.llmErr.Error()
+	}
+	r.Tests.Commands = cfg.Tests.Commands
+	if r.Tests.Commands == nil {
+		r.Tests.Commands = [][]string{}
+	}
+	r.Goals.CanRun = c.refusal(true) == nil
+	for _, e := range []error{c.policyErr, c.llmErr, c.sandboxErr, c.homeErr} {
+		if e != nil {
+			r.Goals.Problems = append(r.Goals.Problems, e.Error())
+		}
+	}
+	return r
+}
+
+// printDoctor writes the report for a person.
+func printDoctor(m *Main, c goalCheck, r doctorReport) error {
+	p := &errWriter{w: m.Stdout}
+	p.printf("sandbox\n%s", indent(strings.TrimRight(c.caps.String(), "\n"), "  ")+"\n")
+	p.printf("  commands' home: %s\n", orWhat(r.Sandbox.Home, "unknown: "+errText(c.homeErr)))
+	pol := r.Policy
+	switch {
+	case !pol.OK:
+		p.printf("policy %s: does not check\n%s\n", pol.File, indent(strings.Join(pol.Problems, "\n"), "  "))
+	default:
+		src := "present"
+		if !pol.Present {
+			src = "not present: lunad's defaults"
+		}
+		p.printf("policy %s (%s)\n", pol.File, src)
+		p.printf("  unsandboxed = %q, network = %t, shell = %t, read-only: %s\n", pol.Unsandboxed, pol.Network, pol.Shell, strings.Join(pol.ReadOnly, ", "))
+		lim := pol.Limits
+		p.printf("  limits: timeout %s, cpu %s, memory %s, processes %d, file size %s, output %s\n",
+			lim.Timeout, lim.CPU, sizeText(lim.Memory), lim.Processes, sizeText(lim.FileSize), sizeText(int64(lim.Output)))
+	}
+	l := r.LLM
+	if !l.Configured {
+		p.printf("model ([llm], [agents.goal] over it): not configured: %s\n", l.Error)
+	} else {
+		p.printf("model ([llm], [agents.goal] over it): %s %s", l.Provider, l.Model)
+		if l.BaseURL != "" {
+			p.printf(" at %s", l.BaseURL)
+		}
+		switch {
+		case l.KeyEnv == "":
+			p.printf(", no API key needed\n")
+		case l.KeySet:
+			p.printf(", API key in %s (set)\n", l.KeyEnv)
+		default:
+			p.printf(", API key in %s (NOT set: set it in the daemon's environment)\n", l.KeyEnv)
+		}
+	}
+	if len(r.Tests.Commands) == 0 {
+		p.printf("tests ([tests] commands): none configured: a goal runs no tests unless given --test (its report says so)\n")
+	} else {
+		p.printf("tests ([tests] commands):\n")
+		for _, argv := range r.Tests.Commands {
+			p.printf("  %s\n", strings.Join(argv, " "))
+		}
+	}
+	if r.Goals.CanRun {
+		p.printf("goals: can run\n")
+	} else {
+		p.printf("goals: cannot run (see below)\n")
+	}
+	return p.err
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// sizeText is a byte count in the policy file's units.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		unit string
+		size int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d%s", n/u.size, u.unit)
+		}
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+// sandboxHome is the goals' commands' $HOME: LUNAD_SANDBOX_HOME, else
+// <git common dir>/luna/sandbox/home of the workspace at root — lunad's
+// own, kept between commands and goals so build caches persist.
+func sandboxHome(root string, getenv func(string) string) (string, error) {
+	home := getenv("LUNAD_SANDBOX_HOME")
+	if home == "" {
+		c, err := lunad.FindCheckout(root)
+		if err != nil {
+			return "", err
+		}
+		home = filepath.Join(c.CommonDir, "luna", "sandbox", "home")
+	}
+	if !filepath.IsAbs(home) {
+		return "", fmt.Errorf("%w: LUNAD_SANDBOX_HOME=%q must be an absolute path", lunad.ErrInvalid, home)
+	}
+	return filepath.Clean(home), nil
+}

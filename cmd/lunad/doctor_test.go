@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lunad/lunad/sandbox"
+)
+
+// TestDoctor: lunad doctor probes the real sandbox, checks the policy
+// file, says whether the goal's model is configured (never its key) and
+// which tests run, and exits 1, saying what to do, when goals could not
+// run.
+func TestDoctor(t *testing.T) {
+	const key = "sk-doctor-5e1f0a"
+	writeFile := func(t *testing.T, w *ws, name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(w.dir, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ready := func(t *testing.T) *ws {
+		w := newWS(t)
+		writeFile(t, w, ".luna/config.toml", "[llm]\nprovider = \"openai\"\nmodel = \"gpt-test\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\n[tests]\ncommands = [[\"go\", \"test\", \"./...\"]]\n")
+		w.env = append(w.env, "OPENAI_API_KEY="+key, "LUNAD_SANDBOX_HOME=/var/tmp/lunad-doctor-home")
+		return w
+	}
+	for _, tc := range []struct {
+		name   string
+		setup  func(t *testing.T) *ws
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{"ready", ready, 0, []string{
+			"sandbox\n  bwrap: /usr/bin/bwrap ", "\n  namespaces: ok\n  network namespace: ok\n", "\n  sandbox: usable\n",
+			"  commands' home: /var/tmp/lunad-doctor-home\n",
+			"/.luna/policy.toml (not present: lunad's defaults)\n", `  unsandboxed = "refuse", network = false, shell = false, read-only: .git, .luna` + "\n",
+			"  limits: timeout 10m0s, cpu 10m0s, memory 8GiB, processes 1024, file size 1GiB, output 1MiB\n",
+			"model ([llm], [agents.goal] over it): openai gpt-test at http://127.0.0.1:9/v1, API key in OPENAI_API_KEY (set)\n",
+			"tests ([tests] commands):\n  go test ./...\n", "goals: can run\n"}, ""},
+		{"no model", func(t *testing.T) *ws { return newWS(t) }, 1, []string{
+			"model ([llm], [agents.goal] over it): not configured: ", "tests ([tests] commands): none configured", "goals: cannot run (see below)\n"},
+			"lunad: no goal can run here: invalid input: no model provider configured: set [llm] provider in .luna/config.toml or LUNAD_LLM_PROVIDER"},
+		{"policy that does not check", func(t *testing.T) *ws {
+			w := ready(t)
+			writeFile(t, w, ".luna/policy.toml", "network = false\nnetwrok = true\n\n[limits]\nmemory = \"lots\"\n")
+			return w
+		}, 1, []string{"/.luna/policy.toml: does not check\n", `/.luna/policy.toml:2:1: unknown key "netwrok" in the policy (did you mean "network"?)`, "/.luna/policy.toml:5:1: ", "goals: cannot run"},
+			"lunad: no goal can run here: .luna/policy.toml does not check, so no goal runs until it is fixed (lunad doctor shows its problems)"},
+		{"key not set", func(t *testing.T) *ws {
+			w := ready(t)
+			w.env = w.env[:len(w.env)-2]
+			w.env = append(w.env, "LUNAD_SANDBOX_HOME=/var/tmp/lunad-doctor-home")
+			return w
+		}, 0, []string{"API key in OPENAI_API_KEY (NOT set: set it in the daemon's environment)\n"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := tc.setup(t)
+			r := w.run("doctor")
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.stderr) || (tc.stderr == "") != (r.stderr == "") {
+				t.Fatalf("want exit %d and stderr %q:\n%s", tc.code, tc.stderr, r)
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("doctor's report lacks %q:\n%s", want, r.stdout)
+				}
+			}
+			if strings.Contains(r.stdout+r.stderr, key) {
+				t.Fatalf("the API key is in the output:\n%s", r)
+			}
+		})
+	}
+
+	t.Run("json", func(t *testing.T) {
+		w := ready(t)
+		r := w.run("doctor", "--json")
+		var rep doctorReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+			t.Fatalf("%v\n%s", err, r)
+		}
+		if !rep.Sandbox.Usable || rep.Sandbox.Bwrap != "/usr/bin/bwrap" || rep.Sandbox.BwrapVersion == "" || !rep.Policy.OK || rep.Policy.Present ||
+			rep.Policy.Limits == nil || rep.Policy.Limits.Processes != 1024 || !rep.LLM.Configured || rep.LLM.KeyEnv != "OPENAI_API_KEY" || !rep.LLM.KeySet ||
+			len(rep.Tests.Commands) != 1 || !rep.Goals.CanRun || strings.Contains(r.stdout, key) {
+			t.Fatalf("doctor --json:\n%s", r.stdout)
+		}
+	})
+}
+
+// TestDoctorRefusal: without a usable sandbox, goals that run commands
+// are refused unless the policy says unsandboxed = "warn"; --plan and
+// --dry-run goals, which run nothing, are not.
+func TestDoctorRefusal(t *testing.T) {
+	root := agentsRoot(t, "")
+	cfg, err := LoadConfig(root, envOf("LUNAD_LLM_PROVIDER", "openai", "LUNAD_LLM_MODEL", "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := sandbox.Capabilities{NamespacesError: "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)", ProcessLimit: sandbox.LimitRlimit}
+	c := checkGoalsWith(none, root, cfg, envOf("LUNAD_SANDBOX_HOME", "/var/tmp/h"))
+	if err := c.refusal(true); err == nil || !strings.Contains(err.Error(), "no goal can run here: ") || !strings.Contains(err.Error(), "bwrap is not installed") || !strings.Contains(err.Error(), `unsandboxed = "warn"`) {
+		t.Errorf("refusal: %v", err)
+	}
+	if err := c.refusal(false); err != nil {
+		t.Errorf("a goal that runs no command: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".luna", "policy.toml"), []byte("unsandboxed = \"warn\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkGoalsWith(none, root, cfg, envOf("LUNAD_SANDBOX_HOME", "/var/tmp/h")).refusal(true); err != nil {
+		t.Errorf("unsandboxed = warn: %v", err)
+	}
+	if err := checkGoalsWith(none, root, cfg, envOf("LUNAD_SANDBOX_HOME", "relative")).refusal(true); err == nil || !strings.Contains(err.Error(), `LUNAD_SANDBOX_HOME="relative" must be an absolute path`) {
+		t.Errorf("a relative home: %v", err)
+	}
+}

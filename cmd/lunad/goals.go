@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/goal"
+	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/sandbox"
+)
+
+// goalHost is what a goal needs of this process, handed to the goal's
+// agents as small interfaces: it runs their commands (goal.Commands) in
+// the sandbox the policy asks for, with the policy's limits, network and
+// read-only paths; checks their actions with the policy (goal.Policy);
+// runs their tests through the harness (goal.Tests). The policy is
+// .luna/policy.toml as it is when each stage runs: read again when the
+// file changes, so an edit applies to the next action without a restart.
+// The sandbox is probed once (Probe, at the daemon's start or at the
+// first goal of an in-process command).
+type goalHost struct {
+	root string
+	// home is the commands' $HOME: lunad's own directory, kept between
+	// commands and goals so that build and package caches (GOCACHE, pip)
+	// persist: LUNAD_SANDBOX_HOME, else <git common dir>/luna/sandbox/home.
+	home    string
+	homeErr error
+	getenv  func(string) string
+	log     *slog.Logger
+
+	probeOnce sync.Once
+	caps      sandbox.Capabilities
+
+	mu  sync.Mutex
+	cur *goalSetup
+}
+
+// goalSetup is the policy as read from its file (data) and the runner it
+// asks for. polErr is a policy file that does not check; sbErr a sandbox
+// the policy refuses to run without.
+type goalSetup struct {
+	data   []byte
+	exists bool
+	pol    *policy.Policy
+	polErr error
+	runner *sandbox.Runner
+	sbErr  error
+}
+
+func newGoalHost(root string, getenv func(string) string, log *slog.Logger) *goalHost {
+	h := &goalHost{root: root, getenv: getenv, log: log}
+	h.home, h.homeErr = sandboxHome(root, getenv)
+	return h
+}
+
+// capabilities probes the sandbox once, and logs what it found.
+func (h *goalHost) capabilities(ctx context.Context) sandbox.Capabilities {
+	h.probeOnce.Do(func() {
+		h.caps = sandbox.Probe(ctx)
+		c := h.caps
+		args := []any{"bwrap", c.Bwrap, "version", c.BwrapVersion, "namespaces", c.Namespaces, "network_namespace", c.Network,
+			"landlock_abi", c.Landlock, "process_limit", c.ProcessLimit}
+		if c.Usable() {
+			h.log.Info("sandbox: goals' commands run in bwrap", args...)
+		} else {
+			h.log.Warn("sandbox: bwrap cannot isolate goals' commands here; .luna/policy.toml's unsandboxed decides (refuse, the default, or warn)",
+				append(args, "namespaces_error", c.NamespacesError, "network_namespace_error", c.NetworkError)...)
+		}
+	})
+	return h.caps
+}
+
+// setup is the policy and runner of now: the file read again, and the
+// runner made again when it changed.
+func (h *goalHost) setup(ctx context.Context) *goalSetup {
+	path := filepath.Join(h.root, filepath.FromSlash(policy.File))
+	data, err := os.ReadFile(path)
+	exists := err == nil
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	readable := err == nil || errors.Is(err, fs.ErrNotExist)
+	if cur := h.cur; cur != nil && readable && cur.exists == exists && bytes.Equal(cur.data, data) {
+		return cur
+	}
+	s := &goalSetup{data: data, exists: exists}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		s.pol = policy.Default()
+	case err != nil:
+		s.polErr = fmt.Errorf("%w: %w", errPolicyRead, err)
+	default:
+		s.pol, s.polErr = policy.Parse(path, data)
+	}
+	if s.polErr == nil {
+		warn := s.pol.Sandbox().Unsandboxed == policy.Warn
+		s.runner, s.sbErr = sandbox.New(h.capabilities(ctx), sandbox.Options{AllowUnsandboxed: warn, Getenv: h.getenv, Logger: h.log})
+	}
+	h.cur = s
+	return s
+}
+
+var errPolicyRead = errors.New("reading the policy")
+
+// Run runs one of a goal's commands (goal.Commands, harness.Runner): the
+// policy's limits, timeout and network, its read-only paths under the
+// command's root, lunad's home for the commands.
+func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, error) {
+	st := h.setup(ctx)
+	switch {
+	case st.polErr != nil:
+		return sandbox.Result{}, policyFileError(st.polErr)
+	case st.sbErr != nil:
+		return sandbox.Result{}, st.sbErr
+	}
+	set := st.pol.Sandbox()
+	base := goal.BaseSpec(set, "")
+	s.Network, s.Timeout, s.Limits = base.Network, base.Timeout, base.Limits
+	ro := slices.Clone(s.ReadOnly)
+	for _, p := range set.ReadOnlyUnder(s.Root) {
+		// The goal keeps its worktree's .git and .luna read-only where
+		// they exist; the policy's own paths are covered even when they
+		// do not (so they cannot be made).
+		if rel, _ := filepath.Rel(s.Root, p); rel != ".git" && rel != ".luna" {
+			ro = append(ro, p)
+		}
+	}
+	slices.Sort(ro)
+	s.ReadOnly = slices.Compact(ro)
+	if s.Home == "" {
+		if h.homeErr != nil {
+			return sandbox.Result{}, h.homeErr
+		}
+		if err := os.MkdirAll(h.home, 0o700); err != nil {
+			return sandbox.Result{}, fmt.Errorf("the commands' home %s (LUNAD_SANDBOX_HOME): %w", h.home, err)
+		}
+		s.Home = h.home
+	}
+	return st.runner.Run(ctx, s)
+}
+
+// Check decides an action with the policy of now (goal.Policy); a policy
+// file that does not check denies everything, saying so.
+func (h *goalHost) Check(root string, a policy.Action) policy.Decision {
+	st := h.setup(context.Background())
+	if st.polErr != nil {
+		return policy.Decision{Verdict: policy.Deny, Rule: "policy-file", Reason: policyFileError(st.polErr).Error() + "; stop and tell the user"}
+	}
+	return st.pol.Check(root, a)
+}
+
+// policyFileError says which file to fix.
+func policyFileError(err error) error {
+	return fmt.Errorf("%s does not check, so no goal runs until it is fixed (lunad doctor shows its problems): %w", policy.File, err)
+}
+
+// describe says how commands run, for a goal's result and report.
+func (h *goalHost) describe(ctx context.Context) string {
+	c := h.capabilities(ctx)
+	if !c.Usable() {
+		return "no sandbox here: " + firstLine(c.String()) + " (lunad doctor); commands run only if .luna/policy.toml says unsandboxed = \"warn\", each result saying so"
+	}
+	return fmt.Sprintf("bwrap %s: the system read-only, the user's home hidden, the workspace writable but .git and .luna, a private /tmp, no network unless .luna/policy.toml allows it; processes limited by %s",
+		c.BwrapVersion, c.ProcessLimit)
+}
+
+// preflight is why a goal's stage must not run now: the policy file does
+// not check, or (for a goal that runs commands) the sandbox is refused.
+func (h *goalHost) preflight(ctx context.Context, req lunad.StageRequest) error {
+	st := h.setup(ctx)
+	if st.polErr != nil {
+		return fmt.Errorf("%w; then resume the goal with lunad run retry %s", policyFileError(st.polErr), req.RunID)
+	}
+	p := req.Params
+	if st.sbErr != nil && p[lunad.GoalParamDryRun] != "true" && p[lunad.GoalParamPlan] != "true" {
+		return fmt.Errorf("%w; then resume the goal with lunad run retry %s", st.sbErr, req.RunID)
+	}
+	return nil
+}
+
+// goalAgents are the goal workflow's agents, made at the first goal
+// (the sandbox probed then), with the host's commands, tests and policy.
+type goalAgents struct {
+	h    *goalHost
+	o    goal.Options // but the host's parts and Sandbox
+	once sync.Once
+	a    *goal.Agents
+	err  error
+}
+
+func (g *goalAgents) get(ctx context.Context) (*goal.Agents, error) {
+	g.once.Do(func() {
+		o := g.o
+		o.Commands, o.Tests, o.Policy = g.h, goal.HarnessTests(g.h), g.h
+		o.Sandbox = g.h.describe(ctx)
+		g.a, g.err = goal.New(o)
+	})
+	return g.a, g.err
+}
+
+// agents are the goal workflow's stage agents by name (runs.Options.Agents).
+func (g *goalAgents) agents() map[string]lunad.Agent {
+	out := map[string]lunad.Agent{}
+	for _, name := range []string{goal.AgentBegin, goal.AgentAct, goal.AgentTest, goal.AgentReport} {
+		out[name] = goalStage{g, name}
+	}
+	return out
+}
+
+// goalStage is one of the goal's stage agents: it first checks the goal
+// can run here (preflight) — a live stage that cannot fails for good,
+// saying what to fix; a replay runs nothing and is let through.
+type goalStage struct {
+	g    *goalAgents
+	name string
+}
+
+func (s goalStage) Version() string {
+	a, err := s.g.get(context.Background())
+	if err != nil {
+		return "unconfigured"
+	}
+	return a.Agents()[s.name].Version()
+}
+
+func (s goalStage) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageResponse, error) {
+	a, err := s.g.get(ctx)
+	if err != nil {
+		return lunad.StageResponse{}, &lunad.AgentError{Permanent: true, Err: err}
+	}
+	if !req.Replay {
+		if err := s.g.h.preflight(ctx, req); err != nil {
+			return lunad.StageResponse{}, &lunad.AgentError{Permanent: true, Err: err}
+		}
+	}
+	return a.Agents()[s.name].Process(ctx, req)
+}
+
+// confirmer asks the person at the terminal about the actions the policy
+// wants confirmed, for a goal this process drives itself; there is none
+// (nil: such actions are denied, the observation says so) when standard
+// input or error is not a terminal — and a daemon never has one.
+func (m *Main) confirmer() policy.Confirmer {
+	in, ok := m.Stdin.(*os.File)
+	isTerminal := m.IsTerminal
+	if isTerminal == nil {
+		isTerminal = isTerminalFile
+	}
+	if !ok || !isTerminalFd(in.Fd()) || !isTerminal(m.Stderr) {
+		return nil
+	}
+	return policy.NewTerminalConfirmer(m.Stdin, m.Stderr, func() bool { return true })
+}
