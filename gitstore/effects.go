@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -198,6 +199,10 @@ type applyTarget struct {
 	id      string // "" until a new artifact gets its ID
 	m       meta
 	isNew   bool
+	// tracked: a new artifact's path is a file git already tracks that
+	// is no artifact (committed with git after lunad init): the write
+	// adopts it, as init would have, with the new content.
+	tracked bool
 	title   string // a new artifact's, "" for the file's name
 	typ     string // a new artifact's, "" to infer it from the path
 }
@@ -238,7 +243,12 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 			}
 		} else {
 			tg.isNew = true
-			if err = t.checkNotDir(tg.path); err == nil {
+			if n, lerr := s.lookup(t.root, tg.path); lerr == nil && (n.mode == modeFile || n.mode == modeExec) {
+				tg.tracked = true
+				if err = t.checkWorkPath(tg.path); err == nil {
+					err = t.checkTrackedClean(tg.path, n)
+				}
+			} else if err = t.checkNotDir(tg.path); err == nil {
 				err = t.checkNewPath(tg.path)
 			}
 		}
@@ -319,6 +329,24 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 		}
 	}
 	return refs, commit, res, nil
+}
+
+// checkTrackedClean refuses to adopt tracked file p, a node n of the
+// branch, when the working tree holds changes to it that are not
+// committed: the write would lose them.
+func (t *txn) checkTrackedClean(p string, n node) error {
+	want, err := t.s.readBlob(n.hash)
+	if err != nil {
+		return err
+	}
+	got, err := os.ReadFile(filepath.Join(t.s.root, filepath.FromSlash(p)))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err == nil && !bytes.Equal(got, want) {
+		return fmt.Errorf("%w: %s has uncommitted changes in the working tree; commit them with git (or `lunad init` to make it an artifact) first", lunad.ErrDirty, p)
+	}
+	return nil
 }
 
 // checkNotDir refuses a write to a path that is a directory, in the branch

@@ -333,3 +333,50 @@ func TestApplyWritesRefused(t *testing.T) {
 	os.Remove(filepath.Join(s.root, "emptydir"))
 	checkRepo(t, s)
 }
+
+// TestApplyWritesAdoptsTrackedFile: a file committed with git after lunad
+// init is no artifact; a stage write to it adopts it (one commit: the
+// metadata and the new content), and refuses when the working tree holds
+// changes to it that are not committed.
+func TestApplyWritesAdoptsTrackedFile(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	if err := os.WriteFile(filepath.Join(s.root, "calc.py"), []byte("def add(a, b):\n    return a - b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, s.root, "add", "calc.py")
+	git(t, s.root, "commit", "-qm", "calc by hand")
+	before := strings.TrimSpace(git(t, s.root, "rev-parse", "HEAD"))
+
+	t.Run("dirty refused", func(t *testing.T) {
+		if err := os.WriteFile(filepath.Join(s.root, "calc.py"), []byte("unsaved\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, commit, _, err := s.ApplyWrites(ctx, []lunad.StageWrite{{Path: "calc.py", Content: "x\n"}}, stageChange(""))
+		if !errors.Is(err, lunad.ErrDirty) || commit != "" || !strings.Contains(err.Error(), "calc.py has uncommitted changes") {
+			t.Fatalf("err %v, commit %q; want ErrDirty naming calc.py", err, commit)
+		}
+		git(t, s.root, "checkout", "--", "calc.py")
+	})
+	t.Run("adopted", func(t *testing.T) {
+		want := "def add(a, b):\n    return a + b\n"
+		refs, commit, _, err := s.ApplyWrites(ctx, []lunad.StageWrite{{Path: "calc.py", Content: want}}, stageChange(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := git(t, s.root, "rev-list", "--count", before+"..HEAD"); n != "1\n" {
+			t.Errorf("%s commits, want one", n)
+		}
+		stat := git(t, s.root, "show", "--name-status", "--format=", commit)
+		for _, line := range []string{"M\tcalc.py", "A\t" + metaPath(refs[0].ID)} {
+			if !strings.Contains(stat, line+"\n") {
+				t.Errorf("git show lacks %q:\n%s", line, stat)
+			}
+		}
+		got, a, err := s.Read(ctx, "calc.py", "")
+		if err != nil || string(got) != want || a.ID != refs[0].ID || refs[0].Version != 1 {
+			t.Errorf("read %q %+v %v; refs %+v", got, a, err, refs)
+		}
+		checkRepo(t, s)
+	})
+}
