@@ -2,10 +2,17 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestIndexCacheWriteDoesNotCopy: write streams the patched chunks to the
@@ -63,5 +70,162 @@ func TestIndexCacheWriteDoesNotCopy(t *testing.T) {
 				t.Error("a second read joined the chunks again")
 			}
 		})
+	}
+}
+
+// TestIndexTrustedAcrossProcesses: the index a store wrote is trusted by
+// the next process (its checksum not verified) while it is exactly that
+// file — same inode, size, times and checksum as the stamp records — and
+// verified again once anything says otherwise.
+func TestIndexTrustedAcrossProcesses(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(t *testing.T, root, gitDir string)
+		trusted bool
+	}{
+		{"as lunad left it", func(*testing.T, string, string) {}, true},
+		{"rewritten by git", func(t *testing.T, root, _ string) { git(t, root, "read-tree", "HEAD") }, false},
+		{"modified in place", func(t *testing.T, _, gitDir string) {
+			earlier := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(filepath.Join(gitDir, "index"), earlier, earlier); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"stamp of another content (a reused inode)", func(t *testing.T, _, gitDir string) {
+			name := filepath.Join(gitDir, "luna", indexStampName)
+			b, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)-2] ^= 1 // a hex digit of the checksum
+			os.WriteFile(name, b, 0o644)
+		}, false},
+		{"stamp torn", func(t *testing.T, _, gitDir string) {
+			os.Truncate(filepath.Join(gitDir, "luna", indexStampName), 10)
+		}, false},
+		{"no stamp", func(t *testing.T, _, gitDir string) { os.Remove(filepath.Join(gitDir, "luna", indexStampName)) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStore(t)
+			ctx := context.Background()
+			if _, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			tt.change(t, s.root, s.gitDir)
+			var c indexCache // the next process's
+			defer c.drop()
+			b, trusted, err := c.read(s.gitDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trusted != tt.trusted {
+				t.Fatalf("trusted = %v, want %v", trusted, tt.trusted)
+			}
+			want, _ := os.ReadFile(filepath.Join(s.gitDir, "index"))
+			if !bytes.Equal(b, want) {
+				t.Fatal("read returned other bytes than .git/index holds")
+			}
+		})
+	}
+}
+
+// TestIndexUnchangedIsNotWritten: when every entry already is what the
+// sync would write, .git/index is left alone (same inode, no lock left).
+func TestIndexUnchangedIsNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	writeFile(t, dir, "a.txt", "a\n")
+	writeFile(t, dir, "b.txt", "b\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "x")
+	gitDir := filepath.Join(dir, ".git")
+	entry := func(name string) []byte {
+		var st syscall.Stat_t
+		if err := syscall.Lstat(filepath.Join(dir, name), &st); err != nil {
+			t.Fatal(err)
+		}
+		h := plumbing.NewHash(strings.TrimSpace(git(t, dir, "rev-parse", "HEAD:"+name)))
+		return newIndexEntry(name, h, modeFile, &st)
+	}
+	b, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		edits []indexEdit
+		write bool
+	}{
+		{"the entries git wrote", []indexEdit{{"a.txt", entry("a.txt")}, {"b.txt", entry("b.txt")}}, false},
+		{"removing an absent path", []indexEdit{{path: "c.txt"}}, false},
+		{"one entry of two changed", []indexEdit{{"a.txt", entry("a.txt")}, {"b.txt", newIndexEntry("b.txt", plumbing.ZeroHash, modeFile, nil)}}, true},
+		{"an entry removed", []indexEdit{{path: "a.txt"}}, true},
+		{"an entry added", []indexEdit{{"c.txt", newIndexEntry("c.txt", plumbing.ZeroHash, modeFile, nil)}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chunks, err := patchIndex(b, tt.edits, false)
+			if err != nil || (chunks != nil) != tt.write {
+				t.Fatalf("patchIndex = %d chunks, %v; want a write: %v", len(chunks), err, tt.write)
+			}
+		})
+	}
+	t.Run("the store leaves the file", func(t *testing.T) {
+		s := newStore(t)
+		if _, err := s.Create(context.Background(), CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")}); err != nil {
+			t.Fatal(err)
+		}
+		checkRepo(t, s) // syncs the index
+		name := filepath.Join(s.gitDir, "index")
+		before, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st syscall.Stat_t
+		syscall.Lstat(filepath.Join(s.root, "a.md"), &st)
+		s.mu.Lock()
+		_, _, root, _ := s.current()
+		head, _ := s.lookup(root, "a.md")
+		err = s.updateIndex([]indexUpdate{{path: "a.md", head: head, stat: &st}}, false)
+		s.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, _ := os.Stat(name)
+		if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+			t.Error(".git/index was rewritten with the same entries")
+		}
+		if _, err := os.Stat(name + ".lock"); !os.IsNotExist(err) {
+			t.Errorf("index.lock left behind: %v", err)
+		}
+	})
+}
+
+// TestPatchMappedTruncated: an index truncated under its mapping (a program
+// rewriting it in place) makes the patch fail with errFault, not crash the
+// process with SIGBUS.
+func TestPatchMappedTruncated(t *testing.T) {
+	gitDir := t.TempDir()
+	name := filepath.Join(gitDir, "index")
+	// A valid header over 1 MiB of entries' worth of bytes.
+	b := append([]byte("DIRC\x00\x00\x00\x02\x00\x01\x00\x00"), make([]byte, 1<<20)...)
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var c indexCache
+	defer c.drop()
+	m, _, err := c.read(gitDir)
+	if err != nil || len(m) != len(b) {
+		t.Fatalf("read: %d bytes, %v", len(m), err)
+	}
+	if err := os.Truncate(name, 4096); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := patchMapped(m, []indexEdit{{path: "a"}}, false); !errors.Is(err, errFault) {
+		t.Fatalf("err = %v, want errFault", err)
 	}
 }

@@ -28,7 +28,9 @@ type indexEdit struct {
 }
 
 // patchIndex returns the chunks of the new index file, its trailing
-// checksum included. edits must be sorted by path and name distinct paths.
+// checksum included, or nil chunks when b already holds every edit (each
+// path's one entry byte for byte, each removed path absent): there is
+// nothing to write. edits must be sorted by path and name distinct paths.
 // The checksum of b is verified unless trusted (lunad wrote b itself).
 func patchIndex(b []byte, edits []indexEdit, trusted bool) ([][]byte, error) {
 	if len(b) < 12+20 || string(b[:4]) != "DIRC" {
@@ -49,6 +51,7 @@ func patchIndex(b []byte, edits []indexEdit, trusted bool) ([][]byte, error) {
 	chunks := [][]byte{header}
 	count, j := 0, 0
 	off, run := 12, 12
+	changed := false
 	put := func(e indexEdit) {
 		if e.entry != nil {
 			chunks = append(chunks, e.entry)
@@ -73,6 +76,7 @@ func patchIndex(b []byte, edits []indexEdit, trusted bool) ([][]byte, error) {
 			chunks = append(chunks, body[run:off])
 			run = off
 			put(edits[j])
+			changed = changed || edits[j].entry != nil
 			j++
 		}
 		if j < len(edits) && edits[j].path == string(name) {
@@ -82,7 +86,10 @@ func patchIndex(b []byte, edits []indexEdit, trusted bool) ([][]byte, error) {
 			// once the name changes.
 			if next := off + size; !sameName(body, next, name) {
 				put(edits[j])
+				changed = changed || !bytes.Equal(edits[j].entry, body[off:next])
 				j++
+			} else {
+				changed = true
 			}
 		} else {
 			count++
@@ -92,6 +99,7 @@ func patchIndex(b []byte, edits []indexEdit, trusted bool) ([][]byte, error) {
 	chunks = append(chunks, body[run:off])
 	for ; j < len(edits); j++ {
 		put(edits[j])
+		changed = changed || edits[j].entry != nil
 	}
 	for off < len(body) {
 		if off+8 > len(body) {
@@ -111,6 +119,9 @@ func patchIndex(b []byte, edits []indexEdit, trusted bool) ([][]byte, error) {
 			chunks = append(chunks, body[off:off+8+size])
 		}
 		off += 8 + size
+	}
+	if !changed {
+		return nil, nil
 	}
 	binary.BigEndian.PutUint32(header[8:], uint32(count))
 	h := sha1.New()
