@@ -183,13 +183,13 @@ func (s *Store) updateIndex(updates []indexUpdate, quick bool) error {
 		edits = append(edits, e)
 	}
 	sort.Slice(edits, func(i, j int) bool { return edits[i].path < edits[j].path })
-	chunks, err := patchMapped(b, edits, trusted)
+	chunks, marks, err := patchMapped(b, edits, trusted, s.lastIndex.marks)
 	if err == nil && chunks == nil {
 		return nil // every entry is as it should be: nothing to write
 	}
 	if err == nil {
 		committed = true
-		return s.lastIndex.write(s.gitDir, lock, chunks)
+		return s.lastIndex.write(s.gitDir, lock, chunks, marks)
 	}
 	if quick {
 		return err
@@ -198,12 +198,12 @@ func (s *Store) updateIndex(updates []indexUpdate, quick bool) error {
 	return s.updateIndexGoGit(lock, updates)
 }
 
-// patchMapped is patchIndex over an index that may be mapped (indexCache):
-// the mapped file truncated meanwhile (a fault) is errFault.
-func patchMapped(b []byte, edits []indexEdit, trusted bool) (chunks [][]byte, err error) {
+// patchMapped is patchIndexFrom over an index that may be mapped
+// (indexCache): the mapped file truncated meanwhile (a fault) is errFault.
+func patchMapped(b []byte, edits []indexEdit, trusted bool, marks [][]byte) (chunks, newMarks [][]byte, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer guardFault(&err)
-	return patchIndex(b, edits, trusted)
+	return patchIndexFrom(b, edits, trusted, marks)
 }
 
 func (s *Store) updateIndexGoGit(lock *os.File, updates []indexUpdate) error {

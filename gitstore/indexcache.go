@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -35,9 +36,14 @@ type indexCache struct {
 	f      *os.File    // the index lunad wrote, open (nil: none yet)
 	st     unix.Stat_t // its stat data after the write
 	mapped []byte      // the mapping read returned last
+	// marks are the states of the SHA-1 of the content read returned
+	// last, when trusted, after each markEvery bytes (signIndex).
+	marks [][]byte
 }
 
-// indexStampName is the stamp file (see indexCache), in <git dir>/luna.
+// indexStampName is the stamp file (see indexCache), in <git dir>/luna:
+// one line of stat data and checksum (stampLine), then the index's marks
+// (signIndex), one a line, in hex.
 const indexStampName = "index-stamp"
 
 // read returns the content of .git/index (an empty index when there is
@@ -60,7 +66,7 @@ func (c *indexCache) read(gitDir string) (b []byte, trusted bool, err error) {
 		c.drop()
 	}
 	unmapFile(c.mapped)
-	c.mapped = nil
+	c.mapped, c.marks = nil, nil
 	b, st, err := mapFile(name)
 	if err != nil && !os.IsNotExist(err) {
 		return nil, false, fmt.Errorf("read git index: %w", err)
@@ -69,13 +75,14 @@ func (c *indexCache) read(gitDir string) (b []byte, trusted bool, err error) {
 		return emptyIndex, false, nil
 	}
 	c.mapped = b
-	return b, stamped(gitDir, st, b), nil
+	c.marks, trusted = stamped(gitDir, st, b)
+	return b, trusted, nil
 }
 
-// write replaces .git/index with the concatenated chunks, through lock
-// (see lockIndex), keeps the new file open and stamps it. The chunks may
-// alias what read returned.
-func (c *indexCache) write(gitDir string, lock *os.File, chunks [][]byte) error {
+// write replaces .git/index with the concatenated chunks, whose marks are
+// given, through lock (see lockIndex), keeps the new file open and stamps
+// it. The chunks may alias what read returned.
+func (c *indexCache) write(gitDir string, lock *os.File, chunks, marks [][]byte) error {
 	f, err := replaceIndex(gitDir, lock, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, indexWriteBuffer) // the small chunks are patched entries
 		for _, b := range chunks {
@@ -93,8 +100,8 @@ func (c *indexCache) write(gitDir string, lock *os.File, chunks [][]byte) error 
 		f.Close()
 		return nil // the index is written; only the cache is lost
 	}
-	c.f = f
-	stamp(gitDir, c.st, chunks)
+	c.f, c.marks = f, marks
+	stamp(gitDir, c.st, chunks, marks)
 	return nil
 }
 
@@ -104,7 +111,7 @@ func (c *indexCache) drop() {
 		c.f.Close()
 	}
 	unmapFile(c.mapped)
-	c.f, c.mapped = nil, nil
+	c.f, c.mapped, c.marks = nil, nil, nil
 }
 
 // indexWriteBuffer is the buffer through which write writes the chunks:
@@ -125,26 +132,43 @@ func stampLine(st unix.Stat_t, sum []byte) string {
 }
 
 // stamp records the index lunad has just written (stat data st, content
-// chunks) for the next process. It is a cache: on failure the next
+// chunks, marks) for the next process. It is a cache: on failure the next
 // process verifies the index instead.
-func stamp(gitDir string, st unix.Stat_t, chunks [][]byte) {
+func stamp(gitDir string, st unix.Stat_t, chunks, marks [][]byte) {
 	name := filepath.Join(gitDir, "luna", indexStampName)
 	var sum []byte // the last 20 bytes
 	for i := len(chunks) - 1; i >= 0 && len(sum) < 20; i-- {
 		c := chunks[i]
 		sum = append(slices.Clone(c[len(c)-min(len(c), 20-len(sum)):]), sum...)
 	}
-	if os.WriteFile(name, []byte(stampLine(st, sum)), 0o644) != nil {
+	b := []byte(stampLine(st, sum))
+	for _, m := range marks {
+		b = append(hex.AppendEncode(b, m), '\n')
+	}
+	if os.WriteFile(name, b, 0o644) != nil {
 		os.Remove(name)
 	}
 }
 
 // stamped reports whether the index with stat data st and content b is
-// the one the stamp records.
-func stamped(gitDir string, st unix.Stat_t, b []byte) bool {
+// the one the stamp records, and returns its marks (nil when they do not
+// decode: they only save work).
+func stamped(gitDir string, st unix.Stat_t, b []byte) ([][]byte, bool) {
 	if len(b) < 20 {
-		return false
+		return nil, false
 	}
-	line, err := os.ReadFile(filepath.Join(gitDir, "luna", indexStampName))
-	return err == nil && bytes.Equal(line, []byte(stampLine(st, b[len(b)-20:])))
+	data, err := os.ReadFile(filepath.Join(gitDir, "luna", indexStampName))
+	line, rest, _ := bytes.Cut(data, []byte("\n"))
+	if err != nil || string(line)+"\n" != stampLine(st, b[len(b)-20:]) {
+		return nil, false
+	}
+	var marks [][]byte
+	for l := range bytes.Lines(rest) {
+		m, err := hex.AppendDecode(nil, bytes.TrimSuffix(l, []byte("\n")))
+		if err != nil {
+			return nil, true
+		}
+		marks = append(marks, m)
+	}
+	return marks, true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,7 +48,7 @@ func TestIndexCacheWriteDoesNotCopy(t *testing.T) {
 			defer c.drop()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			if err := c.write(gitDir, lock, tt.chunks); err != nil {
+			if err := c.write(gitDir, lock, tt.chunks, nil); err != nil {
 				t.Fatal(err)
 			}
 			runtime.ReadMemStats(&after)
@@ -97,7 +98,7 @@ func TestIndexTrustedAcrossProcesses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b[len(b)-2] ^= 1 // a hex digit of the checksum
+			b[bytes.IndexByte(b, '\n')-1] ^= 1 // a hex digit of the checksum
 			os.WriteFile(name, b, 0o644)
 		}, false},
 		{"stamp torn", func(t *testing.T, _, gitDir string) {
@@ -225,7 +226,57 @@ func TestPatchMappedTruncated(t *testing.T) {
 	if err := os.Truncate(name, 4096); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := patchMapped(m, []indexEdit{{path: "a"}}, false); !errors.Is(err, errFault) {
+	if _, _, err := patchMapped(m, []indexEdit{{path: "a"}}, false, nil); !errors.Is(err, errFault) {
 		t.Fatalf("err = %v, want errFault", err)
+	}
+}
+
+// TestIndexPatchedTwiceAcrossProcesses: a second process patches the index
+// the first one wrote, resuming its checksum from the stamp's marks, and
+// git accepts the result (`git fsck` verifies the index's checksum).
+func TestIndexPatchedTwiceAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	one := strings.TrimSpace(gitIn(t, dir, "one\n", "hash-object", "-w", "--stdin"))
+	var info strings.Builder
+	for i := range 2000 { // an index of ~160 KB: two marks
+		fmt.Fprintf(&info, "100644 %s\td%02d/f%04d.txt\n", one, i%50, i)
+	}
+	gitIn(t, dir, info.String(), "update-index", "--index-info")
+	gitDir := filepath.Join(dir, ".git")
+	os.MkdirAll(filepath.Join(gitDir, "luna"), 0o755)
+	blob := plumbing.NewHash(strings.TrimSpace(gitIn(t, dir, "edited\n", "hash-object", "-w", "--stdin")))
+	patch := func(path string) (trusted bool, marks int) {
+		var c indexCache // one process's
+		defer c.drop()
+		lock, err := lockIndex(gitDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, trusted, err := c.read(gitDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		marks = len(c.marks)
+		chunks, newMarks, err := patchMapped(b, []indexEdit{{path, newIndexEntry(path, blob, modeFile, nil)}}, trusted, c.marks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.write(gitDir, lock, chunks, newMarks); err != nil {
+			t.Fatal(err)
+		}
+		return trusted, marks
+	}
+	if trusted, _ := patch("d01/f0001.txt"); trusted {
+		t.Fatal("git's index trusted")
+	}
+	if trusted, marks := patch("d48/f1998.txt"); !trusted || marks < 2 {
+		t.Fatalf("lunad's index: trusted %v with %d marks; want trusted, with marks", trusted, marks)
+	}
+	git(t, dir, "fsck", "--strict", "--no-progress")
+	for _, p := range []string{"d01/f0001.txt", "d48/f1998.txt"} {
+		if got := git(t, dir, "ls-files", "-s", p); !strings.Contains(got, blob.String()) {
+			t.Errorf("%s: %q, want blob %s", p, got, blob)
+		}
 	}
 }

@@ -74,6 +74,9 @@ func (o *objectStore) readDepth(h plumbing.Hash, depth int) (plumbing.ObjectType
 				continue
 			}
 			t, b, err := o.readPacked(p, off, depth)
+			if os.IsNotExist(err) {
+				continue // removed since the scan: rescan
+			}
 			if err != nil {
 				return 0, nil, fmt.Errorf("read object %s from pack %s: %w", h, filepath.Base(p.name), err)
 			}
@@ -135,15 +138,37 @@ func (o *objectStore) scan() error {
 		if open[idxName] {
 			continue
 		}
-		data, _, err := mapFile(idxName)
+		data, mapped, err := readIndexFile(idxName)
 		if err != nil {
 			continue // removed by a concurrent gc
 		}
-		if err := o.add(idxName, data, true); err != nil {
+		if err := o.add(idxName, data, mapped); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// readIndexFile returns the content of a pack index: mapped (true) when
+// it is large — git gc's index of a 20,000-object pack is 600 KB, of which
+// a look-up reads a few pages — and read when small (lunad's own packs).
+func readIndexFile(name string) ([]byte, bool, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if fi.Size() >= 64<<10 {
+		b, err := mapOpen(f, fi.Size())
+		return b, true, err
+	}
+	b := make([]byte, fi.Size())
+	_, err = io.ReadFull(f, b)
+	return b, false, err
 }
 
 // add opens the pack whose index idxName holds data (mapped: a mapping

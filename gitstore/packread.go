@@ -24,17 +24,19 @@ import (
 // tenth of a one-shot `lunad edit`'s CPU went into reading the six or so
 // objects it needs.
 
-// pack is one pack file and its index, both mapped (idxMap is nil when the
-// index was handed over as bytes by the writer).
+// pack is one pack file and its index. The index is mapped when it is
+// large (idxMap) and read when small; the pack is mapped on the first read
+// of one of its objects (load): a one-shot process opens every pack's
+// index to find the few objects it reads, in one or two of them.
 type pack struct {
 	name   string // path of the .idx
 	idx    idxfile.Index
 	idxMap []byte
-	data   []byte // the .pack, mapped
+	data   []byte // the .pack, mapped by load
 	size   int64  // of the .pack
 }
 
-// openPack maps the pack of the index idxName, whose content is idx (a
+// openPack opens the pack of the index idxName, whose content is idx (a
 // mapping of it when idxMap is set, which the pack then owns). It returns
 // nil, nil when the pack is gone (removed by a concurrent gc); on nil the
 // caller still owns idx.
@@ -43,23 +45,38 @@ func openPack(idxName string, idx []byte, idxMap bool) (*pack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pack index %s: %w", idxName, err)
 	}
-	packName := strings.TrimSuffix(idxName, ".idx") + ".pack"
-	data, st, err := mapFile(packName)
+	fi, err := os.Stat(packName(idxName))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(data) < 12+20 || string(data[:4]) != "PACK" {
-		unmapFile(data)
-		return nil, fmt.Errorf("pack %s: not a pack file", packName)
-	}
-	p := &pack{name: idxName, idx: x, data: data, size: st.Size}
+	p := &pack{name: idxName, idx: x, size: fi.Size()}
 	if idxMap {
 		p.idxMap = idx
 	}
 	return p, nil
+}
+
+func packName(idxName string) string { return strings.TrimSuffix(idxName, ".idx") + ".pack" }
+
+// load maps the pack file, once. A pack removed since it was opened is an
+// error satisfying os.IsNotExist.
+func (p *pack) load() error {
+	if p.data != nil {
+		return nil
+	}
+	data, _, err := mapFile(packName(p.name))
+	if err != nil {
+		return err
+	}
+	if len(data) < 12+20 || string(data[:4]) != "PACK" {
+		unmapFile(data)
+		return fmt.Errorf("%w: %s is not a pack file", errCorruptPack, packName(p.name))
+	}
+	p.data = data
+	return nil
 }
 
 func (p *pack) close() {
@@ -93,6 +110,9 @@ type packEntry struct {
 
 // entryAt parses the header of the entry at off.
 func (p *pack) entryAt(off int64) (packEntry, error) {
+	if err := p.load(); err != nil {
+		return packEntry{}, err
+	}
 	d := p.data[:len(p.data)-20] // the trailing checksum is no entry
 	if off < 12 || off >= int64(len(d)) {
 		return packEntry{}, fmt.Errorf("%w: offset %d outside the pack", errCorruptPack, off)

@@ -265,3 +265,27 @@ func FuzzReadPacked(f *testing.F) {
 		}
 	})
 }
+
+// TestPackRemovedBeforeItsFirstRead: a pack is mapped on the first read
+// of one of its objects; one that git removed after the scan saw its index
+// (a repack) is skipped for the packs found by scanning again.
+func TestPackRemovedBeforeItsFirstRead(t *testing.T) {
+	dir := existingRepo(t)
+	git(t, dir, "gc", "-q")
+	want := catAll(t, dir)
+	o := newObjectStore(filepath.Join(dir, ".git"))
+	defer o.close()
+	if err := o.scan(); err != nil || len(o.packs) != 1 || o.packs[0].data != nil {
+		t.Fatalf("scan: %d packs, %v; want one, not mapped yet", len(o.packs), err)
+	}
+	writeFile(t, dir, "new.txt", "new\n")
+	git(t, dir, "add", "new.txt")
+	git(t, dir, "commit", "-q", "-m", "new")
+	git(t, dir, "repack", "-q", "-a", "-d", "-f") // a new pack; the scanned one is removed
+	for h, obj := range want {
+		typ, b, err := o.read(h)
+		if err != nil || typ != obj.typ || !bytes.Equal(b, obj.content) {
+			t.Fatalf("%s read as %v, %d bytes, %v; git says %v, %d bytes", h, typ, len(b), err, obj.typ, len(obj.content))
+		}
+	}
+}

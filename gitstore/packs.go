@@ -151,6 +151,9 @@ func (s *Store) consolidatePacks() ([]string, error) {
 // entryEnds maps the offset of each entry of p (the objects hashes) to
 // where the entry ends: the next entry's offset, or the trailing checksum.
 func entryEnds(p *pack, hashes []plumbing.Hash) (map[int64]int64, error) {
+	if err := p.load(); err != nil {
+		return nil, err
+	}
 	offs := make([]int64, 0, len(hashes))
 	for _, h := range hashes {
 		off, err := p.idx.FindOffset(h)
