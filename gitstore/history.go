@@ -155,22 +155,37 @@ type commitCache struct {
 }
 
 func loadCommitCache(path string) *commitCache {
-	c := &commitCache{path: path, entries: map[string]*entry{}}
-	b, err := os.ReadFile(path)
+	b, _, err := mapFile(path) // decoding copies what it keeps
 	if err != nil {
-		return c
+		return &commitCache{path: path, entries: map[string]*entry{}}
 	}
+	defer unmapFile(b)
+	c := &commitCache{path: path, entries: make(map[string]*entry, bytes.Count(b, []byte("\n")))}
+	in := interner{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
-		var e entry
-		if json.Unmarshal(sc.Bytes(), &e) == nil && plumbing.IsHash(e.Commit) {
+		if e, err := decodeEntry(sc.Bytes(), in); err == nil && isHash(e.Commit) {
 			e.Rec.upgrade()
-			c.entries[e.Commit] = &e
+			c.entries[e.Commit] = e
 		}
 		// A torn last line (a crash mid-append) is skipped and re-derived.
 	}
 	return c
+}
+
+// isHash reports whether s is a commit hash in hex (plumbing.IsHash
+// without its allocation: it runs once a line of the cache).
+func isHash(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *commitCache) append(es []*entry) error {
