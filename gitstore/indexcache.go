@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -133,7 +135,9 @@ func stampLine(st unix.Stat_t, sum []byte) string {
 
 // stamp records the index lunad has just written (stat data st, content
 // chunks, marks) for the next process. It is a cache: on failure the next
-// process verifies the index instead.
+// process verifies the index instead. The file is overwritten in place
+// (a truncation made ext4 flush it on close, a percent of a one-shot
+// edit): its last line, a CRC32 of the rest, tells a torn stamp.
 func stamp(gitDir string, st unix.Stat_t, chunks, marks [][]byte) {
 	name := filepath.Join(gitDir, "luna", indexStampName)
 	var sum []byte // the last 20 bytes
@@ -145,7 +149,20 @@ func stamp(gitDir string, st unix.Stat_t, chunks, marks [][]byte) {
 	for _, m := range marks {
 		b = append(hex.AppendEncode(b, m), '\n')
 	}
-	if os.WriteFile(name, b, 0o644) != nil {
+	b = fmt.Appendf(b, "crc %08x\n", crc32.ChecksumIEEE(b))
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err == nil {
+		var fi os.FileInfo
+		if _, err = f.WriteAt(b, 0); err == nil {
+			if fi, err = f.Stat(); err == nil && fi.Size() > int64(len(b)) {
+				err = f.Truncate(int64(len(b)))
+			}
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		os.Remove(name)
 	}
 }
@@ -158,8 +175,9 @@ func stamped(gitDir string, st unix.Stat_t, b []byte) ([][]byte, bool) {
 		return nil, false
 	}
 	data, err := os.ReadFile(filepath.Join(gitDir, "luna", indexStampName))
-	line, rest, _ := bytes.Cut(data, []byte("\n"))
-	if err != nil || string(line)+"\n" != stampLine(st, b[len(b)-20:]) {
+	body, crc, ok := cutCRC(data)
+	line, rest, _ := bytes.Cut(body, []byte("\n"))
+	if err != nil || !ok || crc != crc32.ChecksumIEEE(body) || string(line)+"\n" != stampLine(st, b[len(b)-20:]) {
 		return nil, false
 	}
 	var marks [][]byte
@@ -171,4 +189,15 @@ func stamped(gitDir string, st unix.Stat_t, b []byte) ([][]byte, bool) {
 		marks = append(marks, m)
 	}
 	return marks, true
+}
+
+// cutCRC splits a stamp into what its last line ("crc XXXXXXXX") covers
+// and the CRC32 it gives.
+func cutCRC(data []byte) ([]byte, uint32, bool) {
+	const n = len("crc 00000000\n")
+	if len(data) < n || !bytes.HasPrefix(data[len(data)-n:], []byte("crc ")) || data[len(data)-1] != '\n' {
+		return nil, 0, false
+	}
+	v, err := strconv.ParseUint(string(data[len(data)-n+4:len(data)-1]), 16, 32)
+	return data[:len(data)-n], uint32(v), err == nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -99,10 +100,20 @@ func TestIndexTrustedAcrossProcesses(t *testing.T) {
 				t.Fatal(err)
 			}
 			b[bytes.IndexByte(b, '\n')-1] ^= 1 // a hex digit of the checksum
-			os.WriteFile(name, b, 0o644)
+			body, _, _ := cutCRC(b)
+			os.WriteFile(name, fmt.Appendf(body, "crc %08x\n", crc32.ChecksumIEEE(body)), 0o644)
 		}, false},
 		{"stamp torn", func(t *testing.T, _, gitDir string) {
 			os.Truncate(filepath.Join(gitDir, "luna", indexStampName), 10)
+		}, false},
+		{"a mark the CRC does not cover (a torn overwrite)", func(t *testing.T, _, gitDir string) {
+			name := filepath.Join(gitDir, "luna", indexStampName)
+			b, _ := os.ReadFile(name)
+			body, _, ok := cutCRC(b)
+			if !ok {
+				t.Fatalf("stamp without its CRC line: %q", b)
+			}
+			os.WriteFile(name, append(append(body, "00\n"...), b[len(body):]...), 0o644)
 		}, false},
 		{"no stamp", func(t *testing.T, _, gitDir string) { os.Remove(filepath.Join(gitDir, "luna", indexStampName)) }, false},
 	}
