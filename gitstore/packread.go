@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"container/list"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -16,24 +18,26 @@ import (
 )
 
 // Reading the entries of a pack (git's Documentation/gitformat-pack.txt):
-// the pack file is mapped, each entry's header parsed in place, its zlib
-// stream inflated by one reused reader, and deltas (OFS_DELTA, REF_DELTA)
-// applied to their base. go-git's packfile reader, used before, read
-// through a buffered scanner with seeks, allocated a decompressor per
-// object and hashed every object it read with collision detection: a
-// tenth of a one-shot `lunad edit`'s CPU went into reading the six or so
-// objects it needs.
+// each entry's header is read with one positioned read, its zlib stream
+// inflated by one reused reader through one reused buffer, and deltas
+// (OFS_DELTA, REF_DELTA) applied to their base. go-git's packfile reader,
+// used before, read through a scanner with seeks, allocated a
+// decompressor per object and hashed every object it read with collision
+// detection: a tenth of a one-shot `lunad edit`'s CPU went into reading
+// the six or so objects it needs. The pack is read, not mapped: a daemon
+// that has read every artifact would otherwise count the whole pack in
+// its resident memory.
 
 // pack is one pack file and its index. The index is mapped when it is
-// large (idxMap) and read when small; the pack is mapped on the first read
+// large (idxMap) and read when small; the pack is opened on the first read
 // of one of its objects (load): a one-shot process opens every pack's
 // index to find the few objects it reads, in one or two of them.
 type pack struct {
 	name   string // path of the .idx
 	idx    idxfile.Index
 	idxMap []byte
-	data   []byte // the .pack, mapped by load
-	size   int64  // of the .pack
+	f      *os.File // the .pack, opened by load
+	size   int64    // of the .pack
 }
 
 // openPack opens the pack of the index idxName, whose content is idx (a
@@ -61,28 +65,47 @@ func openPack(idxName string, idx []byte, idxMap bool) (*pack, error) {
 
 func packName(idxName string) string { return strings.TrimSuffix(idxName, ".idx") + ".pack" }
 
-// load maps the pack file, once. A pack removed since it was opened is an
-// error satisfying os.IsNotExist.
+// load opens the pack file, once. A pack removed since it was scanned is
+// an error satisfying os.IsNotExist.
 func (p *pack) load() error {
-	if p.data != nil {
+	if p.f != nil {
 		return nil
 	}
-	data, _, err := mapFile(packName(p.name))
+	f, err := os.Open(packName(p.name))
 	if err != nil {
 		return err
 	}
-	if len(data) < 12+20 || string(data[:4]) != "PACK" {
-		unmapFile(data)
+	var head [4]byte
+	fi, err := f.Stat()
+	if err == nil {
+		_, err = f.ReadAt(head[:], 0)
+	}
+	if err != nil || fi.Size() < 12+20 || string(head[:]) != "PACK" {
+		f.Close()
 		return fmt.Errorf("%w: %s is not a pack file", errCorruptPack, packName(p.name))
 	}
-	p.data = data
+	p.f, p.size = f, fi.Size()
 	return nil
 }
 
+// readAt returns the bytes of the pack from off to end.
+func (p *pack) readAt(off, end int64) ([]byte, error) {
+	if err := p.load(); err != nil {
+		return nil, err
+	}
+	b := make([]byte, end-off)
+	if _, err := p.f.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("read pack %s: %w", filepath.Base(packName(p.name)), err)
+	}
+	return b, nil
+}
+
 func (p *pack) close() {
-	unmapFile(p.data)
+	if p.f != nil {
+		p.f.Close()
+	}
 	unmapFile(p.idxMap)
-	p.data, p.idxMap = nil, nil
+	p.f, p.idxMap = nil, nil
 }
 
 // Pack entry types.
@@ -108,22 +131,48 @@ type packEntry struct {
 	baseRef plumbing.Hash
 }
 
-// entryAt parses the header of the entry at off.
+// maxEntryHeader bounds an entry's header: a type-and-size byte, nine
+// more of size, and a delta's base (a 20-byte hash, or at most ten bytes
+// of offset).
+const maxEntryHeader = 1 + 9 + 20
+
+// entryAt reads the header of the entry at off.
 func (p *pack) entryAt(off int64) (packEntry, error) {
 	if err := p.load(); err != nil {
 		return packEntry{}, err
 	}
-	d := p.data[:len(p.data)-20] // the trailing checksum is no entry
-	if off < 12 || off >= int64(len(d)) {
+	end := p.size - 20 // the trailing checksum is no entry
+	if off < 12 || off >= end {
 		return packEntry{}, fmt.Errorf("%w: offset %d outside the pack", errCorruptPack, off)
 	}
-	at := off
+	d, err := p.readAt(off, min(off+maxEntryHeader, end))
+	if err != nil {
+		return packEntry{}, err
+	}
+	e, err := parseEntryHeader(d)
+	if err != nil {
+		return packEntry{}, fmt.Errorf("%w at %d", err, off)
+	}
+	if e.typ == packOfsDelta {
+		if e.baseOff <= 0 || e.baseOff > off {
+			return packEntry{}, fmt.Errorf("%w: delta base before the pack at %d", errCorruptPack, off)
+		}
+		e.baseOff = off - e.baseOff
+	}
+	e.data += off
+	return e, nil
+}
+
+// parseEntryHeader parses the header at the start of d; data and baseOff
+// are relative to the entry's start (baseOff backwards).
+func parseEntryHeader(d []byte) (packEntry, error) {
+	at := 0
 	c := d[at]
 	at++
 	e := packEntry{typ: c >> 4 & 7, size: uint64(c & 0x0f)}
 	for shift := 4; c&0x80 != 0; shift += 7 {
-		if at >= int64(len(d)) || shift > 57 {
-			return packEntry{}, fmt.Errorf("%w: bad header at %d", errCorruptPack, off)
+		if at >= len(d) || shift > 57 {
+			return packEntry{}, fmt.Errorf("%w: bad header", errCorruptPack)
 		}
 		c = d[at]
 		at++
@@ -132,53 +181,54 @@ func (p *pack) entryAt(off int64) (packEntry, error) {
 	switch e.typ {
 	case byte(plumbing.CommitObject), byte(plumbing.TreeObject), byte(plumbing.BlobObject), byte(plumbing.TagObject):
 	case packOfsDelta:
-		var rel int64
 		for i := 0; ; i++ {
-			if at >= int64(len(d)) || i > 8 {
-				return packEntry{}, fmt.Errorf("%w: bad delta offset at %d", errCorruptPack, off)
+			if at >= len(d) || i > 8 {
+				return packEntry{}, fmt.Errorf("%w: bad delta offset", errCorruptPack)
 			}
 			c = d[at]
 			at++
 			if i > 0 {
-				rel++
+				e.baseOff++
 			}
-			rel = rel<<7 | int64(c&0x7f)
+			e.baseOff = e.baseOff<<7 | int64(c&0x7f)
 			if c&0x80 == 0 {
 				break
 			}
 		}
-		if rel <= 0 || rel > off {
-			return packEntry{}, fmt.Errorf("%w: delta base before the pack at %d", errCorruptPack, off)
-		}
-		e.baseOff = off - rel
 	case packRefDelta:
-		if at+20 > int64(len(d)) {
-			return packEntry{}, fmt.Errorf("%w: bad delta base at %d", errCorruptPack, off)
+		if at+20 > len(d) {
+			return packEntry{}, fmt.Errorf("%w: bad delta base", errCorruptPack)
 		}
 		copy(e.baseRef[:], d[at:at+20])
 		at += 20
 	default:
-		return packEntry{}, fmt.Errorf("%w: type %d at %d", errCorruptPack, e.typ, off)
+		return packEntry{}, fmt.Errorf("%w: type %d", errCorruptPack, e.typ)
 	}
-	e.data = at
+	e.data = int64(at)
 	return e, nil
 }
 
-// inflater inflates pack entries with one reused zlib reader.
+// inflater inflates pack entries with one reused zlib reader through one
+// reused buffer.
 type inflater struct {
 	zr  io.ReadCloser
-	src bytes.Reader
+	src io.SectionReader
+	buf *bufio.Reader
 }
 
-// inflate returns the size bytes the zlib stream at the start of src
-// inflates to.
-func (z *inflater) inflate(src []byte, size uint64) ([]byte, error) {
-	z.src.Reset(src)
+// inflate returns the size bytes the zlib stream at off in p inflates to.
+func (z *inflater) inflate(p *pack, off int64, size uint64) ([]byte, error) {
+	z.src = *io.NewSectionReader(p.f, off, p.size-20-off)
+	if z.buf == nil {
+		z.buf = bufio.NewReaderSize(&z.src, 16<<10)
+	} else {
+		z.buf.Reset(&z.src)
+	}
 	var err error
 	if z.zr == nil {
-		z.zr, err = zlib.NewReader(&z.src)
+		z.zr, err = zlib.NewReader(z.buf)
 	} else {
-		err = z.zr.(zlib.Resetter).Reset(&z.src, nil)
+		err = z.zr.(zlib.Resetter).Reset(z.buf, nil)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errCorruptPack, err)
@@ -353,7 +403,7 @@ func (o *objectStore) readPacked(p *pack, off int64, depth int) (plumbing.Object
 		if err != nil {
 			return 0, nil, err
 		}
-		b, err := o.inflater.inflate(p.data[e.data:len(p.data)-20], e.size)
+		b, err := o.inflater.inflate(p, e.data, e.size)
 		if err != nil {
 			return 0, nil, fmt.Errorf("%w at %d", err, cur)
 		}

@@ -139,8 +139,10 @@ func TestReadPackedCorrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := newObjectStore(t.TempDir())
-			p := rawPack(t, tt.entry)
+			dir := t.TempDir()
+			o := newObjectStore(dir)
+			p := rawPack(t, dir, tt.entry)
+			defer p.close()
 			_, _, err := o.readPacked(p, 12, 0)
 			if !errors.Is(err, errCorruptPack) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want errCorruptPack saying %q", err, tt.want)
@@ -224,20 +226,24 @@ func ofsDeltaBytes(rel int, d []byte) []byte {
 	return append(b, z.Bytes()...)
 }
 
-// rawPack is a pack of the entries given (a header, and a zero trailing
-// checksum) whose index lists no object.
-func rawPack(t testing.TB, entries ...[]byte) *pack {
+// rawPack is a pack file in dir of the entries given (a header, and a
+// zero trailing checksum) whose index lists no object.
+func rawPack(t testing.TB, dir string, entries ...[]byte) *pack {
 	b := []byte("PACK\x00\x00\x00\x02")
 	b = append(b, 0, 0, 0, byte(len(entries)))
 	for _, e := range entries {
 		b = append(b, e...)
+	}
+	name := filepath.Join(dir, "pack-raw.idx")
+	if err := os.WriteFile(packName(name), append(b, make([]byte, 20)...), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	_, idx, _ := encodePack(nil, nil)
 	x, err := openIndex(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &pack{idx: x, data: append(b, make([]byte, 20)...)}
+	return &pack{name: name, idx: x}
 }
 
 // FuzzReadPacked: any bytes as a pack entry, read at any offset, give an
@@ -251,7 +257,8 @@ func FuzzReadPacked(f *testing.F) {
 	dir := f.TempDir() // a repository with no objects: a REF_DELTA's base is not found
 	f.Fuzz(func(t *testing.T, entries []byte, off uint16, base, d []byte) {
 		o := newObjectStore(dir)
-		p := rawPack(t, entries)
+		p := rawPack(t, dir, entries)
+		defer p.close()
 		typ, _, err := o.readPacked(p, 12+int64(off), 0)
 		if err == nil && (typ < plumbing.CommitObject || typ > plumbing.TagObject) {
 			t.Fatalf("read an object of type %v without error", typ)
@@ -266,7 +273,7 @@ func FuzzReadPacked(f *testing.F) {
 	})
 }
 
-// TestPackRemovedBeforeItsFirstRead: a pack is mapped on the first read
+// TestPackRemovedBeforeItsFirstRead: a pack is opened on the first read
 // of one of its objects; one that git removed after the scan saw its index
 // (a repack) is skipped for the packs found by scanning again.
 func TestPackRemovedBeforeItsFirstRead(t *testing.T) {
@@ -275,8 +282,8 @@ func TestPackRemovedBeforeItsFirstRead(t *testing.T) {
 	want := catAll(t, dir)
 	o := newObjectStore(filepath.Join(dir, ".git"))
 	defer o.close()
-	if err := o.scan(); err != nil || len(o.packs) != 1 || o.packs[0].data != nil {
-		t.Fatalf("scan: %d packs, %v; want one, not mapped yet", len(o.packs), err)
+	if err := o.scan(); err != nil || len(o.packs) != 1 || o.packs[0].f != nil {
+		t.Fatalf("scan: %d packs, %v; want one, not opened yet", len(o.packs), err)
 	}
 	writeFile(t, dir, "new.txt", "new\n")
 	git(t, dir, "add", "new.txt")

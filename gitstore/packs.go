@@ -165,7 +165,7 @@ func entryEnds(p *pack, hashes []plumbing.Hash) (map[int64]int64, error) {
 	slices.Sort(offs)
 	ends := make(map[int64]int64, len(offs))
 	for i, off := range offs {
-		ends[off] = int64(len(p.data) - 20)
+		ends[off] = p.size - 20
 		if i+1 < len(offs) {
 			ends[off] = offs[i+1]
 		}
@@ -179,12 +179,15 @@ func entryEnds(p *pack, hashes []plumbing.Hash) (map[int64]int64, error) {
 // them; false for a delta (its base offset would change) or a mismatch.
 func (p *pack) rawEntry(h plumbing.Hash, off, end int64) ([]byte, uint32, bool) {
 	e, err := p.entryAt(off)
-	if err != nil || e.typ == packOfsDelta || e.typ == packRefDelta || end <= e.data || end > int64(len(p.data)-20) {
+	if err != nil || e.typ == packOfsDelta || e.typ == packRefDelta || end <= e.data || end > p.size-20 {
 		return nil, 0, false
 	}
 	want, err := p.idx.FindCRC32(h)
-	raw := p.data[off:end]
-	if crc := crc32.ChecksumIEEE(raw); err != nil || crc != want {
+	if err != nil {
+		return nil, 0, false
+	}
+	raw, err := p.readAt(off, end)
+	if err != nil || crc32.ChecksumIEEE(raw) != want {
 		return nil, 0, false
 	}
 	return raw, want, true

@@ -442,7 +442,7 @@ func TestConsolidateCopiesEntries(t *testing.T) {
 			if e, _ := p.entryAt(off); e.typ == packOfsDelta || e.typ == packRefDelta {
 				deltas++
 			} else {
-				raw[h] = bytes.Clone(p.data[off:ends[off]])
+				raw[h], _ = p.readAt(off, ends[off])
 			}
 		}
 	}
@@ -468,7 +468,7 @@ func TestConsolidateCopiesEntries(t *testing.T) {
 		if err != nil || e.typ == packOfsDelta || e.typ == packRefDelta {
 			t.Fatalf("%s: entry type %d, %v; want a whole object", h, e.typ, err)
 		}
-		if want, ok := raw[h]; ok && !bytes.Equal(p.data[off:ends[off]], want) {
+		if got, _ := p.readAt(off, ends[off]); raw[h] != nil && !bytes.Equal(got, raw[h]) {
 			t.Errorf("%s: entry written again, not copied", h)
 		}
 	}
