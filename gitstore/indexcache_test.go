@@ -281,6 +281,21 @@ func TestIndexPatchedTwiceAcrossProcesses(t *testing.T) {
 	if trusted, _ := patch("d01/f0001.txt"); trusted {
 		t.Fatal("git's index trusted")
 	}
+	// The hash resumes from the marks: marks of another content, given
+	// for a change past them, make another checksum.
+	var c indexCache
+	b, _, err := c.read(gitDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := []indexEdit{{"d48/f1998.txt", newIndexEntry("d48/f1998.txt", blob, modeFile, nil)}}
+	right, _, _ := patchMapped(b, edit, true, nil)
+	_, other := signIndex([][]byte{bytes.Repeat([]byte("x"), len(b))}, 0, nil)
+	wrong, _, _ := patchMapped(b, edit, true, other)
+	if bytes.Equal(right[len(right)-1], wrong[len(wrong)-1]) {
+		t.Fatal("the checksum did not resume from the marks given")
+	}
+	c.drop()
 	if trusted, marks := patch("d48/f1998.txt"); !trusted || marks < 2 {
 		t.Fatalf("lunad's index: trusted %v with %d marks; want trusted, with marks", trusted, marks)
 	}

@@ -142,10 +142,10 @@ func patchIndexFrom(b []byte, edits []indexEdit, trusted bool, marks [][]byte) (
 	if !changed {
 		return nil, nil, nil
 	}
-	if binary.BigEndian.Uint32(header[8:]) != uint32(count) {
-		binary.BigEndian.PutUint32(header[8:], uint32(count))
+	if binary.BigEndian.Uint32(b[8:12]) != uint32(count) {
 		same = 8
 	}
+	binary.BigEndian.PutUint32(header[8:], uint32(count))
 	sum, newMarks := signIndex(chunks, same, marks)
 	return append(chunks, sum), newMarks, nil
 }
