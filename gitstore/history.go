@@ -283,7 +283,9 @@ func (s *Store) buildHistory(tip plumbing.Hash) (*history, error) {
 	if err := s.cache.append(fresh); err != nil {
 		return nil, err
 	}
-	s.snap.write(h)
+	if s.lock.held { // see histsnap.go
+		s.snap.write(h)
+	}
 	return h, nil
 }
 

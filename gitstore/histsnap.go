@@ -27,6 +27,10 @@ import (
 // HEAD to a tip the file holds through commits of one parent; a merge, a
 // reset or a switch to another branch assembles the index from the cache.
 // Like the cache, the file is derived data: deleting it costs one assembly.
+//
+// Only a holder of the workspace lock changes the file: a process that
+// only reads could otherwise replace it between a writer's commit and its
+// append, and the writer's entries would be counted twice.
 
 const historySnapName = "history"
 
@@ -116,7 +120,7 @@ func (s *Store) fromSnapshot(tip plumbing.Hash) (*history, bool) {
 				h.add(e)
 			}
 			h.tip = tip
-			if len(walked) > 0 {
+			if len(walked) > 0 && s.lock.held {
 				s.snap.extend(cur, walked, h)
 			}
 			return h, true

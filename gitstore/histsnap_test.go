@@ -72,21 +72,52 @@ func TestHistorySnapshot(t *testing.T) {
 			}
 			tt.change(t, s)
 
+			snap := filepath.Join(s.gitDir, "luna", historySnapName)
+			before, _ := os.ReadFile(snap)
 			got, fromCache := indexOfOpened(t, s.root)
 			if fromCache != tt.fromCache {
 				t.Errorf("assembled from the commit cache: %v, want %v", fromCache, tt.fromCache)
 			}
-			os.Remove(filepath.Join(s.gitDir, "luna", historySnapName))
-			want, _ := indexOfOpened(t, s.root)
+			if after, _ := os.ReadFile(snap); string(after) != string(before) {
+				t.Error("a process that only read changed the snapshot")
+			}
+			want := indexFromCache(t, s.root)
 			if !slices.Equal(got, want) {
 				t.Fatalf("index from the snapshot:\n%s\nassembled from the cache:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
-			// The snapshot followed: the next process reads it.
-			if _, fromCache := indexOfOpened(t, s.root); fromCache {
-				t.Error("the snapshot was not written again")
+			// A write brings the snapshot up to date: the next process reads it.
+			w, err := Open(s.root, testOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			appendLine := func(b []byte) ([]byte, map[string]string, error) { return append(b, "more\n"...), nil, nil }
+			if _, err := w.Edit(ctx, ids[1], Change{}, appendLine); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			got, fromCache = indexOfOpened(t, s.root)
+			if fromCache {
+				t.Error("the snapshot was not brought up to date by the write")
+			}
+			if want := indexFromCache(t, s.root); !slices.Equal(got, want) {
+				t.Fatalf("after a write, index from the snapshot:\n%s\nassembled from the cache:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
 	}
+}
+
+// indexFromCache is indexOfOpened with the snapshot moved away (and put
+// back): the index assembled from the commit cache.
+func indexFromCache(t *testing.T, root string) []string {
+	t.Helper()
+	snap := filepath.Join(root, ".git", "luna", historySnapName)
+	os.Rename(snap, snap+".away")
+	defer os.Rename(snap+".away", snap)
+	idx, fromCache := indexOfOpened(t, root)
+	if !fromCache {
+		t.Fatal("assembled without the commit cache")
+	}
+	return idx
 }
 
 // indexOfOpened opens a store at root, assembles its history index and
