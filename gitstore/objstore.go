@@ -74,9 +74,6 @@ func (o *objectStore) readDepth(h plumbing.Hash, depth int) (plumbing.ObjectType
 				continue
 			}
 			t, b, err := o.readPacked(p, off, depth)
-			if os.IsNotExist(err) {
-				continue // removed since the scan: rescan
-			}
 			if err != nil {
 				return 0, nil, fmt.Errorf("read object %s from pack %s: %w", h, filepath.Base(p.name), err)
 			}

@@ -29,15 +29,18 @@ import (
 // its resident memory.
 
 // pack is one pack file and its index. The index is mapped when it is
-// large (idxMap) and read when small; the pack is opened on the first read
-// of one of its objects (load): a one-shot process opens every pack's
-// index to find the few objects it reads, in one or two of them.
+// large (idxMap) and read when small. The pack is opened with its index,
+// so that a consolidation or a gc of another process that removes it
+// afterwards does not take it away from this one, and read from on the
+// first read of one of its objects (load): a one-shot process opens every
+// pack's index to find the few objects it reads, in one or two of them.
 type pack struct {
 	name   string // path of the .idx
 	idx    idxfile.Index
 	idxMap []byte
-	f      *os.File // the .pack, opened by load
+	f      *os.File // the .pack
 	size   int64    // of the .pack
+	loaded bool     // its header checked
 }
 
 // openPack opens the pack of the index idxName, whose content is idx (a
@@ -49,14 +52,19 @@ func openPack(idxName string, idx []byte, idxMap bool) (*pack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pack index %s: %w", idxName, err)
 	}
-	fi, err := os.Stat(packName(idxName))
+	f, err := os.Open(packName(idxName))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	p := &pack{name: idxName, idx: x, size: fi.Size()}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	p := &pack{name: idxName, idx: x, f: f, size: fi.Size()}
 	if idxMap {
 		p.idxMap = idx
 	}
@@ -65,26 +73,16 @@ func openPack(idxName string, idx []byte, idxMap bool) (*pack, error) {
 
 func packName(idxName string) string { return strings.TrimSuffix(idxName, ".idx") + ".pack" }
 
-// load opens the pack file, once. A pack removed since it was scanned is
-// an error satisfying os.IsNotExist.
+// load checks the pack's header, once.
 func (p *pack) load() error {
-	if p.f != nil {
+	if p.loaded {
 		return nil
 	}
-	f, err := os.Open(packName(p.name))
-	if err != nil {
-		return err
-	}
 	var head [4]byte
-	fi, err := f.Stat()
-	if err == nil {
-		_, err = f.ReadAt(head[:], 0)
-	}
-	if err != nil || fi.Size() < 12+20 || string(head[:]) != "PACK" {
-		f.Close()
+	if _, err := p.f.ReadAt(head[:], 0); err != nil || p.size < 12+20 || string(head[:]) != "PACK" {
 		return fmt.Errorf("%w: %s is not a pack file", errCorruptPack, packName(p.name))
 	}
-	p.f, p.size = f, fi.Size()
+	p.loaded = true
 	return nil
 }
 
@@ -105,7 +103,7 @@ func (p *pack) close() {
 		p.f.Close()
 	}
 	unmapFile(p.idxMap)
-	p.f, p.idxMap = nil, nil
+	p.f, p.idxMap, p.loaded = nil, nil, false
 }
 
 // Pack entry types.

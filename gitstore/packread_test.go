@@ -239,11 +239,11 @@ func rawPack(t testing.TB, dir string, entries ...[]byte) *pack {
 		t.Fatal(err)
 	}
 	_, idx, _ := encodePack(nil, nil)
-	x, err := openIndex(idx)
-	if err != nil {
-		t.Fatal(err)
+	p, err := openPack(name, idx, false)
+	if err != nil || p == nil {
+		t.Fatalf("open pack: %v", err)
 	}
-	return &pack{name: name, idx: x}
+	return p
 }
 
 // FuzzReadPacked: any bytes as a pack entry, read at any offset, give an
@@ -273,26 +273,32 @@ func FuzzReadPacked(f *testing.F) {
 	})
 }
 
-// TestPackRemovedBeforeItsFirstRead: a pack is opened on the first read
-// of one of its objects; one that git removed after the scan saw its index
-// (a repack) is skipped for the packs found by scanning again.
+// TestPackRemovedBeforeItsFirstRead: a pack is read from on the first read
+// of one of its objects; one that another process removed after the scan
+// saw it (a repack, a consolidation) still reads, as the scan opened it.
 func TestPackRemovedBeforeItsFirstRead(t *testing.T) {
 	dir := existingRepo(t)
 	git(t, dir, "gc", "-q")
 	want := catAll(t, dir)
 	o := newObjectStore(filepath.Join(dir, ".git"))
 	defer o.close()
-	if err := o.scan(); err != nil || len(o.packs) != 1 || o.packs[0].f != nil {
-		t.Fatalf("scan: %d packs, %v; want one, not opened yet", len(o.packs), err)
+	if err := o.scan(); err != nil || len(o.packs) != 1 || o.packs[0].loaded {
+		t.Fatalf("scan: %d packs, %v; want one, not read from yet", len(o.packs), err)
 	}
 	writeFile(t, dir, "new.txt", "new\n")
 	git(t, dir, "add", "new.txt")
 	git(t, dir, "commit", "-q", "-m", "new")
 	git(t, dir, "repack", "-q", "-a", "-d", "-f") // a new pack; the scanned one is removed
+	if packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack")); len(packs) != 1 || packs[0] == packName(o.packs[0].name) {
+		t.Fatalf("packs after the repack: %v; want one, not the scanned one", packs)
+	}
 	for h, obj := range want {
 		typ, b, err := o.read(h)
 		if err != nil || typ != obj.typ || !bytes.Equal(b, obj.content) {
 			t.Fatalf("%s read as %v, %d bytes, %v; git says %v, %d bytes", h, typ, len(b), err, obj.typ, len(obj.content))
 		}
+	}
+	if len(o.packs) != 1 || !o.packs[0].loaded {
+		t.Fatalf("%d packs open; want the removed one, read from", len(o.packs))
 	}
 }
