@@ -19,8 +19,8 @@ import (
 
 // objectStore reads git objects: loose ones first, then pack files, whose
 // .idx files are searched in place (fan-out table, binary search) rather
-// than decoded whole, and whose entries are read by packread.go; both are
-// mapped. A one-shot `lunad edit` reads a handful of objects; decoding the
+// than decoded whole (mapped when large), and whose entries are read by
+// packread.go. A one-shot `lunad edit` reads a handful of objects; decoding the
 // index of a 20,000-object pack to find them was the largest cost of its
 // start-up. The packs the store writes are added as it writes them; packs
 // that appear otherwise (git gc, another lunad process) are found by
