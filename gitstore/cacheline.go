@@ -174,6 +174,11 @@ func (d *entryDecoder) str() []byte {
 
 // strs reads null or an array of strings.
 func (d *entryDecoder) strs() []string {
+	return array(d, func() string { return string(d.str()) })
+}
+
+// array reads null (nil) or an array whose elements elem reads.
+func array[T any](d *entryDecoder, elem func() T) []T {
 	if d.lit("null") {
 		return nil
 	}
@@ -181,12 +186,12 @@ func (d *entryDecoder) strs() []string {
 		d.bad = true
 		return nil
 	}
-	out := []string{}
+	out := []T{}
 	if d.lit("]") {
 		return out
 	}
 	for !d.bad {
-		out = append(out, string(d.str()))
+		out = append(out, elem())
 		if d.lit("]") {
 			return out
 		}
@@ -273,18 +278,7 @@ func (d *entryDecoder) record(r *record, in interner) {
 
 // also reads null or an array of {"ID","Op","Version"} objects.
 func (d *entryDecoder) also(in interner) []alsoVersion {
-	if d.lit("null") {
-		return nil
-	}
-	if !d.lit("[") {
-		d.bad = true
-		return nil
-	}
-	out := []alsoVersion{}
-	if d.lit("]") {
-		return out
-	}
-	for !d.bad {
+	return array(d, func() alsoVersion {
 		var a alsoVersion
 		var seen fields
 		for d.begin(); d.more(); {
@@ -302,15 +296,8 @@ func (d *entryDecoder) also(in interner) []alsoVersion {
 				d.bad = true
 			}
 		}
-		out = append(out, a)
-		if d.lit("]") {
-			return out
-		}
-		if !d.lit(",") {
-			d.bad = true
-		}
-	}
-	return nil
+		return a
+	})
 }
 
 // extra reads null or an object of strings.
