@@ -12,8 +12,12 @@
 // with core.fsync=committed for a durable git), the `lunad edit` command as
 // a whole process, and gitstore's Edit from 8 goroutines at once (group
 // commit). It prints a table and reports p50/p95/edits-per-second and the
-// ratios as benchmark metrics. The figures are recorded in
-// docs/benchmarks.md.
+// ratios as benchmark metrics; for the ways that run a process per edit
+// (git, `lunad edit`) also the process's CPU time (user and system), and
+// (c)/(b0) in CPU time, the ratio a machine shared with other work does
+// not distort. -bench.history N gives the generated repository N commits
+// (a person's) before adoption, as a user's repository has. The figures
+// are recorded in docs/benchmarks.md.
 //
 // BenchmarkReferences measures the reference index (refindex.Index) against
 // universal-ctags, which must be installed (`make bench` installs it). It

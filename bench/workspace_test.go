@@ -24,6 +24,7 @@ var (
 	flagDir   = flag.String("bench.dir", "", "work in this directory and keep it; a template workspace already there is reused")
 	flagOnly  = flag.String("bench.only", "", "comma-separated ways to measure (a,a',b,b',c,d); default all")
 	flagSync  = flag.Duration("bench.indexsync", 0, "gitstore.Options.IndexSyncDelay of the in-process stores (`lunad serve` sets 50ms: each write then patches its index entries before it answers)")
+	flagHist  = flag.Int("bench.history", 0, "commits of history (a person's, each changing nothing) the generated repository has before adoption, as a user's repository has")
 )
 
 // scratch holds every workspace of this run; TestMain removes it.
@@ -113,6 +114,9 @@ func makeTemplate(n int) (*template, error) {
 			return nil, err
 		}
 	}
+	if err := addHistory(t.dir, *flagHist); err != nil {
+		return nil, err
+	}
 	// The repository as its user had it, before adoption: what `git commit`
 	// is compared with (adoption doubles the tracked files).
 	t.plain = filepath.Join(scratch, "template-plain")
@@ -153,12 +157,38 @@ func makeTemplate(n int) (*template, error) {
 	return t, nil
 }
 
+// addHistory adds n commits on top of the repository at dir, each by a
+// person and changing nothing (git fast-import: seconds for thousands).
+func addHistory(dir string, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	var stream bytes.Buffer
+	for i := range n {
+		msg := fmt.Sprintf("a person's commit %d\n", i)
+		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter Person <person@example.com> %d +0000\ndata %d\n%s", 1700000000+i, len(msg), msg)
+		if i == 0 {
+			stream.WriteString("from refs/heads/main^0\n")
+		}
+		stream.WriteString("\n")
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, gitEnv(), &stream
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git fast-import: %v: %s", err, out)
+	}
+	return nil
+}
+
 // loadTemplate reuses a template an earlier run left in -bench.dir.
 func loadTemplate(t *template, n int) (*template, error) {
 	var err error
 	t.plain = filepath.Join(scratch, "template-plain")
 	if _, err := os.Stat(filepath.Join(t.plain, ".git")); err != nil {
 		return nil, fmt.Errorf("the template in %s has no repository before adoption (%s): remove %s to rebuild it", t.dir, t.plain, t.dir)
+	}
+	if out, err := exec.Command("git", "-C", t.plain, "rev-list", "--count", "HEAD").Output(); err != nil || strings.TrimSpace(string(out)) != fmt.Sprint(1+*flagHist) {
+		return nil, fmt.Errorf("the template in %s has %s commits, not the %d of -bench.history %d: remove %s to rebuild it", t.dir, strings.TrimSpace(string(out)), 1+*flagHist, *flagHist, t.dir)
 	}
 	if t.files, err = generate(t.dir, n, false); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package gitstore
 import (
 	"cmp"
 	"context"
-	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -454,15 +453,12 @@ func (c *cleaner) writeIndex() error {
 		}
 		body = append(body, newIndexEntry(p, n.hash, n.mode, st))
 	}
-	h := sha1.New()
-	for _, b := range body {
-		h.Write(b)
-	}
+	sum, marks := signIndex(body, 0, nil)
 	lock, err := lockIndex(c.s.gitDir)
 	if err != nil {
 		return err
 	}
-	if err := c.s.lastIndex.write(c.s.gitDir, lock, append(body, h.Sum(nil))); err != nil {
+	if err := c.s.lastIndex.write(c.s.gitDir, lock, append(body, sum), marks); err != nil {
 		return err
 	}
 	c.out.Index = true

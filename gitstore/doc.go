@@ -2,8 +2,10 @@
 // package that imports go-git, and it returns lunad types and sentinel errors,
 // never go-git values.
 //
-// Reading and writing objects are lunad's own (go-git supplies hashing, the
-// packfile entry reader, the git-config parser and a fallback index codec).
+// Reading and writing objects are lunad's own, pack entries and deltas
+// included (packread.go); go-git supplies hashing, the git-config parser,
+// the decoder of pack indexes other than version 2 and a fallback index
+// codec.
 // Writing follows a durable protocol (docs/architecture.md): the objects of a batch of commits are
 // kept in memory and written as one pack and its index (temp files), the
 // branch's "<ref>.lock" is taken and checked against the batch's base

@@ -111,6 +111,7 @@ func TestApplyWritesOneCommit(t *testing.T) {
 	}
 	// A fresh store, its history index rebuilt from the commits' trailers.
 	os.Remove(filepath.Join(s.gitDir, "luna", "commits"))
+	os.Remove(filepath.Join(s.gitDir, "luna", historySnapName))
 	s2, err := Open(s.root, testOptions())
 	if err != nil {
 		t.Fatal(err)

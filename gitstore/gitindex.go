@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -182,16 +183,27 @@ func (s *Store) updateIndex(updates []indexUpdate, quick bool) error {
 		edits = append(edits, e)
 	}
 	sort.Slice(edits, func(i, j int) bool { return edits[i].path < edits[j].path })
-	chunks, err := patchIndex(b, edits, trusted)
+	chunks, marks, err := patchMapped(b, edits, trusted, s.lastIndex.marks)
+	if err == nil && chunks == nil {
+		return nil // every entry is as it should be: nothing to write
+	}
 	if err == nil {
 		committed = true
-		return s.lastIndex.write(s.gitDir, lock, chunks)
+		return s.lastIndex.write(s.gitDir, lock, chunks, marks)
 	}
 	if quick {
 		return err
 	}
 	committed = true
 	return s.updateIndexGoGit(lock, updates)
+}
+
+// patchMapped is patchIndexFrom over an index that may be mapped
+// (indexCache): the mapped file truncated meanwhile (a fault) is errFault.
+func patchMapped(b []byte, edits []indexEdit, trusted bool, marks [][]byte) (chunks, newMarks [][]byte, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guardFault(&err)
+	return patchIndexFrom(b, edits, trusted, marks)
 }
 
 func (s *Store) updateIndexGoGit(lock *os.File, updates []indexUpdate) error {
@@ -249,7 +261,9 @@ var testHookIndexRead func()
 // (replaceIndex) or removes it (abortIndex).
 func lockIndex(gitDir string) (*os.File, error) {
 	name := filepath.Join(gitDir, "index.lock")
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	// Read too: the index written through it stays open for the next
+	// read (indexCache), which maps it.
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o644)
 	if err != nil {
 		if os.IsExist(err) {
 			return nil, fmt.Errorf("%w: %s exists (a git command is running)", lunad.ErrLocked, name)

@@ -148,60 +148,94 @@ func (s *Store) latest(id string) *entry {
 // commitCache is the on-disk cache of commit provenance. Its lines are
 // entries as JSON; a field added later (record.Request) is absent from the
 // lines older versions wrote and is derived on load (record.upgrade), so
-// old and new lunad versions share the file.
+// old and new lunad versions share the file. It is read (load) only when
+// the history index is assembled from it: the history snapshot
+// (histsnap.go) spares that in the common case.
 type commitCache struct {
 	path    string
-	entries map[string]*entry
+	entries map[string]*entry // nil until load
 }
 
-func loadCommitCache(path string) *commitCache {
-	c := &commitCache{path: path, entries: map[string]*entry{}}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return c
+// load reads the file, once.
+func (c *commitCache) load() {
+	if c.entries != nil {
+		return
 	}
+	b, _, err := mapFile(c.path) // decoding copies what it keeps
+	if err != nil {
+		c.entries = map[string]*entry{}
+		return
+	}
+	defer unmapFile(b)
+	c.entries = make(map[string]*entry, bytes.Count(b, []byte("\n")))
+	in := interner{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
-		var e entry
-		if json.Unmarshal(sc.Bytes(), &e) == nil && plumbing.IsHash(e.Commit) {
+		if e, err := decodeEntry(sc.Bytes(), in); err == nil && isHash(e.Commit) {
 			e.Rec.upgrade()
-			c.entries[e.Commit] = &e
+			c.entries[e.Commit] = e
 		}
 		// A torn last line (a crash mid-append) is skipped and re-derived.
 	}
-	return c
 }
 
+// isHash reports whether s is a commit hash in hex (plumbing.IsHash
+// without its allocation: it runs once a line of the cache).
+func isHash(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// append adds entries to the file (and to what load read, if it did).
 func (c *commitCache) append(es []*entry) error {
 	if len(es) == 0 {
 		return nil
 	}
 	var buf bytes.Buffer
 	for _, e := range es {
-		c.entries[e.Commit] = e
+		if c.entries != nil {
+			c.entries[e.Commit] = e
+		}
 		b, _ := json.Marshal(e)
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	f, err := os.OpenFile(c.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	return appendLines(c.path, buf.Bytes())
+}
+
+// appendLines appends b to the file name in one write.
+func appendLines(name string, b []byte) error {
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("history cache: %w", err)
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
+	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return fmt.Errorf("history cache: %w", err)
 	}
 	return f.Close()
 }
 
-// buildHistory assembles the index for tip, parsing (and caching) commits
-// the cache does not know yet.
+// buildHistory assembles the index for tip: from the history snapshot
+// when it holds tip's, else from the commit cache, parsing (and caching)
+// commits the cache does not know yet, and then snapshots it.
 func (s *Store) buildHistory(tip plumbing.Hash) (*history, error) {
-	h := &history{tip: tip, byArtifact: map[string][]*entry{}, byKey: map[string]*entry{}}
 	if tip.IsZero() {
+		return newHistory(tip), nil
+	}
+	if h, ok := s.fromSnapshot(tip); ok {
 		return h, nil
 	}
+	h := newHistory(tip)
+	s.cache.load()
 	var fresh []*entry
 	// Iterative DFS producing a post-order: parents before children.
 	type frame struct {
@@ -249,7 +283,14 @@ func (s *Store) buildHistory(tip plumbing.Hash) (*history, error) {
 	if err := s.cache.append(fresh); err != nil {
 		return nil, err
 	}
+	if s.lock.held { // see histsnap.go
+		s.snap.write(h)
+	}
 	return h, nil
+}
+
+func newHistory(tip plumbing.Hash) *history {
+	return &history{tip: tip, byArtifact: map[string][]*entry{}, byKey: map[string]*entry{}}
 }
 
 // parseCommit reads one commit's provenance from the object store.

@@ -207,6 +207,9 @@ func TestIdempotencyKeyOldCache(t *testing.T) {
 	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// As an old version left it: no history snapshot, the index is
+	// assembled from that cache.
+	os.Remove(filepath.Join(s.root, ".git", "luna", historySnapName))
 	s2, err := Open(s.root, testOptions())
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"io"
 	"os"
 	"os/exec"
@@ -107,4 +108,63 @@ func writeIndexChunks(t *testing.T, gitDir string, chunks [][]byte) {
 		t.Fatal(err)
 	}
 	f.Close()
+}
+
+// TestSignIndexResumes: the checksum resumed from the marks of an earlier
+// content equals the SHA-1 of the whole new content, wherever the first
+// change is, and the new marks are those of the new content; marks that
+// do not decode are passed over. Marks of another content give another
+// checksum: they are what the hash resumes from.
+func TestSignIndexResumes(t *testing.T) {
+	old := make([]byte, 5*markEvery+1234)
+	for i := range old {
+		old[i] = byte(i*7 + i/1000)
+	}
+	_, marks := signIndex([][]byte{old}, 0, nil)
+	if len(marks) != 5 {
+		t.Fatalf("%d marks for %d bytes, want 5", len(marks), len(old))
+	}
+	tests := []struct {
+		name string
+		at   int // the first changed byte
+		grow int // bytes inserted there
+	}{
+		{"change in the header", 8, 0},
+		{"change before the first mark", markEvery - 1, 0},
+		{"change at a mark", 2 * markEvery, 0},
+		{"change after the last mark", 5*markEvery + 10, 0},
+		{"entry inserted in the middle", 3*markEvery + 100, 72},
+		{"entry removed in the middle", 3*markEvery + 100, -72},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nw := append([]byte{}, old[:tt.at]...)
+			if tt.grow >= 0 {
+				nw = append(append(nw, bytes.Repeat([]byte{0xee}, tt.grow+1)...), old[tt.at+1:]...)
+			} else {
+				nw = append(nw, old[tt.at-tt.grow:]...)
+			}
+			chunks := [][]byte{nw[:tt.at], nw[tt.at : tt.at+3], nw[tt.at+3:]} // as a patch makes them
+			want := sha1.Sum(nw)
+			_, wantMarks := signIndex([][]byte{nw}, 0, nil)
+			sum, got := signIndex(chunks, tt.at, marks)
+			if !bytes.Equal(sum, want[:]) {
+				t.Fatalf("checksum %x, want %x", sum, want)
+			}
+			if len(got) != len(wantMarks) || !bytes.Equal(bytes.Join(got, nil), bytes.Join(wantMarks, nil)) {
+				t.Fatalf("%d new marks, want %d (or they differ)", len(got), len(wantMarks))
+			}
+			bad := append([][]byte{}, marks...)
+			bad[0] = []byte("not a hash state")
+			if sum, _ := signIndex(chunks, tt.at, bad); !bytes.Equal(sum, want[:]) {
+				t.Fatal("a mark that does not decode changed the checksum")
+			}
+			if tt.at >= markEvery {
+				_, other := signIndex([][]byte{bytes.Repeat([]byte("x"), len(old))}, 0, nil)
+				if sum, _ := signIndex(chunks, tt.at, other); bytes.Equal(sum, want[:]) {
+					t.Fatal("marks of another content gave the right checksum: the hash did not resume from them")
+				}
+			}
+		})
+	}
 }

@@ -117,7 +117,7 @@ func TestLinkedWorktree(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(wt, "shared.md")); string(got) != "# Shared\n\nfrom the worktree\n" {
 		t.Fatalf("worktree file: %q", got)
 	}
-	for _, name := range []string{"lock", "pending", "commits"} {
+	for _, name := range []string{"lock", "pending", "commits", historySnapName} {
 		if _, err := os.Stat(filepath.Join(main, ".git", "worktrees", "wt", "luna", name)); err != nil {
 			t.Errorf("worktree state %s: %v", name, err)
 		}

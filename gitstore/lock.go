@@ -28,6 +28,7 @@ type wsLock struct {
 	// died holding it: the lock file still named it. Its batch may have
 	// left ref or index locks and pending paths behind.
 	inherited bool
+	held      bool // between lock and unlock
 }
 
 func openLock(path string) (*wsLock, error) {
@@ -58,6 +59,7 @@ func (l *wsLock) lock(ctx context.Context, timeout time.Duration) error {
 			// ours: a process killed at any point leaves one of the two,
 			// never an empty file, so the next holder still knows.
 			l.f.WriteAt(fmt.Appendf(nil, "%-15d\n", os.Getpid()), 0)
+			l.held = true
 			return nil
 		}
 		if err != unix.EWOULDBLOCK && err != unix.EINTR {
@@ -88,6 +90,7 @@ func (l *wsLock) holder() string {
 
 // unlock empties the lock file (a clean release) and releases the lock.
 func (l *wsLock) unlock() error {
+	l.held = false
 	l.f.Truncate(0)
 	return unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
 }

@@ -13,51 +13,47 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
 // objectStore reads git objects: loose ones first, then pack files, whose
 // .idx files are searched in place (fan-out table, binary search) rather
-// than decoded whole. A one-shot `lunad edit` reads a handful of objects;
-// decoding the index of a 20,000-object pack to find them was the largest
-// cost of its start-up. Pack entries (deltas included) are decoded by
-// go-git's packfile reader. The packs the store writes are added as it
-// writes them; packs that appear otherwise (git gc, another lunad process)
-// are found by rescanning when an object is missing, which opens only the
-// packs not yet open and closes the ones gone. Objects of the batch being
-// written are read from the writer's queue (pending).
+// than decoded whole (mapped when large), and whose entries are read by
+// packread.go. A one-shot `lunad edit` reads a handful of objects; decoding the
+// index of a 20,000-object pack to find them was the largest cost of its
+// start-up. The packs the store writes are added as it writes them; packs
+// that appear otherwise (git gc, another lunad process) are found by
+// rescanning when an object is missing, which opens only the packs not yet
+// open and closes the ones gone. Objects of the batch being written are
+// read from the writer's queue (pending). Callers hold the store's mutex.
 type objectStore struct {
 	dir     string // .git/objects
 	packs   []*pack
 	scanned bool
 	// pending returns an object written but not yet made durable (the
 	// objectWriter's queue), which the batch writing it reads back.
-	pending func(plumbing.Hash) (plumbing.ObjectType, []byte, bool)
+	pending  func(plumbing.Hash) (plumbing.ObjectType, []byte, bool)
+	bases    baseCache
+	inflater inflater
 }
 
-// deltaCache bounds each pack's cache of delta base objects. go-git's
-// default (96 MiB per pack) made a daemon that had read every artifact of
-// a packed repository hold ~50 MiB of object data for good.
-const deltaCache = 8 * cache.MiByte
-
-type pack struct {
-	name string // path of the .idx
-	idx  idxfile.Index
-	file io.Closer
-	pf   *packfile.Packfile
-	size int64 // of the .pack
-}
+// deltaCache bounds the cache of delta base objects. go-git's default
+// (96 MiB per pack) made a daemon that had read every artifact of a packed
+// repository hold ~50 MiB of object data for good.
+const deltaCache = 8 << 20
 
 func newObjectStore(gitDir string) *objectStore {
-	return &objectStore{dir: filepath.Join(gitDir, "objects")}
+	return &objectStore{dir: filepath.Join(gitDir, "objects"), bases: baseCache{budget: deltaCache}}
 }
 
 // read returns an object's type and content, or ErrNotFound.
 func (o *objectStore) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	return o.readDepth(h, 0)
+}
+
+// readDepth is read for the base of a REF_DELTA depth deltas deep.
+func (o *objectStore) readDepth(h plumbing.Hash, depth int) (plumbing.ObjectType, []byte, error) {
 	if o.pending != nil {
 		if t, b, ok := o.pending(h); ok {
 			return t, b, nil
@@ -73,20 +69,15 @@ func (o *objectStore) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error)
 			}
 		}
 		for _, p := range o.packs {
-			if ok, _ := p.idx.Contains(h); !ok {
+			off, err := p.idx.FindOffset(h)
+			if err != nil {
 				continue
 			}
-			obj, err := p.pf.Get(h)
+			t, b, err := o.readPacked(p, off, depth)
 			if err != nil {
-				return 0, nil, fmt.Errorf("read object %s from pack: %w", h, err)
+				return 0, nil, fmt.Errorf("read object %s from pack %s: %w", h, filepath.Base(p.name), err)
 			}
-			r, err := obj.Reader()
-			if err != nil {
-				return 0, nil, err
-			}
-			b, err := io.ReadAll(r)
-			r.Close()
-			return obj.Type(), b, err
+			return t, b, nil
 		}
 	}
 	return 0, nil, fmt.Errorf("%w: object %s", plumbing.ErrObjectNotFound, h)
@@ -135,7 +126,7 @@ func (o *objectStore) scan() error {
 			kept = append(kept, p)
 			open[p.name] = true
 		} else {
-			p.file.Close()
+			o.closePack(p)
 		}
 	}
 	clear(o.packs[len(kept):])
@@ -144,35 +135,57 @@ func (o *objectStore) scan() error {
 		if open[idxName] {
 			continue
 		}
-		data, err := os.ReadFile(idxName)
+		data, mapped, err := readIndexFile(idxName)
 		if err != nil {
 			continue // removed by a concurrent gc
 		}
-		if err := o.add(idxName, data); err != nil {
+		if err := o.add(idxName, data, mapped); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// add opens the pack whose index idxName holds data.
-func (o *objectStore) add(idxName string, data []byte) error {
-	idx, err := openIndex(data)
+// readIndexFile returns the content of a pack index: mapped (true) when
+// it is large — git gc's index of a 20,000-object pack is 600 KB, of which
+// a look-up reads a few pages — and read when small (lunad's own packs).
+func readIndexFile(name string) ([]byte, bool, error) {
+	f, err := os.Open(name)
 	if err != nil {
-		return fmt.Errorf("pack index %s: %w", idxName, err)
+		return nil, false, err
 	}
-	packName := strings.TrimSuffix(idxName, ".idx") + ".pack"
-	f, err := osfs.Default.Open(packName)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
-		return nil // removed meanwhile
+		return nil, false, err
 	}
-	var size int64
-	if fi, err := os.Stat(packName); err == nil {
-		size = fi.Size()
+	if fi.Size() >= 64<<10 {
+		b, err := mapOpen(f, fi.Size())
+		return b, true, err
 	}
-	o.packs = append(o.packs, &pack{name: idxName, idx: idx, file: f, size: size,
-		pf: packfile.NewPackfileWithCache(idx, nil, f, cache.NewObjectLRU(deltaCache), 0)})
+	b := make([]byte, fi.Size())
+	_, err = io.ReadFull(f, b)
+	return b, false, err
+}
+
+// add opens the pack whose index idxName holds data (mapped: a mapping
+// the pack unmaps when it is closed).
+func (o *objectStore) add(idxName string, data []byte, mapped bool) error {
+	p, err := openPack(idxName, data, mapped)
+	if err != nil || p == nil { // nil: removed meanwhile
+		if mapped {
+			unmapFile(data)
+		}
+		return err
+	}
+	o.packs = append(o.packs, p)
 	return nil
+}
+
+// closePack releases a pack and its cached bases.
+func (o *objectStore) closePack(p *pack) {
+	o.bases.forget(p)
+	p.close()
 }
 
 // added registers a pack the writer has just made durable, when the packs
@@ -181,7 +194,7 @@ func (o *objectStore) added(idxName string, data []byte) {
 	if !o.scanned || slices.ContainsFunc(o.packs, func(p *pack) bool { return p.name == idxName }) {
 		return
 	}
-	o.add(idxName, data)
+	o.add(idxName, data, false)
 }
 
 // stored reports whether a pack the store has open holds h.
@@ -199,7 +212,7 @@ func (o *objectStore) stored(h plumbing.Hash) bool {
 
 func (o *objectStore) close() {
 	for _, p := range o.packs {
-		p.file.Close()
+		o.closePack(p)
 	}
 	o.packs = nil
 	o.scanned = false

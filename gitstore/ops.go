@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -242,7 +241,7 @@ func (s *Store) Archive(ctx context.Context, ref string, ch Change) (Result, err
 	})
 }
 
-var linkKind = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
+var linkKind = lazyRegexp(`^[a-z][a-z0-9_-]{0,63}$`)
 
 // Link records an explicit link from src to dst. Returns ErrNotFound if
 // either is unknown, ErrExists if the link exists.
@@ -250,7 +249,7 @@ func (s *Store) Link(ctx context.Context, src, dst, kind string, ch Change) (Res
 	if kind == "" {
 		kind = "references"
 	}
-	if !linkKind.MatchString(kind) {
+	if !linkKind().MatchString(kind) {
 		return Result{}, fmt.Errorf("%w: link kind %q (use lowercase words like depends_on)", lunad.ErrInvalid, kind)
 	}
 	return s.update(ctx, src, newWrite(lunad.OpLink, ch, []byte(dst), []byte(kind)), func(t *txn, m *meta) (string, error) {

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -106,25 +107,25 @@ func (s *Store) consolidatePacks() ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("consolidate %s: %w", p.name, err)
 		}
+		ends, err := entryEnds(p, hashes)
+		if err != nil {
+			return nil, fmt.Errorf("consolidate %s: %w", p.name, err)
+		}
 		for _, h := range hashes {
 			if seen[h] {
 				continue
 			}
 			seen[h] = true
-			obj, err := p.pf.Get(h)
+			off, _ := p.idx.FindOffset(h)
+			if raw, crc, ok := p.rawEntry(h, off, ends[off]); ok {
+				objects = append(objects, packObject{hash: h, raw: raw, crc: crc})
+				continue
+			}
+			typ, b, err := s.objects.readPacked(p, off, 0)
 			if err != nil {
 				return nil, fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
 			}
-			r, err := obj.Reader()
-			if err != nil {
-				return nil, fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
-			}
-			b, err := io.ReadAll(r)
-			r.Close()
-			if err != nil {
-				return nil, fmt.Errorf("consolidate %s: read %s: %w", p.name, h, err)
-			}
-			objects = append(objects, packObject{hash: h, typ: obj.Type(), content: b})
+			objects = append(objects, packObject{hash: h, typ: typ, content: b})
 		}
 	}
 	idxName, idx, err := s.objs.writePack(objects, nil)
@@ -136,7 +137,7 @@ func (s *Store) consolidatePacks() ([]string, error) {
 	kept := s.objects.packs[:0]
 	for _, p := range s.objects.packs {
 		if p.name != idxName && slices.Contains(old, p) {
-			p.file.Close()
+			s.objects.closePack(p)
 			names = append(names, p.name)
 		} else {
 			kept = append(kept, p)
@@ -145,6 +146,51 @@ func (s *Store) consolidatePacks() ([]string, error) {
 	clear(s.objects.packs[len(kept):])
 	s.objects.packs = kept
 	return names, nil
+}
+
+// entryEnds maps the offset of each entry of p (the objects hashes) to
+// where the entry ends: the next entry's offset, or the trailing checksum.
+func entryEnds(p *pack, hashes []plumbing.Hash) (map[int64]int64, error) {
+	if err := p.load(); err != nil {
+		return nil, err
+	}
+	offs := make([]int64, 0, len(hashes))
+	for _, h := range hashes {
+		off, err := p.idx.FindOffset(h)
+		if err != nil {
+			return nil, fmt.Errorf("offset of %s: %w", h, err)
+		}
+		offs = append(offs, off)
+	}
+	slices.Sort(offs)
+	ends := make(map[int64]int64, len(offs))
+	for i, off := range offs {
+		ends[off] = p.size - 20
+		if i+1 < len(offs) {
+			ends[off] = offs[i+1]
+		}
+	}
+	return ends, nil
+}
+
+// rawEntry returns the bytes of a whole object's entry in p, between off
+// and end, to be copied into another pack as they are (no inflating and
+// deflating again), with their CRC32, when the index's CRC32 vouches for
+// them; false for a delta (its base offset would change) or a mismatch.
+func (p *pack) rawEntry(h plumbing.Hash, off, end int64) ([]byte, uint32, bool) {
+	e, err := p.entryAt(off)
+	if err != nil || e.typ == packOfsDelta || e.typ == packRefDelta || end <= e.data || end > p.size-20 {
+		return nil, 0, false
+	}
+	want, err := p.idx.FindCRC32(h)
+	if err != nil {
+		return nil, 0, false
+	}
+	raw, err := p.readAt(off, end)
+	if err != nil || crc32.ChecksumIEEE(raw) != want {
+		return nil, 0, false
+	}
+	return raw, want, true
 }
 
 // orphanPacks lists (by their index's name) the packs in dir that have

@@ -397,3 +397,81 @@ func TestOrphanPackRemoved(t *testing.T) {
 		t.Errorf("the fresh pack (maybe its index is being renamed) was removed: %v", err)
 	}
 }
+
+// TestConsolidateCopiesEntries: consolidation copies a whole object's
+// entry as it is (no inflating and deflating again), and writes a delta
+// of a pack git made whole; git reads the result (verify-pack, fsck).
+func TestConsolidateCopiesEntries(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte(strings.Repeat("a line of the artifact\n", 200))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("a line", fmt.Sprintf("line %d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A small pack git made with deltas: versions of one file, by hand.
+	var body strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&body, "line %d of a file git stores as deltas\n", i)
+	}
+	for v := range 3 {
+		writeFile(t, s.root, "notes.txt", strings.Replace(body.String(), fmt.Sprintf("line %d ", v), "changed ", 1))
+		git(t, s.root, "add", "notes.txt")
+		git(t, s.root, "commit", "-q", "-m", fmt.Sprint("notes ", v))
+	}
+	git(t, s.root, "repack", "-q", "-d") // the loose objects as one new pack
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.objects.scan(); err != nil {
+		t.Fatal(err)
+	}
+	raw := map[plumbing.Hash][]byte{} // whole entries of the small packs
+	deltas := 0
+	for _, p := range s.objects.packs {
+		hashes, _ := packHashes(p.idx)
+		ends, err := entryEnds(p, hashes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hashes {
+			off, _ := p.idx.FindOffset(h)
+			if e, _ := p.entryAt(off); e.typ == packOfsDelta || e.typ == packRefDelta {
+				deltas++
+			} else {
+				raw[h], _ = p.readAt(off, ends[off])
+			}
+		}
+	}
+	if deltas == 0 || len(raw) == 0 {
+		t.Fatalf("%d whole entries and %d deltas in the small packs; want both", len(raw), deltas)
+	}
+	old, err := s.consolidatePacks()
+	if err != nil || len(old) < 2 {
+		t.Fatalf("consolidate: %d packs replaced, %v", len(old), err)
+	}
+	if err := removePacks(old); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.objects.packs) != 1 {
+		t.Fatalf("%d packs after consolidation, want 1", len(s.objects.packs))
+	}
+	p := s.objects.packs[0]
+	hashes, _ := packHashes(p.idx)
+	ends, _ := entryEnds(p, hashes)
+	for _, h := range hashes {
+		off, _ := p.idx.FindOffset(h)
+		e, err := p.entryAt(off)
+		if err != nil || e.typ == packOfsDelta || e.typ == packRefDelta {
+			t.Fatalf("%s: entry type %d, %v; want a whole object", h, e.typ, err)
+		}
+		if got, _ := p.readAt(off, ends[off]); raw[h] != nil && !bytes.Equal(got, raw[h]) {
+			t.Errorf("%s: entry written again, not copied", h)
+		}
+	}
+	git(t, s.root, "verify-pack", p.name)
+	git(t, s.root, "fsck", "--strict", "--no-progress")
+}

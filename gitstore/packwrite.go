@@ -11,11 +11,15 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// packObject is one object bound for a pack.
+// packObject is one object bound for a pack: its type and content, or
+// (raw set) its whole entry as another pack stores it, header and zlib
+// stream, with the CRC32 of those bytes.
 type packObject struct {
 	hash    plumbing.Hash
 	typ     plumbing.ObjectType
 	content []byte
+	raw     []byte
+	crc     uint32
 }
 
 // encodePack serialises objects as a version 2 pack (git's
@@ -38,6 +42,11 @@ func encodePack(objects []packObject, zw *zlib.Writer) (pack, idx []byte, sum pl
 	entries := make([]entry, len(objects))
 	for i, o := range objects {
 		start := p.Len()
+		if o.raw != nil {
+			p.Write(o.raw)
+			entries[i] = entry{o.hash, o.crc, uint64(start)}
+			continue
+		}
 		size := uint64(len(o.content))
 		b := byte(o.typ)<<4 | byte(size&0x0f)
 		size >>= 4

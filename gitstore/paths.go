@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,7 +18,7 @@ const maxPathLen = 1024
 // systems (ext4, APFS, NTFS) store.
 const maxComponentLen = 255
 
-var gitShortName = regexp.MustCompile(`(?i)^git~[0-9]+$`)
+var gitShortName = lazyRegexp(`(?i)^git~[0-9]+$`)
 
 // isDotGit reports whether a path component names .git on some filesystem
 // git supports: any case, trailing spaces or dots (NTFS), the 8.3 short
@@ -32,7 +31,7 @@ func isDotGit(c string) bool {
 		}
 		return r
 	}, c)
-	return strings.ToLower(strings.TrimRight(c, " .")) == ".git" || gitShortName.MatchString(c)
+	return strings.ToLower(strings.TrimRight(c, " .")) == ".git" || gitShortName().MatchString(c)
 }
 
 // checkPath validates an artifact path: a safe repository path (see
@@ -129,10 +128,10 @@ func extForType(typ string) string {
 	return best
 }
 
-var typePattern = regexp.MustCompile(`^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9.+-]*$`)
+var typePattern = lazyRegexp(`^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9.+-]*$`)
 
 func checkType(t string) error {
-	if !typePattern.MatchString(t) || len(t) > 100 {
+	if !typePattern().MatchString(t) || len(t) > 100 {
 		return fmt.Errorf("%w: type %q is not of the form kind/name (e.g. text/markdown, code/python)", lunad.ErrInvalid, t)
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -59,8 +58,8 @@ const (
 )
 
 var (
-	runIDPattern     = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
-	eventTypePattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
+	runIDPattern     = lazyRegexp(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
+	eventTypePattern = lazyRegexp(`^[A-Z][A-Z0-9_]{0,63}$`)
 	runSignature     = Signature{Name: "lunad", Email: "lunad@localhost"}
 )
 
@@ -105,7 +104,7 @@ func checkRunID(id string) error {
 		return fmt.Errorf("%w: a run ID is required", lunad.ErrInvalid)
 	case len(id) > maxRunID:
 		return bad(fmt.Sprintf("is longer than %d bytes", maxRunID))
-	case !runIDPattern.MatchString(id):
+	case !runIDPattern().MatchString(id):
 		return bad("may hold only letters, digits, '.', '_' and '-', and may not start with '.'")
 	case strings.Contains(id, ".."), strings.HasSuffix(id, "."), strings.HasSuffix(id, ".lock"):
 		return bad("breaks git's ref name rules (no '..', no trailing '.' or '.lock')")
@@ -128,7 +127,7 @@ func parseTip(tip string) (plumbing.Hash, error) {
 // checkRunRecord validates one record of run runID before anything is written.
 func checkRunRecord(runID string, rec RunRecord) error {
 	ev := rec.Event
-	if !eventTypePattern.MatchString(string(ev.Type)) {
+	if !eventTypePattern().MatchString(string(ev.Type)) {
 		return fmt.Errorf("%w: event type %q (use upper-case names like STAGE_STARTED)", lunad.ErrInvalid, ev.Type)
 	}
 	if ev.RunID != "" && ev.RunID != runID {

@@ -77,6 +77,7 @@ type Store struct {
 	objs    *objectWriter
 	lock    *wsLock
 	cache   *commitCache
+	snap    historySnapshot
 	hist    *history
 	trees   map[plumbing.Hash][]treeEntry // decoded trees, see readTree
 	// roots maps commits to their trees (treeOf); it has its own mutex.
@@ -155,7 +156,8 @@ func openRepo(dir string, opts Options) (*Store, error) {
 	s.objects = newObjectStore(s.commonDir)
 	s.objs = newObjectWriter(s.commonDir)
 	s.objects.pending, s.objs.stored, s.objs.added = s.objs.pendingObject, s.objects.stored, s.objects.added
-	s.cache = loadCommitCache(filepath.Join(s.lunaDir, "commits"))
+	s.cache = &commitCache{path: filepath.Join(s.lunaDir, "commits")}
+	s.snap = historySnapshot{path: filepath.Join(s.lunaDir, historySnapName), tmp: filepath.Join(s.lunaDir, "tmp")}
 	return s, nil
 }
 

@@ -107,6 +107,7 @@ func TestDerivedCachesRebuilt(t *testing.T) {
 	for name, junk := range map[string]string{
 		"metas":   `{"tree":"0000000000000000000000000000000000000000","metas":{"zzzz":{"id":"zzzz","path":"dir/n3.md"}}}`,
 		"commits": "{\"c\":\"not a hash\"}\n{torn",
+		"history": "e {\"c\":\"not a hash\"}\nt 0000000000000000000000000000000000000000\n",
 	} {
 		if err := os.WriteFile(filepath.Join(s.root, ".git", "luna", name), []byte(junk), 0o644); err != nil {
 			t.Fatal(err)

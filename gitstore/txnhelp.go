@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -19,7 +18,7 @@ import (
 // means Options.Human).
 type Change = lunad.Change
 
-var extraKey = regexp.MustCompile(`^[A-Z][A-Za-z0-9-]{0,62}$`)
+var extraKey = lazyRegexp(`^[A-Z][A-Za-z0-9-]{0,62}$`)
 
 func validateChange(c Change) error {
 	if strings.ContainsAny(c.Agent, "<>") {
@@ -35,7 +34,7 @@ func validateChange(c Change) error {
 		return fmt.Errorf("%w: base version %d is negative", lunad.ErrInvalid, c.BaseVersion)
 	}
 	for k, v := range c.Extra {
-		if !extraKey.MatchString(k) {
+		if !extraKey().MatchString(k) {
 			return fmt.Errorf("%w: trailer name %q", lunad.ErrInvalid, k)
 		}
 		if name, what, ok := lunad.ReservedTrailer(k); ok {

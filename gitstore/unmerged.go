@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
@@ -17,12 +18,14 @@ var ErrUnmerged = lunad.ErrUnmerged
 
 // unmerged reports whether .git/index holds p at a stage other than 0.
 // Callers hold s.mu.
-func (s *Store) unmerged(p string) (bool, error) {
+func (s *Store) unmerged(p string) (found bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guardFault(&err) // the index is mapped
 	b, _, err := s.lastIndex.read(s.gitDir)
 	if err != nil {
 		return false, err
 	}
-	found, err := unmergedIn(b, p)
+	found, err = unmergedIn(b, p)
 	if !errors.Is(err, errIndexFormat) {
 		return found, err
 	}

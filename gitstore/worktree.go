@@ -109,6 +109,7 @@ func (t *txn) finish() error {
 	if err := s.cache.append(t.entries); err != nil {
 		return err
 	}
+	s.snap.extend(t.start, t.entries, s.hist)
 	if werr != nil {
 		s.idx.schedule(s)
 		return werr

@@ -3,7 +3,6 @@ package runs
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -31,9 +30,9 @@ const (
 )
 
 var (
-	agentName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	trailerName = regexp.MustCompile(`^[A-Z][A-Za-z0-9-]{0,62}$`)
-	fileSegment = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+	agentName   = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	trailerName = lazyRegexp(`^[A-Z][A-Za-z0-9-]{0,62}$`)
+	fileSegment = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 )
 
 // engineTrailers are the trailers the engine writes on a stage's commit,
@@ -47,7 +46,7 @@ func checkResponse(resp lunad.StageResponse) error {
 	if err := checkAcks(resp.Acks); err != nil {
 		return err
 	}
-	if resp.Agent != "" && !agentName.MatchString(resp.Agent) {
+	if resp.Agent != "" && !agentName().MatchString(resp.Agent) {
 		return fmt.Errorf("%w: the response's agent %q is not an agent name: use letters, digits, '.', '_' and '-' (at most 64, a letter or digit first)", lunad.ErrInvalid, resp.Agent)
 	}
 	for _, k := range slices.Sorted(maps.Keys(resp.Trailers)) {
@@ -62,7 +61,7 @@ func checkResponse(resp lunad.StageResponse) error {
 			}
 			return fmt.Errorf("%w: the response's trailer %q is lunad's own (Luna-%s: %s); %s", lunad.ErrInvalid, k, name, what, hint)
 		}
-		if !trailerName.MatchString(k) {
+		if !trailerName().MatchString(k) {
 			return fmt.Errorf("%w: the response's trailer name %q: use a capital letter, then letters, digits and '-' (at most 63), like \"Model\"", lunad.ErrInvalid, k)
 		}
 		if len(v) > maxTrailer || strings.TrimSpace(v) != v || strings.ContainsFunc(v, unicode.IsControl) {
@@ -116,7 +115,7 @@ func checkFileName(name string) error {
 		return bad(fmt.Sprintf("must have 1 to %d bytes", maxFileName))
 	}
 	for _, seg := range strings.Split(name, "/") {
-		if !fileSegment.MatchString(seg) {
+		if !fileSegment().MatchString(seg) {
 			return bad("is not a relative path of plain names (letters, digits, '.', '_', '-'; no leading '.', no empty part), like \"llm/0001.json\"")
 		}
 	}

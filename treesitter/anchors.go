@@ -1,7 +1,6 @@
 package treesitter
 
 import (
-	"regexp"
 	"slices"
 )
 
@@ -15,13 +14,13 @@ const kindAnchor = "anchor"
 
 // htmlAnchor matches an element's id="x" and an <a>'s name="x" (single or
 // double quotes); data-id= and <meta name=> are not anchors.
-var htmlAnchor = regexp.MustCompile(`(?i)<(?:a\s[^<>]*?\bname|[a-z][a-z0-9-]*\s(?:[^<>]*?\s)?id)\s*=\s*(?:"([^"<>]+)"|'([^'<>]+)')`)
+var htmlAnchor = lazyRegexp(`(?i)<(?:a\s[^<>]*?\bname|[a-z][a-z0-9-]*\s(?:[^<>]*?\s)?id)\s*=\s*(?:"([^"<>]+)"|'([^'<>]+)')`)
 
 // scanAnchors returns the anchors of the HTML in text as references of
 // kind kindAnchor (Name: the id), with offsets relative to text.
 func scanAnchors(text []byte) []ref {
 	var out []ref
-	for _, m := range htmlAnchor.FindAllSubmatchIndex(text, -1) {
+	for _, m := range htmlAnchor().FindAllSubmatchIndex(text, -1) {
 		s, e := m[2], m[3]
 		if s < 0 {
 			s, e = m[4], m[5]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -34,51 +35,54 @@ type cliPattern struct {
 	name func(src []byte, m []int) (start, end int, name string)
 }
 
-var cliPatterns = map[string][]cliPattern{
-	LangGo: {
-		{re: regexp.MustCompile(`\bUse:\s*"([A-Za-z][\w-]*)`), kind: "command"},
-		{re: regexp.MustCompile(`cli\.Command\{\s*Name:\s*"([A-Za-z][\w-]*)"`), kind: "command"},
-		{re: regexp.MustCompile(`Flags\(\)\.\w+\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)"`), kind: "flag"},
-	},
-	LangPython: {
-		{re: regexp.MustCompile(`@[\w.]*\b(?:command|group)\(([^)]*)\)\s*\n`), kind: "command", name: pyCommandName},
-		{re: regexp.MustCompile(`\badd_parser\(\s*["']([A-Za-z][\w-]*)["']`), kind: "command"},
-		{re: regexp.MustCompile(`@[\w.]*\boption\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`), kind: "flag"},
-		{re: regexp.MustCompile(`\badd_argument\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`), kind: "flag"},
-	},
-	LangRust: {
-		{re: regexp.MustCompile(`#\[command\([^\]]*\bname\s*=\s*"([A-Za-z][\w-]*)"`), kind: "command"},
-		{re: regexp.MustCompile(`(?s)#\[derive\([^)]*\bSubcommand\b[^)]*\)\][^{]*\benum\s+\w+\s*\{`), kind: "command", name: nil},
-		{re: regexp.MustCompile(`#\[arg\(([^\]]*\blong\b[^\]]*)\)\]\s*(?:(?:///[^\n]*|#\[[^\n]*)\n\s*)*(?:pub(?:\([\w:]+\))?\s+)?(\w+)\s*:`), kind: "flag", name: clapFlagName},
-	},
-	LangJavaScript: jsCLI,
-	LangTypeScript: jsCLI,
-}
-
-var jsCLI = []cliPattern{
-	{re: regexp.MustCompile(`\.command\(\s*['"` + "`" + `]([A-Za-z][\w-]*)`), kind: "command"},
-	{re: regexp.MustCompile(`\.option\(\s*['"` + "`" + `](?:-\w,?\s*)?--([A-Za-z][\w-]+)`), kind: "flag"},
-}
+// cliPatterns are compiled on first use, as every regular expression of
+// the package is (lazyRegexp).
+var cliPatterns = sync.OnceValue(func() map[string][]cliPattern {
+	jsCLI := []cliPattern{
+		{re: regexp.MustCompile(`\.command\(\s*['"` + "`" + `]([A-Za-z][\w-]*)`), kind: "command"},
+		{re: regexp.MustCompile(`\.option\(\s*['"` + "`" + `](?:-\w,?\s*)?--([A-Za-z][\w-]+)`), kind: "flag"},
+	}
+	return map[string][]cliPattern{
+		LangGo: {
+			{re: regexp.MustCompile(`\bUse:\s*"([A-Za-z][\w-]*)`), kind: "command"},
+			{re: regexp.MustCompile(`cli\.Command\{\s*Name:\s*"([A-Za-z][\w-]*)"`), kind: "command"},
+			{re: regexp.MustCompile(`Flags\(\)\.\w+\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)"`), kind: "flag"},
+		},
+		LangPython: {
+			{re: regexp.MustCompile(`@[\w.]*\b(?:command|group)\(([^)]*)\)\s*\n`), kind: "command", name: pyCommandName},
+			{re: regexp.MustCompile(`\badd_parser\(\s*["']([A-Za-z][\w-]*)["']`), kind: "command"},
+			{re: regexp.MustCompile(`@[\w.]*\boption\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`), kind: "flag"},
+			{re: regexp.MustCompile(`\badd_argument\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`), kind: "flag"},
+		},
+		LangRust: {
+			{re: regexp.MustCompile(`#\[command\([^\]]*\bname\s*=\s*"([A-Za-z][\w-]*)"`), kind: "command"},
+			{re: regexp.MustCompile(`(?s)#\[derive\([^)]*\bSubcommand\b[^)]*\)\][^{]*\benum\s+\w+\s*\{`), kind: "command", name: nil},
+			{re: regexp.MustCompile(`#\[arg\(([^\]]*\blong\b[^\]]*)\)\]\s*(?:(?:///[^\n]*|#\[[^\n]*)\n\s*)*(?:pub(?:\([\w:]+\))?\s+)?(\w+)\s*:`), kind: "flag", name: clapFlagName},
+		},
+		LangJavaScript: jsCLI,
+		LangTypeScript: jsCLI,
+	}
+})
 
 var (
-	quotedName = regexp.MustCompile(`^\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']|\bname\s*=\s*["']([A-Za-z][\w-]*)["']`)
-	pyNextDef  = regexp.MustCompile(`(?m)^\s*(?:async\s+)?def\s+(\w+)`) // the function under the decorators
-	clapLong   = regexp.MustCompile(`\blong\s*=\s*"([A-Za-z][\w-]*)"`)
-	variantRe  = regexp.MustCompile(`(?m)^\s*(?:#\[[^\n]*\n\s*)*([A-Z]\w*)\s*[({,]`)
+	quotedName = lazyRegexp(`^\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']|\bname\s*=\s*["']([A-Za-z][\w-]*)["']`)
+	pyNextDef  = lazyRegexp(`(?m)^\s*(?:async\s+)?def\s+(\w+)`) // the function under the decorators
+	clapLong   = lazyRegexp(`\blong\s*=\s*"([A-Za-z][\w-]*)"`)
+	variantRe  = lazyRegexp(`(?m)^\s*(?:#\[[^\n]*\n\s*)*([A-Z]\w*)\s*[({,]`)
 )
 
 // pyCommandName is a click/typer command's name: the one given, else the
 // function's with _ as - (click 8.2 also drops a _command/_cmd suffix).
 func pyCommandName(src []byte, m []int) (int, int, string) {
 	args := string(src[m[2]:m[3]])
-	if q := quotedName.FindStringSubmatchIndex(args); q != nil {
+	if q := quotedName().FindStringSubmatchIndex(args); q != nil {
 		i := 2
 		if q[2] < 0 {
 			i = 4
 		}
 		return m[2] + q[i], m[2] + q[i+1], args[q[i]:q[i+1]]
 	}
-	d := pyNextDef.FindSubmatchIndex(src[m[1]:])
+	d := pyNextDef().FindSubmatchIndex(src[m[1]:])
 	if d == nil {
 		return m[2], m[3], ""
 	}
@@ -96,7 +100,7 @@ func pyCommandName(src []byte, m []int) (int, int, string) {
 // clapFlagName is a clap #[arg(long)] field's flag: long = "x", else the
 // field name with _ as -.
 func clapFlagName(src []byte, m []int) (int, int, string) {
-	if q := clapLong.FindSubmatchIndex(src[m[2]:m[3]]); q != nil {
+	if q := clapLong().FindSubmatchIndex(src[m[2]:m[3]]); q != nil {
 		return m[2] + q[2], m[2] + q[3], string(src[m[2]+q[2] : m[2]+q[3]])
 	}
 	return m[4], m[5], strings.ReplaceAll(string(src[m[4]:m[5]]), "_", "-")
@@ -119,7 +123,7 @@ func kebab(s string) string {
 
 // cliDefs reports the commands and flags src (in lang) defines.
 func cliDefs(lang string, src []byte, add func(*def)) {
-	pats := cliPatterns[lang]
+	pats := cliPatterns()[lang]
 	if len(pats) == 0 {
 		return
 	}
@@ -156,7 +160,7 @@ func subcommandVariants(src []byte, open int, add func(*def)) {
 		end++
 	}
 	body := src[open:end]
-	for _, m := range variantRe.FindAllSubmatchIndex(body, -1) {
+	for _, m := range variantRe().FindAllSubmatchIndex(body, -1) {
 		line := body[m[0]:m[3]]
 		if bytes.Contains(line, []byte("name")) && bytes.Contains(line, []byte("#[command")) {
 			continue
@@ -178,20 +182,24 @@ func subcommandVariants(src []byte, open int, add func(*def)) {
 // #[arg(short = 'n')].
 type ShortFlag struct{ Short, Long string }
 
-var shortPatterns = map[string][]*regexp.Regexp{ // submatches: long, short
-	LangGo: {regexp.MustCompile(`Flags\(\)\.\w+P\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)",\s*"([A-Za-z0-9])"`)},
-	LangPython: {
-		regexp.MustCompile(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']--([A-Za-z][\w-]+)["'],\s*["']-([A-Za-z0-9])["']`),
-	},
-	LangJavaScript: {regexp.MustCompile(`\.option\(\s*['"` + "`" + `]-([A-Za-z0-9]),?\s*--([A-Za-z][\w-]+)`)},
-}
+var shortPatterns = sync.OnceValue(func() map[string][]*regexp.Regexp {
+	return map[string][]*regexp.Regexp{ // submatches: long, short
+		LangGo: {regexp.MustCompile(`Flags\(\)\.\w+P\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)",\s*"([A-Za-z0-9])"`)},
+		LangPython: {
+			regexp.MustCompile(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']--([A-Za-z][\w-]+)["'],\s*["']-([A-Za-z0-9])["']`),
+		},
+		LangJavaScript: {regexp.MustCompile(`\.option\(\s*['"` + "`" + `]-([A-Za-z0-9]),?\s*--([A-Za-z][\w-]+)`)},
+	}
+})
 
 // shortFirst are the patterns whose first submatch is the short flag.
-var shortFirst = map[string][]*regexp.Regexp{
-	LangPython: {regexp.MustCompile(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']-([A-Za-z0-9])["'],\s*["']--([A-Za-z][\w-]+)`)},
-}
+var shortFirst = sync.OnceValue(func() map[string][]*regexp.Regexp {
+	return map[string][]*regexp.Regexp{
+		LangPython: {regexp.MustCompile(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']-([A-Za-z0-9])["'],\s*["']--([A-Za-z][\w-]+)`)},
+	}
+})
 
-var clapShort = regexp.MustCompile(`\bshort\b(?:\s*=\s*'([A-Za-z0-9])')?`)
+var clapShort = lazyRegexp(`\bshort\b(?:\s*=\s*'([A-Za-z0-9])')?`)
 
 // shortFlags reports the short flags src (in lang) defines next to a long
 // one, in file order of their patterns.
@@ -200,7 +208,7 @@ func shortFlags(lang string, src []byte) []ShortFlag {
 	if lang == LangTypeScript {
 		lang = LangJavaScript
 	}
-	for _, re := range shortPatterns[lang] {
+	for _, re := range shortPatterns()[lang] {
 		for _, m := range re.FindAllSubmatchIndex(src, -1) {
 			long, short := string(src[m[2]:m[3]]), string(src[m[4]:m[5]])
 			if lang == LangJavaScript { // "-n, --name": short first
@@ -209,18 +217,18 @@ func shortFlags(lang string, src []byte) []ShortFlag {
 			out = append(out, ShortFlag{Short: "-" + short, Long: long})
 		}
 	}
-	for _, re := range shortFirst[lang] {
+	for _, re := range shortFirst()[lang] {
 		for _, m := range re.FindAllSubmatchIndex(src, -1) {
 			out = append(out, ShortFlag{Short: "-" + string(src[m[2]:m[3]]), Long: string(src[m[4]:m[5]])})
 		}
 	}
 	if lang == LangRust {
-		for _, p := range cliPatterns[LangRust] {
+		for _, p := range cliPatterns()[LangRust] {
 			if p.kind != "flag" {
 				continue
 			}
 			for _, m := range p.re.FindAllSubmatchIndex(src, -1) {
-				sm := clapShort.FindSubmatchIndex(src[m[2]:m[3]])
+				sm := clapShort().FindSubmatchIndex(src[m[2]:m[3]])
 				if sm == nil {
 					continue
 				}

@@ -208,7 +208,7 @@ func directiveArgRef(directive, arg string) (Reference, bool) {
 	case autodocDirectives[strings.TrimPrefix(directive, "py:")] && (strings.HasPrefix(directive, "auto") || strings.HasPrefix(directive, "py:")):
 		name, _, _ := strings.Cut(arg, "(")
 		name = strings.TrimSpace(name)
-		if !symbolLike.MatchString(name) {
+		if !symbolLike().MatchString(name) {
 			return Reference{}, false
 		}
 		return Reference{Name: name, Kind: "code"}, true

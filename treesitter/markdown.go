@@ -3,7 +3,6 @@ package treesitter
 import (
 	"bytes"
 	"hash/maphash"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -14,7 +13,7 @@ import (
 
 // hasScheme matches absolute URLs (https:, mailto:, ...), which are not
 // references to artifacts.
-var hasScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+var hasScheme = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
 // extractMarkdown runs markdown.scm on the block tree and, for the inline
 // spans that can hold a code span or link, markdown_inline.scm on a parse
@@ -256,7 +255,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 			if role == "" {
 				before := text[max(0, s-maxRoleWords):s]
 				role = spanRole(before, text[e:min(len(text), e+maxRoleWords)])
-				if role == "" && plainWord(name) && copulaBefore.Match(before) {
+				if role == "" && plainWord(name) && copulaBefore().Match(before) {
 					role = RoleVariable // "classes should be `frozen`": a state, not the function frozen()
 				}
 			}
@@ -278,7 +277,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 // one, the path; Target is the destination as written (minus <>).
 func addLink(add func(*ref), dest string, start, end int) {
 	dest = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(dest, "<"), ">"))
-	if dest == "" || hasScheme.MatchString(dest) || strings.HasPrefix(dest, "//") {
+	if dest == "" || hasScheme().MatchString(dest) || strings.HasPrefix(dest, "//") {
 		return
 	}
 	name := dest

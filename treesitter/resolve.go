@@ -3,7 +3,6 @@ package treesitter
 import (
 	"net/url"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,10 +39,10 @@ func (g *Graph) artifactTarget(id string) Target {
 }
 
 // lineFragment matches "L10", "L10-L20" and "L10-20".
-var lineFragment = regexp.MustCompile(`^L([0-9]+)(?:-L?([0-9]+))?$`)
+var lineFragment = lazyRegexp(`^L([0-9]+)(?:-L?([0-9]+))?$`)
 
 // ignoredLink matches destinations that are not text artifacts.
-var ignoredLink = regexp.MustCompile(`(?i)\.(png|jpe?g|gif|svg|webp|ico|bmp|pdf|zip|gz|tgz|mp4|mp3|woff2?)$`)
+var ignoredLink = lazyRegexp(`(?i)\.(png|jpe?g|gif|svg|webp|ico|bmp|pdf|zip|gz|tgz|mp4|mp3|woff2?)$`)
 
 func (g *Graph) resolveLink(e *Entry, res *Resolution) {
 	p, frag := splitFragment(res.Ref.Target)
@@ -64,7 +63,7 @@ func (g *Graph) resolveLink(e *Entry, res *Resolution) {
 		}
 		return
 	}
-	if ignoredLink.MatchString(p) {
+	if ignoredLink().MatchString(p) {
 		return
 	}
 	id, want := g.lookupPath(e.Path, p)
@@ -87,7 +86,7 @@ func (g *Graph) resolveLink(e *Entry, res *Resolution) {
 	if frag == "" {
 		return
 	}
-	if m := lineFragment.FindStringSubmatch(frag); m != nil {
+	if m := lineFragment().FindStringSubmatch(frag); m != nil {
 		res.Target.Line, _ = strconv.Atoi(m[1])
 		return
 	}

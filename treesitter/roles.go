@@ -2,14 +2,13 @@ package treesitter
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
 )
 
 // symbolLike matches a dotted name (`a.b`, `a::b`, `a#b`, optionally `()`):
 // what a role, an autodoc directive or a `:::` line names.
-var symbolLike = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$`)
+var symbolLike = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$`)
 
 // Roles of Sphinx and MyST ({func}`x` in MyST Markdown, :func:`x` in
 // reStructuredText) and the include directives of mdBook and MkDocs: the
@@ -48,12 +47,12 @@ func roleRef(role, content string) (r Reference, ok bool) {
 		name := strings.TrimLeft(content, "~!")
 		name = strings.TrimPrefix(name, ".")
 		name = strings.TrimSuffix(name, "()")
-		if !symbolLike.MatchString(name) {
+		if !symbolLike().MatchString(name) {
 			return r, false
 		}
 		return Reference{Name: name, Kind: "code"}, true
 	case role == "doc":
-		if content == "" || hasScheme.MatchString(content) || strings.ContainsAny(content, "\n#") {
+		if content == "" || hasScheme().MatchString(content) || strings.ContainsAny(content, "\n#") {
 			return r, false
 		}
 		return Reference{Name: content, Kind: "doc", Target: content}, true
@@ -89,7 +88,7 @@ func mystRoleBefore(text []byte, end int) (start int, role string) {
 }
 
 // autodocLine matches a mkdocstrings line "::: package.module.name".
-var autodocLine = regexp.MustCompile(`(?m)^[ \t]*:::[ \t]+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*$`)
+var autodocLine = lazyRegexp(`(?m)^[ \t]*:::[ \t]+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*$`)
 
 // scanAutodoc finds mkdocstrings "::: dotted.name" lines: references of
 // kind "code" to the named definition (or module).
@@ -98,7 +97,7 @@ func scanAutodoc(text []byte) []ref {
 		return nil
 	}
 	var out []ref
-	for _, m := range autodocLine.FindAllSubmatchIndex(text, -1) {
+	for _, m := range autodocLine().FindAllSubmatchIndex(text, -1) {
 		out = append(out, ref{Reference: Reference{Name: string(text[m[2]:m[3]]), Kind: "code"}, start: m[2], end: m[3]})
 	}
 	return out
@@ -106,7 +105,7 @@ func scanAutodoc(text []byte) []ref {
 
 // includeDirective matches mdBook's {{#include path}}, {{#rustdoc_include
 // path:anchor}} and {{#playground path}}.
-var includeDirective = regexp.MustCompile(`\{\{#(include|rustdoc_include|playground)[ \t]+([^}\s]+)[^}\n]*\}\}`)
+var includeDirective = lazyRegexp(`\{\{#(include|rustdoc_include|playground)[ \t]+([^}\s]+)[^}\n]*\}\}`)
 
 // scanIncludes finds mdBook include directives: references of kind
 // "include" to the file (Target: the path, with "#L10" or "#L10-L20" for
@@ -116,7 +115,7 @@ func scanIncludes(text []byte) []ref {
 		return nil
 	}
 	var out []ref
-	for _, m := range includeDirective.FindAllSubmatchIndex(text, -1) {
+	for _, m := range includeDirective().FindAllSubmatchIndex(text, -1) {
 		if r, ok := includeRef(string(text[m[4]:m[5]])); ok {
 			out = append(out, ref{Reference: r, start: m[0], end: m[1]})
 		}

@@ -2,7 +2,6 @@ package treesitter
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 )
 
@@ -12,21 +11,21 @@ import (
 const LangRST = "rst"
 
 // rstRole matches an interpreted-text role: :func:`name`, :py:meth:`~a.b`.
-var rstRole = regexp.MustCompile("(?:^|[^\\w`:]):([A-Za-z][A-Za-z0-9_.+-]*(?::[A-Za-z][A-Za-z0-9_.+-]*)*):`([^`\\n]+)`")
+var rstRole = lazyRegexp("(?:^|[^\\w`:]):([A-Za-z][A-Za-z0-9_.+-]*(?::[A-Za-z][A-Za-z0-9_.+-]*)*):`([^`\\n]+)`")
 
 // rstLink matches an embedded-URI hyperlink: `text <url>`_ or `text <url>`__.
-var rstLink = regexp.MustCompile("`([^`<\\n]*)<([^`>\\n]+)>`__?")
+var rstLink = lazyRegexp("`([^`<\\n]*)<([^`>\\n]+)>`__?")
 
 // rstTarget matches an external hyperlink target: .. _label: url.
-var rstTarget = regexp.MustCompile(`(?m)^[ \t]*\.\. _[^:\n]+:[ \t]+(\S+)[ \t]*$`)
+var rstTarget = lazyRegexp(`(?m)^[ \t]*\.\. _[^:\n]+:[ \t]+(\S+)[ \t]*$`)
 
 // rstInclude matches the include directives: .. include:: path and
 // .. literalinclude:: path.
-var rstInclude = regexp.MustCompile(`(?m)^[ \t]*\.\. (?:literal)?include::[ \t]+(\S+)[ \t]*$`)
+var rstInclude = lazyRegexp(`(?m)^[ \t]*\.\. (?:literal)?include::[ \t]+(\S+)[ \t]*$`)
 
 // rstObject matches a directive documenting a named object:
 // .. autofunction:: httpx.get, .. py:method:: Client.get(url).
-var rstObject = regexp.MustCompile(`(?m)^[ \t]*\.\. ((?:auto|py:)[a-z]+)::[ \t]+([^\s(]+)`)
+var rstObject = lazyRegexp(`(?m)^[ \t]*\.\. ((?:auto|py:)[a-z]+)::[ \t]+([^\s(]+)`)
 
 // rstRefs returns the references of reStructuredText: roles (kind "code",
 // "doc" or "ref", see roleRef), hyperlinks with an embedded URI and
@@ -35,28 +34,28 @@ var rstObject = regexp.MustCompile(`(?m)^[ \t]*\.\. ((?:auto|py:)[a-z]+)::[ \t]+
 // and include directives (kind "include").
 func rstRefs(text []byte) []ref {
 	var out []ref
-	for _, m := range rstRole.FindAllSubmatchIndex(text, -1) {
+	for _, m := range rstRole().FindAllSubmatchIndex(text, -1) {
 		start := m[2] - 1 // the leading ':' of the role
 		if r, ok := roleRef(string(text[m[2]:m[3]]), string(text[m[4]:m[5]])); ok {
 			out = append(out, ref{Reference: r, start: start, end: m[1]})
 		}
 	}
 	add := func(r *ref) { out = append(out, *r) }
-	for _, m := range rstLink.FindAllSubmatchIndex(text, -1) {
+	for _, m := range rstLink().FindAllSubmatchIndex(text, -1) {
 		if m[0] > 0 && text[m[0]-1] == ':' {
 			continue // a role's content, not a link
 		}
 		addLink(add, string(text[m[4]:m[5]]), m[0], m[1])
 	}
-	for _, m := range rstTarget.FindAllSubmatchIndex(text, -1) {
+	for _, m := range rstTarget().FindAllSubmatchIndex(text, -1) {
 		addLink(add, string(text[m[2]:m[3]]), m[2], m[3])
 	}
-	for _, m := range rstObject.FindAllSubmatchIndex(text, -1) {
+	for _, m := range rstObject().FindAllSubmatchIndex(text, -1) {
 		if r, ok := directiveArgRef(string(text[m[2]:m[3]]), string(text[m[4]:m[5]])); ok {
 			out = append(out, ref{Reference: r, start: m[4], end: m[5]})
 		}
 	}
-	for _, m := range rstInclude.FindAllSubmatchIndex(text, -1) {
+	for _, m := range rstInclude().FindAllSubmatchIndex(text, -1) {
 		if r, ok := includeRef(string(text[m[2]:m[3]])); ok {
 			out = append(out, ref{Reference: r, start: m[2], end: m[3]})
 		}
@@ -144,7 +143,7 @@ func (p *Parser) parseRST(src []byte, lines *Lines) (*File, error) {
 
 // rstCodeDirective matches the directives whose content is code:
 // ".. code-block:: python", ".. code:: go", ".. sourcecode:: rust".
-var rstCodeDirective = regexp.MustCompile(`^([ \t]*)\.\. (?:code-block|code|sourcecode)::[ \t]*(\S*)`)
+var rstCodeDirective = lazyRegexp(`^([ \t]*)\.\. (?:code-block|code|sourcecode)::[ \t]*(\S*)`)
 
 // rstBlock is the content of a code directive.
 type rstBlock struct {
@@ -187,7 +186,7 @@ func rstCodeBlocks(src []byte) []rstBlock {
 				out = append(out, *cur)
 			}
 			cur = nil
-			if m := rstCodeDirective.FindSubmatch(line); m != nil {
+			if m := rstCodeDirective().FindSubmatch(line); m != nil {
 				cur = &rstBlock{lang: string(m[2]), start: -1}
 				if cur.lang == "" {
 					cur.lang = "code"

@@ -3,7 +3,6 @@ package treesitter
 import (
 	"net/url"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -130,7 +129,7 @@ func unverifiedSlug(res *Resolution, frag string) {
 
 // numbered matches GitHub's anchor of a repeated heading: "usage-1" is the
 // second heading whose slug is "usage".
-var numbered = regexp.MustCompile(`^(.+)-([0-9]+)$`)
+var numbered = lazyRegexp(`^(.+)-([0-9]+)$`)
 
 // siteFragment finds the symbols or headings of e a link fragment names:
 // by findFragment; else as GitHub does, without its "user-content-"
@@ -147,7 +146,7 @@ func siteFragment(e *Entry, frag string) (t []Target, n int, loose bool) {
 		}
 		frag = f
 	}
-	if m := numbered.FindStringSubmatch(strings.ToLower(frag)); m != nil {
+	if m := numbered().FindStringSubmatch(strings.ToLower(frag)); m != nil {
 		k, err := strconv.Atoi(m[2])
 		for _, s := range e.File.Symbols {
 			if err != nil || s.Kind != "heading" || Slug(s.Name) != m[1] {

@@ -2,7 +2,6 @@ package treesitter
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -13,17 +12,17 @@ import (
 var (
 	// signature: "fn parse(s: &str) -> T", "def get(url, **kw)",
 	// "async def aread()", "function create(opts)", "func (s *S) Run()"
-	sigPrefix = regexp.MustCompile(`^(?:pub\s+)?(?:async\s+)?(?:fn|def|function|func)\s+(?:\([^)]*\)\s*)?`)
+	sigPrefix = lazyRegexp(`^(?:pub\s+)?(?:async\s+)?(?:fn|def|function|func)\s+(?:\([^)]*\)\s*)?`)
 	// a command line: "tool sub", "mkdocs gh-deploy", "cargo generate" —
 	// two or three lower-case words and nothing else
-	commandLine = regexp.MustCompile(`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*(?: [a-z][a-z0-9]*(?:-[a-z0-9]+)*){1,2}$`)
+	commandLine = lazyRegexp(`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*(?: [a-z][a-z0-9]*(?:-[a-z0-9]+)*){1,2}$`)
 	// a single dashed word ("gh-deploy") is no identifier: a command
-	dashedWord = regexp.MustCompile(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
+	dashedWord = lazyRegexp(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
 	// a long flag, optionally with its value: "--force", "--config <file>"
-	longFlag = regexp.MustCompile(`^--([A-Za-z][\w-]*[A-Za-z0-9])(?:[ =].*)?$`)
+	longFlag = lazyRegexp(`^--([A-Za-z][\w-]*[A-Za-z0-9])(?:[ =].*)?$`)
 	// a short flag, optionally with its long form or a value: "-n",
 	// "-i | --identity", "-w 60"; a digit ("-1") is a number
-	shortFlag = regexp.MustCompile(`^-([A-Za-z])(?:\s*[|,/]\s*--([A-Za-z][\w-]*[A-Za-z0-9]))?(?:[ =].*)?$`)
+	shortFlag = lazyRegexp(`^-([A-Za-z])(?:\s*[|,/]\s*--([A-Za-z][\w-]*[A-Za-z0-9]))?(?:[ =].*)?$`)
 )
 
 // spanName returns the name a code span's text mentions and the role its
@@ -44,16 +43,16 @@ func spanName(code string) (name, role string, ok bool) {
 		}
 		return code, "", true
 	}
-	if m := longFlag.FindStringSubmatch(code); m != nil {
+	if m := longFlag().FindStringSubmatch(code); m != nil {
 		return m[1], RoleFlag, true
 	}
-	if m := shortFlag.FindStringSubmatch(code); m != nil { // "-n": the long flag defined with it
+	if m := shortFlag().FindStringSubmatch(code); m != nil { // "-n": the long flag defined with it
 		if m[2] != "" {
 			return m[2], RoleFlag, true
 		}
 		return "-" + m[1], RoleFlag, true
 	}
-	if commandLine.MatchString(code) || dashedWord.MatchString(code) {
+	if commandLine().MatchString(code) || dashedWord().MatchString(code) {
 		return code, RoleCommand, true
 	}
 	if n, found := strings.CutSuffix(code, "="); found && !strings.HasSuffix(n, "=") {
@@ -68,7 +67,7 @@ func spanName(code string) (name, role string, ok bool) {
 		return "", "", false // ".git", ".md": a file or an extension
 	}
 	code = strings.TrimPrefix(code, ".")
-	if loc := sigPrefix.FindStringIndex(code); loc != nil {
+	if loc := sigPrefix().FindStringIndex(code); loc != nil {
 		code = code[loc[1]:]
 	}
 	if i := strings.Index(code, " -> "); i > 0 {
@@ -79,7 +78,7 @@ func spanName(code string) (name, role string, ok bool) {
 	code = stripGroup(code, '(', ')')
 	code = stripGroup(code, '<', '>')
 	code = stripGroup(code, '[', ']') // Rust/Python generics: Vec[T], list[str]
-	if !symbolName.MatchString(code) {
+	if !symbolName().MatchString(code) {
 		return "", "", false
 	}
 	if last := splitQualified(code); len(last[len(last)-1]) < 2 {
@@ -105,7 +104,7 @@ func plainIdent(s string) bool {
 
 // symbolName is a bare or qualified identifier: parse_config,
 // Parser.Parse, std::fs::read, Foo#bar.
-var symbolName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+var symbolName = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 
 // stripGroup removes one trailing balanced group opened by open
 // ("f(a, (b))" -> "f"), when it ends the text; text with an unbalanced or
@@ -136,14 +135,14 @@ func stripGroup(s string, open, close byte) string {
 // the name is: "the `x` argument", "the `x` command", "`x` option",
 // "variables `x`".
 var (
-	roleAfter = regexp.MustCompile(`^\s*(?:(argument|arg|parameter|param|kwarg|keyword argument|option)|(command|subcommand|sub-command|cli command)|(variable|placeholder)|(module|crate|package|library)|(setting|config setting|configuration setting|config option|configuration option|config key|configuration key|config|configuration))s?\b`)
+	roleAfter = lazyRegexp(`^\s*(?:(argument|arg|parameter|param|kwarg|keyword argument|option)|(command|subcommand|sub-command|cli command)|(variable|placeholder)|(module|crate|package|library)|(setting|config setting|configuration setting|config option|configuration option|config key|configuration key|config|configuration))s?\b`)
 	// "the --x flag" is a flag by its shape; "option" after a name is a
 	// parameter in API prose ("the `timeout` option") — a CLI option is
 	// written with dashes.
 	// "is `x`", "be `x`": after a copula a plain word is a value or a
 	// state ("classes should be `frozen`"), not a function's name
-	copulaBefore = regexp.MustCompile(`(?i)\b(?:is|are|be|been|being)\s+$`)
-	roleBefore   = regexp.MustCompile(`(?i)\b(?:variables?|placeholders?)(?:\s+such\s+as|\s+like)?\s*$`)
+	copulaBefore = lazyRegexp(`(?i)\b(?:is|are|be|been|being)\s+$`)
+	roleBefore   = lazyRegexp(`(?i)\b(?:variables?|placeholders?)(?:\s+such\s+as|\s+like)?\s*$`)
 )
 
 // afterRoles are the roles of roleAfter's groups, in order.
@@ -156,7 +155,7 @@ const maxRoleWords = 40
 // give it; after a span that is a link's text ("[`nav`](#nav) setting")
 // the words after the link count.
 func spanRole(before, after []byte) string {
-	if len(before) > 0 && roleBefore.Match(before) {
+	if len(before) > 0 && roleBefore().Match(before) {
 		return RoleVariable
 	}
 	switch {
@@ -173,7 +172,7 @@ func spanRole(before, after []byte) string {
 	if len(t) == 0 || !strings.ContainsRune("apokscvml", rune(t[0])) { // no role word starts here
 		return ""
 	}
-	m := roleAfter.FindSubmatchIndex(after)
+	m := roleAfter().FindSubmatchIndex(after)
 	if m == nil {
 		return ""
 	}
@@ -187,11 +186,11 @@ func spanRole(before, after []byte) string {
 
 // paramListHeading matches the line introducing a list of parameters in
 // API docs: "Parameters:", "**Arguments**", "Args:", "Keyword arguments:".
-var paramListHeading = regexp.MustCompile(`(?i)^[\s>*_#]*(parameters|arguments|args|keyword arguments|kwargs|options|props)[\s*_:]*$`)
+var paramListHeading = lazyRegexp(`(?i)^[\s>*_#]*(parameters|arguments|args|keyword arguments|kwargs|options|props)[\s*_:]*$`)
 
 // variableListHeading matches the line introducing a list of template
 // variables: "Builtin placeholders are:", "Variables:".
-var variableListHeading = regexp.MustCompile(`(?i)\b(placeholders|variables)\b[^.!?]*:[\s*_]*$`)
+var variableListHeading = lazyRegexp(`(?i)\b(placeholders|variables)\b[^.!?]*:[\s*_]*$`)
 
 // listRole is the role of a code span at off that starts an item of a
 // list a "Parameters:" line (RoleParameter) or a "... placeholders are:"
@@ -213,9 +212,9 @@ func listRole(src []byte, off int) string {
 			continue
 		case isListItem(line) || line[0] == ' ' || line[0] == '\t':
 			continue
-		case paramListHeading.MatchString(t):
+		case paramListHeading().MatchString(t):
 			return RoleParameter
-		case variableListHeading.MatchString(t):
+		case variableListHeading().MatchString(t):
 			return RoleVariable
 		default:
 			return ""

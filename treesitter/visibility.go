@@ -2,7 +2,6 @@ package treesitter
 
 import (
 	"bytes"
-	"regexp"
 	"unicode"
 	"unicode/utf8"
 )
@@ -32,7 +31,7 @@ func private(lang string, d *def, src []byte) bool {
 
 // indexedSelf matches a TypeScript indexed access type naming a member of
 // another type ("Options['baseUrl']"): submatch 1 is the member.
-var indexedSelf = regexp.MustCompile(`\b[A-Z]\w*\[\s*['"](\w+)['"]\s*\]`)
+var indexedSelf = lazyRegexp(`\b[A-Z]\w*\[\s*['"](\w+)['"]\s*\]`)
 
 // restated reports whether field d of a TypeScript file restates another
 // type's member of the same name through an indexed access type
@@ -47,6 +46,6 @@ func restated(lang string, d *def, src []byte) bool {
 	if !ok {
 		return false
 	}
-	m := indexedSelf.FindSubmatch(typ)
+	m := indexedSelf().FindSubmatch(typ)
 	return m != nil && string(m[1]) == d.Name && bytes.HasPrefix(bytes.TrimSpace(typ), m[0])
 }

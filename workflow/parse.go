@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -17,7 +18,7 @@ import (
 
 // validName is what a workflow or stage name may be: it names files and
 // refs, and is a key of `outputs`.
-var validName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`) })
 
 // The keys each table may have (in the order messages list them).
 var (
@@ -79,7 +80,7 @@ func (p *parser) workflow(raw map[string]any, md toml.MetaData) *Workflow {
 	case raw["name"] == nil:
 		p.at(nil, "missing name")
 	case !isStr:
-	case w.Name != "" && !validName.MatchString(w.Name):
+	case w.Name != "" && !validName().MatchString(w.Name):
 		p.at([]string{"name"}, "name %q: use letters, digits, '_' and '-'", w.Name)
 	case w.Name == "":
 		p.at([]string{"name"}, "name is empty")
@@ -168,7 +169,7 @@ func (p *parser) stage(name string, v any) *Stage {
 	case name == End:
 		p.at(path, "a stage may not be named %q: `to = \"end\"` ends the run", End)
 		bad = true
-	case !validName.MatchString(name):
+	case !validName().MatchString(name):
 		p.at(path, "stage name %q: use letters, digits, '_' and '-'", name)
 		bad = true
 	}
@@ -321,7 +322,7 @@ func (p *parser) rawTransitions(m map[string]any, path []string, st *Stage) {
 }
 
 // outcomeName is what an end outcome may be: it becomes the run's status.
-var outcomeName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+var outcomeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`) })
 
 // status checks a transition's `status`: an outcome of the run, so only
 // on a transition to end, and none of the statuses the engine gives.
@@ -331,7 +332,7 @@ func (p *parser) status(tr Transition, path []string) {
 		p.at(path, "status %q on a transition to %q: only a transition to %q ends the run with an outcome", tr.Status, tr.To, End)
 	case tr.Status == "":
 		p.at(path, "status is empty: leave it out, and a run that ends here is %q", lunad.RunCompleted)
-	case !outcomeName.MatchString(tr.Status):
+	case !outcomeName().MatchString(tr.Status):
 		p.at(path, "status %q: use a lowercase identifier (a-z, 0-9, '_'; a letter first; at most 63), like \"budget_exhausted\"", tr.Status)
 	case slices.Contains(engineStatuses, lunad.RunStatus(tr.Status)):
 		p.at(path, "status %q is the engine's own; choose another outcome (or leave status out: a run that ends here is %q)", tr.Status, lunad.RunCompleted)

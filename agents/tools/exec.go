@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/lunad/lunad"
@@ -225,12 +226,12 @@ func (s *Set) create(ctx context.Context, call llm.ToolCall) Result {
 }
 
 // typeForm is the form of an artifact type (the workspace's rule).
-var typeForm = regexp.MustCompile(`^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9.+-]*$`)
+var typeForm = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9.+-]*$`) })
 
 // checkNewMeta refuses a title or type the workspace would refuse when it
 // commits the new artifact, so that the model can correct it.
 func checkNewMeta(title, typ string) error {
-	if typ != "" && (!typeForm.MatchString(typ) || len(typ) > 100) {
+	if typ != "" && (!typeForm().MatchString(typ) || len(typ) > 100) {
 		return fmt.Errorf("type %q is not of the form kind/name: use e.g. text/markdown or code/python, or leave it out to infer it from the path", typ)
 	}
 	if len(title) > 256 || strings.TrimSpace(title) != title || strings.ContainsFunc(title, unicode.IsControl) {

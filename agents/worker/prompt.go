@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/lunad/lunad"
 )
@@ -22,7 +23,7 @@ type Prompt struct {
 // ID is the prompt's name@version (the Luna-Prompt trailer).
 func (p Prompt) ID() string { return p.Name + "@" + p.Version }
 
-var versionLine = regexp.MustCompile(`^([a-z]+)@([0-9A-Za-z.\-]+)$`)
+var versionLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z]+)@([0-9A-Za-z.\-]+)$`) })
 
 // PromptFor is role's prompt; ErrInvalid for an unknown role.
 func PromptFor(role string) (Prompt, error) {
@@ -35,7 +36,7 @@ func PromptFor(role string) (Prompt, error) {
 
 func parsePrompt(role, text string) (Prompt, error) {
 	first, rest, _ := strings.Cut(text, "\n")
-	m := versionLine.FindStringSubmatch(strings.TrimSpace(first))
+	m := versionLine().FindStringSubmatch(strings.TrimSpace(first))
 	if m == nil || m[1] != role {
 		return Prompt{}, fmt.Errorf("%w: prompt %s.md must start with the line %s@VERSION, not %q", lunad.ErrInvalid, role, role, first)
 	}

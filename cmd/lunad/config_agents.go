@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lunad/lunad"
@@ -129,7 +130,7 @@ func (c *Config) loadLLMEnv(getenv func(string) string) {
 }
 
 // envName is what an environment variable's name may be.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`) })
 
 // validateAgents checks [llm], each role's override over it, and the
 // budget. A configuration without a provider is valid (lunad works
@@ -182,7 +183,7 @@ func validateLLM(l LLMConfig, where, env string, bad func(string, ...any) error)
 			return bad("%s must not carry credentials: name the environment variable holding the key in %s", setting("base_url"), setting("api_key_env"))
 		}
 	}
-	if l.APIKeyEnv != "" && !envName.MatchString(l.APIKeyEnv) {
+	if l.APIKeyEnv != "" && !envName().MatchString(l.APIKeyEnv) {
 		// The value may be a key pasted in by mistake: never repeat it.
 		return bad("%s must name the environment variable that holds the API key (such as OPENAI_API_KEY), not the key itself: set the key in that variable's environment", setting("api_key_env"))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/lunad/lunad"
@@ -38,13 +39,13 @@ type resultMsg struct {
 }
 
 // safeToken is what may stand as one subject token unchanged.
-var safeToken = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var safeToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // token makes s one subject token: s itself when it is made of letters,
 // digits, '_' and '-' (workflow and stage names always are), otherwise
 // "x" and a hash of it.
 func token(s string) string {
-	if safeToken.MatchString(s) {
+	if safeToken().MatchString(s) {
 		return s
 	}
 	h := sha256.Sum256([]byte(s))

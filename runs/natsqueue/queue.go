@@ -89,7 +89,7 @@ type waiter struct {
 	gone chan string // buffered, 1
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // Open connects to the NATS server at url (e.g. "nats://host:4222"; a
 // comma-separated list for a cluster) and makes sure the stage and result
@@ -100,7 +100,7 @@ func Open(ctx context.Context, url string, opts Options) (*Queue, error) {
 	if opts.Name == "" {
 		opts.Name = DefaultName
 	}
-	if !validName.MatchString(opts.Name) {
+	if !validName().MatchString(opts.Name) {
 		return nil, fmt.Errorf("%w: queue name %q: only letters, digits, '_' and '-'", lunad.ErrInvalid, opts.Name)
 	}
 	if opts.AckWait < 0 || opts.MaxDeliver < 0 || opts.DuplicateWindow < 0 {

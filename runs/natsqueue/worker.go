@@ -160,7 +160,7 @@ func (w *Worker) filter() (string, []string, error) {
 	var subjects []string
 	for _, a := range w.opts.Agents {
 		wf, stage, hasStage := strings.Cut(a, ".")
-		if !safeToken.MatchString(wf) || hasStage && !safeToken.MatchString(stage) {
+		if !safeToken().MatchString(wf) || hasStage && !safeToken().MatchString(stage) {
 			return "", nil, fmt.Errorf("%w: worker agents %q: want WORKFLOW or WORKFLOW.STAGE", lunad.ErrInvalid, a)
 		}
 		if !hasStage {
