@@ -47,7 +47,8 @@ func readSources(root string) ([]refindex.Source, error) {
 		title := path.Base(rel)
 		if typ == "text/markdown" {
 			if h, ok := bytes.CutPrefix(b, []byte("# ")); ok {
-				title, _, _ = strings.Cut(string(h), "\n")
+				t, _, _ := bytes.Cut(h, []byte("\n"))
+				title = string(t) // not a substring of the whole content, which it would keep alive
 			}
 		}
 		srcs = append(srcs, refindex.Source{ID: fmt.Sprintf("r%05d", len(srcs)), Path: rel, Title: title, Type: typ, Content: b})
