@@ -172,10 +172,7 @@ func (ix *Index) Update(s Source) error {
 	if err != nil {
 		return err
 	}
-	pf, err := treesitter.Pack(f)
-	if err != nil {
-		return err
-	}
+	pf := treesitter.Pack(f)
 	ix.cache.put(s.Type, s.Content, pf)
 	ix.graph.PutPacked(entry(s, nil), pf)
 	ix.logIndexed(s, f.Skipped, f.Partial)

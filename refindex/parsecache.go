@@ -56,9 +56,7 @@ func (c *parseCache) parse(p *treesitter.Parser, typ string, content []byte) (*t
 	if err != nil {
 		return nil, err
 	}
-	if pf, err = treesitter.Pack(f); err != nil {
-		return nil, err
-	}
+	pf = treesitter.Pack(f)
 	c.store(k, pf)
 	return pf, nil
 }
@@ -116,10 +114,7 @@ func (c *parseCache) load(path string) error {
 		if err := dec.Decode(&file); err != nil {
 			return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
 		}
-		pf, err := treesitter.Pack(&file)
-		if err != nil {
-			return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
-		}
+		pf := treesitter.Pack(&file)
 		pf.Intern(in.s)
 		if len(files) < maxCacheEntries {
 			files[k] = pf

@@ -149,7 +149,7 @@ func siteFragment(e *Entry, frag string) (t []Target, n int, loose bool) {
 	}
 	if m := numbered.FindStringSubmatch(strings.ToLower(frag)); m != nil {
 		k, err := strconv.Atoi(m[2])
-		for _, s := range e.File.Symbols {
+		for _, s := range e.defs() {
 			if err != nil || s.Kind != "heading" || Slug(s.Name) != m[1] {
 				continue
 			}
@@ -163,7 +163,7 @@ func siteFragment(e *Entry, frag string) (t []Target, n int, loose bool) {
 	if want == "" {
 		return nil, 0, false
 	}
-	for _, s := range e.File.Symbols {
+	for _, s := range e.defs() {
 		if s.Kind == "heading" && foldSlug(s.Name) == want {
 			t = appendTarget(t, symbolTarget(e, s))
 		}
