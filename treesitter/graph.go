@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"sort"
@@ -101,21 +102,21 @@ type defLoc struct{ n, i uint32 }
 type Graph struct {
 	next *PackedFile // the packed form of the File PutPacked is putting
 
-	entries map[string]*Entry   // ID -> entry (with its references packed: packedgraph.go)
-	nodes   []*Entry            // by number (Entry.num); nil for a number free for reuse
-	free    []uint32            // numbers of removed artifacts
-	byPath  map[string]string   // path -> ID
-	byName  map[string][]defLoc // code symbol name -> definitions
-	byKey   map[string][]string // lower(title), lower(file name), path stem -> IDs
-	users   map[string][]uint32 // reference key -> numbers of the artifacts with such references (a slice: maps cost 3x)
-	dirs    map[string]int      // directory -> how many artifacts are under it (links to directories)
-	roots   map[string]int      // lower-case top-level directory and package names -> artifacts that make them one
+	entries map[string]*Entry    // ID -> entry (with its references packed: packedgraph.go)
+	nodes   []*Entry             // by number (Entry.num); nil for a number free for reuse
+	free    []uint32             // numbers of removed artifacts
+	byPath  map[string]string    // path -> ID
+	byName  map[string][]defLoc  // code symbol name -> definitions
+	byKey   map[string][]string  // lower(title), lower(file name), path stem -> IDs
+	users   map[userKey][]uint32 // what references may point at -> numbers of the artifacts with such references (a slice: maps cost 3x)
+	dirs    map[string]int       // directory -> how many artifacts are under it (links to directories)
+	roots   map[string]int       // lower-case top-level directory and package names -> artifacts that make them one
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
 	return &Graph{entries: map[string]*Entry{}, byPath: map[string]string{},
-		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]uint32{}, dirs: map[string]int{}, roots: map[string]int{}}
+		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[userKey][]uint32{}, dirs: map[string]int{}, roots: map[string]int{}}
 }
 
 // Len is the number of artifacts in the graph.
@@ -149,8 +150,9 @@ func (g *Graph) Put(e Entry) {
 	if e.File == nil {
 		e.File = &File{Language: LangText}
 	}
-	ent := &e
-	g.pack(ent)
+	n := &node{Entry: e} // the entry and what it keeps of its File, one allocation
+	ent := &n.Entry
+	g.pack(ent, &n.file)
 	g.entries[e.ID] = ent
 	g.byPath[e.Path] = e.ID
 	g.countDirs(e.Path, 1)
@@ -272,7 +274,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 		users = append(users, g.nodes[n])
 	}
 	sort.Slice(users, func(i, j int) bool { return users[i].ID < users[j].ID })
-	want := map[string]bool{}
+	want := map[userKey]bool{}
 	for _, k := range targetKeys(e) {
 		want[k] = true
 	}
@@ -285,7 +287,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 			sh := rd.shape()
 			ok, seen := can[sh]
 			if !seen {
-				ok = anyKey(refKeys(ref), want)
+				ok = anyKey(appendRefKeys(nil, ref), want)
 				can[sh] = ok
 			}
 			if !ok {
@@ -300,7 +302,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 	return out
 }
 
-func anyKey(keys []string, want map[string]bool) bool {
+func anyKey(keys []userKey, want map[userKey]bool) bool {
 	for _, k := range keys {
 		if want[k] {
 			return true
@@ -337,79 +339,97 @@ func artifactKeys(e *Entry) []string {
 	return dedupe(keys)
 }
 
+// userKey is what a reference may point at, as the graph files it
+// (users): a definition's name (keyName), a file name (keyFile), a
+// [[wiki]] name or page stem (keyWiki), a module's stem (keyModule), an
+// explicitly linked artifact (keyID). A name key shares the name's string
+// with the packed file: filing and looking up names allocates nothing.
+type userKey struct {
+	kind byte
+	s    string
+}
+
+// Kinds of userKey.
+const (
+	keyName   = 'n'
+	keyFile   = 'f'
+	keyWiki   = 'w'
+	keyModule = 'm'
+	keyID     = 'i'
+)
+
+func (k userKey) String() string { return string(k.kind) + ":" + k.s }
+
 // userKeys index the references of e by what they could point at, so
 // Incoming only resolves the artifacts that may refer to a given one.
-func (g *Graph) userKeys(e *Entry) []string {
-	var keys []string
+func (g *Graph) userKeys(e *Entry) []userKey {
+	var keys []userKey
 	seen := map[refShape]bool{} // names repeat: their keys are made once
 	rd := e.packed.reader()
 	for range e.packed.Len() {
 		r := rd.next()
 		if sh := rd.shape(); !seen[sh] {
 			seen[sh] = true
-			keys = append(keys, refKeys(r)...)
+			keys = appendRefKeys(keys, r)
 		}
 	}
 	for _, l := range e.Links {
-		keys = append(keys, "i:"+l)
+		keys = append(keys, userKey{keyID, l})
 	}
-	return dedupe(keys)
+	return dedupeKeys(keys)
 }
 
-// refKeys are the keys one reference is filed under (see userKeys).
-func refKeys(r Reference) []string {
+// appendRefKeys appends the keys one reference is filed under (see
+// userKeys).
+func appendRefKeys(keys []userKey, r Reference) []userKey {
 	switch r.Kind {
-	case "snippet":
-		return nil
+	case "snippet", "ref":
+		return keys
 	case "link":
 		p, _ := splitFragment(r.Target)
 		if p == "" {
-			return nil
+			return keys
 		}
-		return pageKeys(p)
+		return appendPageKeys(keys, p)
 	case "wiki":
-		return []string{"w:" + strings.ToLower(r.Target)}
+		return append(keys, userKey{keyWiki, strings.ToLower(r.Target)})
 	case "include", "doc":
 		p, _ := splitFragment(r.Target)
-		return pageKeys(p)
-	case "ref":
-		return nil
+		return appendPageKeys(keys, p)
 	}
-	parts := splitQualified(r.Name)
-	keys := []string{"n:" + parts[len(parts)-1]}
+	keys = append(keys, userKey{keyName, lastQualified(r.Name)})
 	if r.Kind == "import" {
-		keys = append(keys, "m:"+strings.ToLower(moduleStem(r.Name)))
+		keys = append(keys, userKey{keyModule, strings.ToLower(moduleStem(r.Name))})
 	}
 	return keys
 }
 
 // targetKeys are the userKeys under which references to e are filed.
-func targetKeys(e *Entry) []string {
+func targetKeys(e *Entry) []userKey {
 	base := strings.ToLower(path.Base(e.Path))
 	stem := strings.TrimSuffix(base, path.Ext(base))
-	keys := []string{"f:" + base, "w:" + strings.ToLower(e.Title), "w:" + strings.ToLower(e.ID),
-		"w:" + strings.ToLower(e.Path), "w:" + base, "w:" + stem, "m:" + stem, "i:" + e.ID}
+	keys := []userKey{{keyFile, base}, {keyWiki, strings.ToLower(e.Title)}, {keyWiki, strings.ToLower(e.ID)},
+		{keyWiki, strings.ToLower(e.Path)}, {keyWiki, base}, {keyWiki, stem}, {keyModule, stem}, {keyID, e.ID}}
 	if stem == "index" || stem == "__init__" || stem == "mod" {
-		keys = append(keys, "m:"+strings.ToLower(path.Base(path.Dir(e.Path))))
+		keys = append(keys, userKey{keyModule, strings.ToLower(path.Base(path.Dir(e.Path)))})
 	}
 	if stem == "readme" || stem == "index" || stem == "_index" { // a directory's page (sitelinks.go)
-		keys = append(keys, "w:"+strings.ToLower(path.Base(path.Dir(e.Path))), "w:index")
+		keys = append(keys, userKey{keyWiki, strings.ToLower(path.Base(path.Dir(e.Path)))}, userKey{keyWiki, "index"})
 	}
 	for _, s := range e.defs() {
 		if s.Kind != "heading" {
-			keys = append(keys, "n:"+s.Name)
+			keys = append(keys, userKey{keyName, s.Name})
 		}
 	}
-	return dedupe(keys)
+	return dedupeKeys(keys)
 }
 
 func dedupe(keys []string) []string {
-	sort.Strings(keys)
-	out := keys[:0]
-	for i, k := range keys {
-		if i == 0 || k != keys[i-1] {
-			out = append(out, k)
-		}
-	}
-	return out
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+func dedupeKeys(keys []userKey) []userKey {
+	slices.SortFunc(keys, func(a, b userKey) int { return cmp.Or(cmp.Compare(a.kind, b.kind), strings.Compare(a.s, b.s)) })
+	return slices.Compact(keys)
 }

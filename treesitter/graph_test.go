@@ -258,9 +258,23 @@ func usersByID(g *Graph) map[string][]string {
 	out := map[string][]string{}
 	for k, ns := range g.users {
 		for _, n := range ns {
-			out[k] = append(out[k], g.nodes[n].ID)
+			out[k.String()] = append(out[k.String()], g.nodes[n].ID)
 		}
-		sort.Strings(out[k])
+		sort.Strings(out[k.String()])
 	}
 	return out
+}
+
+// TestLastQualified: the name key of a reference is the last part
+// splitQualified gives, for every shape of qualified name.
+func TestLastQualified(t *testing.T) {
+	for _, name := range []string{"a", "fmt.Println", "a.b.c", "a.b.", "x..", ".x", "...", ".", "", "a::b", "x#y", "p->q",
+		"a.b-c", "a-b", "a:b", "std::io::Read.", "a.b::", "::", "é.ü"} {
+		t.Run(name, func(t *testing.T) {
+			parts := splitQualified(name)
+			if got, want := lastQualified(name), parts[len(parts)-1]; got != want {
+				t.Errorf("lastQualified(%q) = %q, want %q", name, got, want)
+			}
+		})
+	}
 }

@@ -227,9 +227,14 @@ func (p *PackedFile) Symbol(i int) Symbol { return p.symbol(i, true) }
 // symbol decodes the i-th definition; without fp, its Fingerprint is
 // left empty (resolution does not read it, and decoding it allocates).
 func (p *PackedFile) symbol(i int, fp bool) Symbol {
-	r := refReader{p: p, off: int(binary.LittleEndian.Uint32(p.data[int(p.symAt)+4*i:]))}
+	r := p.symReader(i)
+	return r.symbol(fp)
+}
+
+// symbol decodes the definition record at r.
+func (r *refReader) symbol(fp bool) Symbol {
 	var s Symbol
-	s.Name, s.Kind, s.Container = p.strs[r.uvarint()], p.strs[r.uvarint()], p.strs[r.uvarint()]
+	s.Name, s.Kind, s.Container = r.str(r.uvarint()), r.str(r.uvarint()), r.str(r.uvarint())
 	flags := r.uvarint()
 	s.Hidden = flags&symHidden != 0
 	s.Span.Start.Line = unzig(r.uvarint())
@@ -241,19 +246,27 @@ func (p *PackedFile) symbol(i int, fp bool) Symbol {
 	s.Span.End.Column = unzig(r.uvarint())
 	s.Span.End.Byte = els + s.Span.End.Column
 	switch {
-	case !fp:
 	case flags&symHex != 0:
-		s.Fingerprint = hex.EncodeToString(p.data[r.off : r.off+8])
+		if r.off+8 > len(r.p.data) {
+			r.bad, r.off = true, len(r.p.data)
+			break
+		}
+		if fp {
+			s.Fingerprint = hex.EncodeToString(r.p.data[r.off : r.off+8])
+		}
+		r.off += 8
 	case flags&symFPString != 0:
-		s.Fingerprint = p.strs[r.uvarint()]
+		if f := r.str(r.uvarint()); fp {
+			s.Fingerprint = f
+		}
 	}
 	return s
 }
 
 // symbolName is the name of the i-th definition (decoding nothing else).
 func (p *PackedFile) symbolName(i int) string {
-	r := refReader{p: p, off: int(binary.LittleEndian.Uint32(p.data[int(p.symAt)+4*i:]))}
-	return p.strs[r.uvarint()]
+	r := p.symReader(i)
+	return r.str(r.uvarint())
 }
 
 // Symbols materialises every definition, in file order.
@@ -279,14 +292,17 @@ func bit(b bool) uint64 {
 func zig(v int) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
 func unzig(u uint64) int { return int(u>>1) ^ -int(u&1) }
 
-// refReader decodes the reference records of a PackedFile in order. The
-// records were checked when made (Pack) or read (DecodePacked), so it
-// does not check them again.
+// refReader decodes the records of a PackedFile. It checks what it reads
+// (a varint that does not end, an index out of its table, an offset past
+// the arena): a bad record sets bad and decodes as zero values, never a
+// panic. DecodePacked reads every record once so, so that a PackedFile it
+// returns has none; Pack makes none.
 type refReader struct {
 	p    *PackedFile
 	off  int
 	prev Position
 	last refShape // of the record next decoded last
+	bad  bool
 }
 
 // refShape identifies, within one file, the references with the same
@@ -300,20 +316,48 @@ func (p *PackedFile) reader() refReader { return refReader{p: p, off: int(p.refs
 
 func (r *refReader) uvarint() uint64 {
 	v, n := binary.Uvarint(r.p.data[r.off:])
+	if n <= 0 {
+		r.bad, r.off = true, len(r.p.data)
+		return 0
+	}
 	r.off += n
 	return v
 }
 
-// next decodes the next record.
+// str returns strs[i].
+func (r *refReader) str(i uint64) string {
+	if i >= uint64(len(r.p.strs)) {
+		r.bad = true
+		return ""
+	}
+	return r.p.strs[i]
+}
+
+// u32 reads the little-endian uint32 at offset at of the arena, which
+// must lie before end.
+func (r *refReader) u32(at, end uint64) uint32 {
+	if at+4 > end || end > uint64(len(r.p.data)) {
+		r.bad = true
+		return 0
+	}
+	return binary.LittleEndian.Uint32(r.p.data[at:])
+}
+
+// next decodes the next reference record.
 func (r *refReader) next() Reference {
 	p := r.p
 	head := r.uvarint()
 	name := r.uvarint()
 	r.last = refShape{uint32(head >> 2), uint32(name)}
-	at := int(head>>2) * shapeSize
-	out := p.rest[binary.LittleEndian.Uint32(p.data[at+8:])]
-	out.Kind, out.Target = p.strs[binary.LittleEndian.Uint32(p.data[at:])], p.strs[binary.LittleEndian.Uint32(p.data[at+4:])]
-	out.Name = p.strs[name]
+	at := (head >> 2) * shapeSize
+	var out Reference
+	if ri := r.u32(at+8, uint64(p.symAt)); int(ri) < len(p.rest) {
+		out = p.rest[ri]
+	} else {
+		r.bad = true
+	}
+	out.Kind, out.Target = r.str(uint64(r.u32(at, uint64(p.symAt)))), r.str(uint64(r.u32(at+4, uint64(p.symAt))))
+	out.Name = r.str(name)
 	var s Position
 	s.Line = r.prev.Line + unzig(r.uvarint())
 	ls := r.prev.Byte - r.prev.Column
@@ -336,6 +380,16 @@ func (r *refReader) next() Reference {
 	out.Span = Span{Start: s, End: e}
 	r.prev = s
 	return out
+}
+
+// symReader returns a reader at the i-th definition record.
+func (p *PackedFile) symReader(i int) refReader {
+	r := refReader{p: p}
+	r.off = int(r.u32(uint64(p.symAt)+4*uint64(i), uint64(p.refsAt)))
+	if r.off < int(p.refsAt) || r.off > len(p.data) {
+		r.bad, r.off = true, len(p.data)
+	}
+	return r
 }
 
 // Len is the number of references.

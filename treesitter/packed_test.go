@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -278,5 +279,42 @@ func TestPackKeepsAnchorsAndShortFlags(t *testing.T) {
 				t.Errorf("graph entry: anchors %q short flags %v, want %q %v", e.File.Anchors, e.File.ShortFlags, f.Anchors, f.ShortFlags)
 			}
 		})
+	}
+}
+
+// TestGraphSymbolsAndHasReference: what Symbols and HasReference answer
+// from the packed form is what Entry materialises.
+func TestGraphSymbolsAndHasReference(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	g := NewGraph()
+	for _, a := range []struct{ id, path, src string }{
+		{"lib", "lib.py", "def parse_config(path):\n    return path\n\nclass C:\n    def m(self):\n        pass\n"},
+		{"doc", "doc.md", "# Guide\n\nCall `parse_config`.\n\n```python\nprint(parse_config('x'))\n```\n"},
+	} {
+		f, err := p.Parse(a.path, []byte(a.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Put(Entry{ID: a.id, Path: a.path, File: f})
+	}
+	for _, id := range []string{"lib", "doc"} {
+		e, _ := g.Entry(id)
+		path, syms, ok := g.Symbols(id)
+		if !ok || path != e.Path || !reflect.DeepEqual(syms, e.File.Symbols) {
+			t.Errorf("Symbols(%s) = %s %+v, want %s %+v", id, path, syms, e.Path, e.File.Symbols)
+		}
+		for _, kind := range []string{"snippet", "code", "call", "link"} {
+			want := slices.ContainsFunc(e.File.References, func(r Reference) bool { return r.Kind == kind })
+			if got := g.HasReference(id, kind); got != want {
+				t.Errorf("HasReference(%s, %s) = %v, want %v", id, kind, got, want)
+			}
+		}
+	}
+	if _, _, ok := g.Symbols("none"); ok || g.HasReference("none", "call") {
+		t.Error("an unknown artifact has symbols or references")
+	}
+	if !g.HasReference("doc", "snippet") || g.HasReference("lib", "snippet") {
+		t.Error("the fixture lost its snippet")
 	}
 }

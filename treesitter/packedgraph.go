@@ -24,17 +24,24 @@ func (g *Graph) PutPacked(e Entry, p *PackedFile) {
 	g.Put(e)
 }
 
+// node is an entry of the graph with the File it points to.
+type node struct {
+	Entry
+	file File
+}
+
 // pack numbers e, stores the packed form of its File (the one PutPacked
-// handed, or e.File packed now) and leaves in e.File what resolution
-// reads of it.
-func (g *Graph) pack(e *Entry) {
+// handed, or e.File packed now) and leaves in e.File, at f, what
+// resolution reads of it.
+func (g *Graph) pack(e *Entry, f *File) {
 	p := g.next
 	g.next = nil
 	if p == nil {
 		p = Pack(e.File)
 	}
 	e.packed = p
-	e.File = &File{Language: p.Language, Skipped: p.Skipped, Partial: p.Partial, Anchors: p.Anchors, ShortFlags: p.ShortFlags}
+	*f = File{Language: p.Language, Skipped: p.Skipped, Partial: p.Partial, Anchors: p.Anchors, ShortFlags: p.ShortFlags}
+	e.File = f
 	e.goPkgs = nil
 	if p.Language == LangGo {
 		for _, r := range p.All() {
@@ -61,6 +68,32 @@ func (e *Entry) references() iter.Seq2[int, Reference] {
 		return e.packed.All()
 	}
 	return slices.All(e.File.References)
+}
+
+// Symbols returns the definitions of artifact id as last Put (and its
+// path), without materialising its references as Entry does.
+func (g *Graph) Symbols(id string) (path string, syms []Symbol, ok bool) {
+	e := g.entries[id]
+	if e == nil {
+		return "", nil, false
+	}
+	return e.Path, e.packed.Symbols(), true
+}
+
+// HasReference reports whether artifact id has a reference of this kind
+// ("snippet": a quoted code block), reading its packed references without
+// materialising them.
+func (g *Graph) HasReference(id, kind string) bool {
+	e := g.entries[id]
+	if e == nil {
+		return false
+	}
+	for _, r := range e.packed.All() {
+		if r.Kind == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // numDefs is the number of e's definitions.

@@ -365,6 +365,23 @@ func splitQualified(name string) []string {
 	return parts
 }
 
+// lastQualified is the last part splitQualified gives for name, without
+// allocating when name has no separator but dots (most names).
+func lastQualified(name string) string {
+	if strings.ContainsAny(name, ":#-") {
+		parts := splitQualified(name)
+		return parts[len(parts)-1]
+	}
+	end := len(name)
+	for end > 0 && name[end-1] == '.' {
+		end--
+	}
+	if end == 0 {
+		return name // only dots: splitQualified keeps it whole
+	}
+	return name[strings.LastIndexByte(name[:end], '.')+1 : end]
+}
+
 // splitFragment splits a link destination into path and fragment,
 // dropping a query string.
 func splitFragment(dest string) (p, frag string) {

@@ -269,13 +269,14 @@ func (g *Graph) resolveDoc(e *Entry, res *Resolution) {
 	res.Reason = "no document " + want + " (.md, .mdx, .rst or .markdown)"
 }
 
-// pageKeys are the keys a link to path p is filed under: its file name,
-// and its stem, which a page it may be the site's rendering of has.
-func pageKeys(p string) []string {
+// appendPageKeys appends the keys a link to path p is filed under: its
+// file name, and its stem, which a page it may be the site's rendering
+// of has.
+func appendPageKeys(keys []userKey, p string) []userKey {
 	base := strings.ToLower(path.Base(p))
-	keys := []string{"f:" + base, "w:" + strings.TrimSuffix(base, path.Ext(base))}
+	keys = append(keys, userKey{keyFile, base}, userKey{keyWiki, strings.TrimSuffix(base, path.Ext(base))})
 	if base == "." || base == ".." || base == "/" || strings.HasSuffix(p, "/") {
-		keys = append(keys, "w:index") // a directory: its README or index page
+		keys = append(keys, userKey{keyWiki, "index"}) // a directory: its README or index page
 	}
 	return keys
 }

@@ -78,8 +78,8 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 	)
 	ev.ix.View(func(g *treesitter.Graph) {
 		for _, other := range g.IDs() {
-			e, _ := g.Entry(other)
-			if other != id && hasSnippet(e.File) {
+			if other != id && g.HasReference(other, "snippet") { // without materialising every artifact's references
+				e, _ := g.Entry(other)
 				qs = append(qs, e)
 			}
 		}
@@ -120,15 +120,6 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 		}
 	}
 	return out, nil
-}
-
-func hasSnippet(f *treesitter.File) bool {
-	for _, r := range f.References {
-		if r.Kind == "snippet" {
-			return true
-		}
-	}
-	return false
 }
 
 // evaluate gives one resolved reference its state; ok is false for
