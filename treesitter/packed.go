@@ -419,13 +419,24 @@ func (p *PackedFile) References() []Reference {
 	return out
 }
 
-// File materialises the parsed form (nil for nil).
-func (p *PackedFile) File() *File {
+// Definitions materialises the parsed form without its references: the
+// definitions, and the language, anchors and short flags that reading
+// them needs (nil for nil).
+func (p *PackedFile) Definitions() *File {
 	if p == nil {
 		return nil
 	}
-	return &File{Language: p.Language, Skipped: p.Skipped, Partial: p.Partial, Symbols: p.Symbols(), References: p.References(),
+	return &File{Language: p.Language, Skipped: p.Skipped, Partial: p.Partial, Symbols: p.Symbols(),
 		Anchors: slices.Clone(p.Anchors), ShortFlags: slices.Clone(p.ShortFlags)}
+}
+
+// File materialises the parsed form (nil for nil).
+func (p *PackedFile) File() *File {
+	f := p.Definitions()
+	if f != nil {
+		f.References = p.References()
+	}
+	return f
 }
 
 // Intern replaces each string of p by in(s), so that files can share one

@@ -147,6 +147,11 @@ func TestPackSymbols(t *testing.T) {
 	if !reflect.DeepEqual(p.File(), f) {
 		t.Errorf("round trip changed the file")
 	}
+	want := *f
+	want.References = nil
+	if got := p.Definitions(); !reflect.DeepEqual(got, &want) {
+		t.Errorf("Definitions() = %+v, want %+v", got, &want)
+	}
 }
 
 // TestPackIsSmall: on a parsed file, a packed reference costs a few bytes
@@ -282,8 +287,8 @@ func TestPackKeepsAnchorsAndShortFlags(t *testing.T) {
 	}
 }
 
-// TestGraphSymbolsAndHasReference: what Symbols and HasReference answer
-// from the packed form is what Entry materialises.
+// TestGraphSymbolsAndHasReference: what Symbols, HasReference and Links
+// answer from the packed form is what Entry materialises.
 func TestGraphSymbolsAndHasReference(t *testing.T) {
 	p := NewParser()
 	defer p.Close()
@@ -296,13 +301,16 @@ func TestGraphSymbolsAndHasReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.Put(Entry{ID: a.id, Path: a.path, File: f})
+		g.Put(Entry{ID: a.id, Path: a.path, File: f, Links: []string{"x" + a.id}})
 	}
 	for _, id := range []string{"lib", "doc"} {
 		e, _ := g.Entry(id)
 		path, syms, ok := g.Symbols(id)
 		if !ok || path != e.Path || !reflect.DeepEqual(syms, e.File.Symbols) {
 			t.Errorf("Symbols(%s) = %s %+v, want %s %+v", id, path, syms, e.Path, e.File.Symbols)
+		}
+		if got := g.Links(id); !reflect.DeepEqual(got, e.Links) {
+			t.Errorf("Links(%s) = %v, want %v", id, got, e.Links)
 		}
 		for _, kind := range []string{"snippet", "code", "call", "link"} {
 			want := slices.ContainsFunc(e.File.References, func(r Reference) bool { return r.Kind == kind })
@@ -311,7 +319,7 @@ func TestGraphSymbolsAndHasReference(t *testing.T) {
 			}
 		}
 	}
-	if _, _, ok := g.Symbols("none"); ok || g.HasReference("none", "call") {
+	if _, _, ok := g.Symbols("none"); ok || g.HasReference("none", "call") || g.Links("none") != nil {
 		t.Error("an unknown artifact has symbols or references")
 	}
 	if !g.HasReference("doc", "snippet") || g.HasReference("lib", "snippet") {

@@ -80,6 +80,15 @@ func (g *Graph) Symbols(id string) (path string, syms []Symbol, ok bool) {
 	return e.Path, e.packed.Symbols(), true
 }
 
+// Links returns the IDs of the artifacts id links to explicitly, as last
+// Put (Entry.Links), without materialising its File as Entry does.
+func (g *Graph) Links(id string) []string {
+	if e := g.entries[id]; e != nil {
+		return slices.Clone(e.Links)
+	}
+	return nil
+}
+
 // HasReference reports whether artifact id has a reference of this kind
 // ("snippet": a quoted code block), reading its packed references without
 // materialising them.

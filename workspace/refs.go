@@ -58,7 +58,7 @@ func (s *Service) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lu
 	if err != nil {
 		return a, nil, err
 	}
-	f, err := ix.Parse(refindex.ParseType(a), content)
+	f, err := ix.ParseDefinitions(refindex.ParseType(a), content)
 	if err != nil {
 		return a, nil, err
 	}
