@@ -67,20 +67,7 @@ func heapInuse() uint64 {
 }
 
 // procStatus returns a field of /proc/self/status in bytes (VmRSS, VmHWM).
-func procStatus(field string) uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, field+":"); ok {
-			var kb uint64
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func procStatus(field string) uint64 { return procStatusOf(os.Getpid(), field) }
 
 func mib[T int | int64 | uint64](n T) float64 { return float64(n) / (1 << 20) }
 
