@@ -47,7 +47,8 @@ func readSources(root string) ([]refindex.Source, error) {
 		title := path.Base(rel)
 		if typ == "text/markdown" {
 			if h, ok := bytes.CutPrefix(b, []byte("# ")); ok {
-				title, _, _ = strings.Cut(string(h), "\n")
+				t, _, _ := bytes.Cut(h, []byte("\n"))
+				title = string(t) // not a substring of the whole content, which it would keep alive
 			}
 		}
 		srcs = append(srcs, refindex.Source{ID: fmt.Sprintf("r%05d", len(srcs)), Path: rel, Title: title, Type: typ, Content: b})
@@ -66,20 +67,7 @@ func heapInuse() uint64 {
 }
 
 // procStatus returns a field of /proc/self/status in bytes (VmRSS, VmHWM).
-func procStatus(field string) uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, field+":"); ok {
-			var kb uint64
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func procStatus(field string) uint64 { return procStatusOf(os.Getpid(), field) }
 
 func mib[T int | int64 | uint64](n T) float64 { return float64(n) / (1 << 20) }
 

@@ -172,10 +172,7 @@ func (ix *Index) Update(s Source) error {
 	if err != nil {
 		return err
 	}
-	pf, err := treesitter.Pack(f)
-	if err != nil {
-		return err
-	}
+	pf := treesitter.Pack(f)
 	ix.cache.put(s.Type, s.Content, pf)
 	ix.graph.PutPacked(entry(s, nil), pf)
 	ix.logIndexed(s, f.Skipped, f.Partial)
@@ -190,16 +187,18 @@ func (ix *Index) Remove(id string) {
 	ix.graph.Remove(id)
 }
 
-// Parse parses content of type typ, through the cache, without changing
-// the index (used for earlier versions of artifacts).
-func (ix *Index) Parse(typ string, content []byte) (*treesitter.File, error) {
+// ParseDefinitions parses content of type typ, through the cache, without
+// changing the index, and returns its definitions: a File without its
+// References (used for earlier versions of artifacts, whose definitions
+// staleness compares; references are most of a File, and not read there).
+func (ix *Index) ParseDefinitions(typ string, content []byte) (*treesitter.File, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	pf, err := ix.cache.parse(ix.parser, typ, content)
 	if err != nil {
 		return nil, err
 	}
-	return pf.File(), nil
+	return pf.Definitions(), nil
 }
 
 // View runs fn with the graph under the index's lock; fn must not keep it.

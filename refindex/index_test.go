@@ -132,3 +132,32 @@ func TestBuildProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestParseDefinitions: an earlier version's definitions come through
+// the parse cache as a File without references (staleness reads only
+// definitions), equal to what Parse gives otherwise.
+func TestParseDefinitions(t *testing.T) {
+	ix := NewIndex()
+	defer ix.Close()
+	p := treesitter.NewParser()
+	defer p.Close()
+	for _, s := range cacheSrcs {
+		want, err := p.Parse(s.Type, s.Content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.References) == 0 || len(want.Symbols) == 0 {
+			t.Fatalf("%s: the fixture has no references or no definitions", s.Path)
+		}
+		want.References = nil
+		for range 2 { // parsed, then from the cache
+			got, err := ix.ParseDefinitions(s.Type, s.Content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %+v, want %+v", s.Path, got, want)
+			}
+		}
+	}
+}

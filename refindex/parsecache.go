@@ -3,9 +3,11 @@ package refindex
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/gob"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -56,9 +58,7 @@ func (c *parseCache) parse(p *treesitter.Parser, typ string, content []byte) (*t
 	if err != nil {
 		return nil, err
 	}
-	if pf, err = treesitter.Pack(f); err != nil {
-		return nil, err
-	}
+	pf = treesitter.Pack(f)
 	c.store(k, pf)
 	return pf, nil
 }
@@ -77,17 +77,26 @@ func (c *parseCache) store(k cacheKey, f *treesitter.PackedFile) {
 	c.dirty = true
 }
 
-// cacheHeader starts the on-disk form; Count entries follow, each a
-// cacheKey then its File (gob values in one stream). Entries are written
-// and read one at a time, so saving or loading holds one File unpacked,
-// never the whole cache twice.
-type cacheHeader struct {
-	Schema string
-	Count  int
-}
+// The on-disk form: cacheMagic, the schema (uvarint length, bytes), the
+// number of entries (uvarint), then each entry as the length of its
+// file's binary form (uvarint), its key, that form
+// (treesitter.PackedFile.AppendBinary) and a CRC-32C of key and form.
+// Entries are written and read one at a time through one buffer, so
+// saving or loading holds one entry's bytes besides the cache, and
+// loading allocates only what it keeps: per file the PackedFile, its
+// string table, its arena, and the strings not seen before.
+const cacheMagic = "lunad parse cache\n"
+
+// maxCacheEntry bounds one entry's length as read, so that a damaged
+// length cannot make a huge allocation (a packed file is a fraction of
+// its content, which is at most treesitter.MaxFileSize).
+const maxCacheEntry = 1 << 30
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // load reads a cache saved by save; a missing, damaged or outdated file
-// leaves the cache empty (the error says which, for the log).
+// leaves the cache empty (the error says which, for the log). A file of
+// another schema or format (an older lunad's) is ignored without one.
 func (c *parseCache) load(path string) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -97,30 +106,46 @@ func (c *parseCache) load(path string) error {
 		return err
 	}
 	defer f.Close()
-	dec := gob.NewDecoder(bufio.NewReader(f))
-	var h cacheHeader
-	if err := dec.Decode(&h); err != nil {
-		return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
+	r := bufio.NewReaderSize(f, 1<<16)
+	damaged := func(err error) error { return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err) }
+	magic := make([]byte, len(cacheMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != cacheMagic {
+		return nil // another format
 	}
-	if h.Schema != cacheSchema() {
+	var buf []byte
+	n, err := binary.ReadUvarint(r)
+	if err != nil || n > 1<<12 {
+		return damaged(fmt.Errorf("schema: %v", err))
+	}
+	if buf, err = readN(r, buf, int(n)); err != nil {
+		return damaged(err)
+	}
+	if string(buf) != cacheSchema() {
 		return nil
 	}
+	count, err := binary.ReadUvarint(r)
+	if err != nil {
+		return damaged(err)
+	}
 	in := interner{}
-	files := make(map[cacheKey]*treesitter.PackedFile, min(h.Count, maxCacheEntries))
-	for range h.Count {
-		var k cacheKey
-		var file treesitter.File
-		if err := dec.Decode(&k); err != nil {
-			return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
+	files := make(map[cacheKey]*treesitter.PackedFile, min(count, maxCacheEntries))
+	for range count {
+		n, err := binary.ReadUvarint(r)
+		if err != nil || n > maxCacheEntry {
+			return damaged(fmt.Errorf("entry length %d: %v", n, err))
 		}
-		if err := dec.Decode(&file); err != nil {
-			return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
+		if buf, err = readN(r, buf, len(cacheKey{})+int(n)+4); err != nil {
+			return damaged(err)
 		}
-		pf, err := treesitter.Pack(&file)
+		body, sum := buf[:len(buf)-4], binary.LittleEndian.Uint32(buf[len(buf)-4:])
+		if crc32.Checksum(body, crcTable) != sum {
+			return damaged(errors.New("an entry's checksum does not match"))
+		}
+		k := cacheKey(body[:len(cacheKey{})])
+		pf, err := treesitter.DecodePacked(body[len(cacheKey{}):], in.b)
 		if err != nil {
-			return fmt.Errorf("parse cache %s is damaged, rebuilding: %w", path, err)
+			return damaged(err)
 		}
-		pf.Intern(in.s)
 		if len(files) < maxCacheEntries {
 			files[k] = pf
 		}
@@ -133,11 +158,21 @@ func (c *parseCache) load(path string) error {
 	return nil
 }
 
+// readN reads n bytes into buf (grown if need be) and returns them.
+func readN(r io.Reader, buf []byte, n int) ([]byte, error) {
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	_, err := io.ReadFull(r, buf)
+	return buf, err
+}
+
 // cacheSchema versions the file: the queries' schema and this layout.
-func cacheSchema() string { return treesitter.Schema() + "+stream1" }
+func cacheSchema() string { return treesitter.Schema() + "+packed1" }
 
 // interner shares one copy of each repeated string of decoded Files
-// (kinds, names, containers): gob decodes every occurrence separately,
+// (kinds, names, containers): decoding makes every occurrence separately,
 // which for a 10,000-file workspace is a million small strings.
 type interner map[string]string
 
@@ -147,6 +182,17 @@ func (in interner) s(v string) string {
 	}
 	in[v] = v
 	return v
+}
+
+// b is s for the bytes of a string (allocating only a string not seen
+// before).
+func (in interner) b(v []byte) string {
+	if w, ok := in[string(v)]; ok {
+		return w
+	}
+	w := string(v)
+	in[w] = w
+	return w
 }
 
 // save writes the cache atomically (temp file, rename) if it changed. It
@@ -169,13 +215,22 @@ func (c *parseCache) save(path string) error {
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(tmp)
-	enc := gob.NewEncoder(w)
-	err = enc.Encode(cacheHeader{Schema: cacheSchema(), Count: len(keys)})
+	w := bufio.NewWriterSize(tmp, 1<<16)
+	schema := cacheSchema()
+	buf := append([]byte(cacheMagic), binary.AppendUvarint(nil, uint64(len(schema)))...)
+	buf = append(buf, schema...)
+	buf = binary.AppendUvarint(buf, uint64(len(keys)))
+	_, err = w.Write(buf)
+	var body []byte
 	for i := 0; i < len(keys) && err == nil; i++ {
-		if err = enc.Encode(keys[i]); err == nil {
-			err = enc.Encode(files[i].File())
+		body = append(body[:0], keys[i][:]...)
+		if body, err = files[i].AppendBinary(body); err != nil {
+			break
 		}
+		buf = binary.AppendUvarint(buf[:0], uint64(len(body)-len(cacheKey{})))
+		buf = append(buf, body...)
+		buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(body, crcTable))
+		_, err = w.Write(buf)
 	}
 	if err == nil {
 		err = w.Flush()

@@ -86,3 +86,17 @@ func FuzzMarkdownNesting(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLastQualified: the name key of any reference name is the last part
+// splitQualified gives.
+func FuzzLastQualified(f *testing.F) {
+	for _, s := range []string{"fmt.Println", "a::b", "x#y", "p->q", "a.b-c", "...", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		parts := splitQualified(name)
+		if got, want := lastQualified(name), parts[len(parts)-1]; got != want {
+			t.Fatalf("lastQualified(%q) = %q, want %q", name, got, want)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"sort"
@@ -17,6 +18,13 @@ type Entry struct {
 	// Package is the name of the package a root-level manifest
 	// (package.json, Cargo.toml, pyproject.toml, go.mod) declares, or "".
 	Package string
+
+	// Set inside a graph only (packedgraph.go): the artifact's number
+	// (what the name indexes file it under), its references packed, and
+	// for Go the package names it imports.
+	num    uint32
+	packed *PackedFile
+	goPkgs []string
 }
 
 // Resolution states of a reference (see Resolve).
@@ -58,11 +66,9 @@ type Resolution struct {
 	Via        string    // for Unverified: ViaPage, ViaSlug, ViaDir or ViaLabel
 }
 
-// defLoc is one code definition: an artifact and an index into its Symbols.
-type defLoc struct {
-	id string
-	i  int
-}
+// defLoc is one code definition: an artifact (its number) and an index
+// into its Symbols.
+type defLoc struct{ n, i uint32 }
 
 // Graph is the reference graph of a workspace: which artifact defines
 // which symbol, and what each reference resolves to. Resolution is done on
@@ -94,23 +100,23 @@ type defLoc struct {
 //
 // A Graph is not safe for concurrent use.
 type Graph struct {
-	packed map[string]*PackedFile // ID -> its references, compact (packedgraph.go)
-	next   *PackedFile            // the packed form of the File PutPacked is putting
+	next *PackedFile // the packed form of the File PutPacked is putting
 
-	entries map[string]*Entry
-	strs    map[string]string   // one copy of each key string
-	byPath  map[string]string   // path -> ID
-	byName  map[string][]defLoc // code symbol name -> definitions
-	byKey   map[string][]string // lower(title), lower(file name), path stem -> IDs
-	users   map[string][]string // reference key -> IDs of the artifacts with such references (a slice: maps cost 3x)
-	dirs    map[string]int      // directory -> how many artifacts are under it (links to directories)
-	roots   map[string]int      // lower-case top-level directory and package names -> artifacts that make them one
+	entries map[string]*Entry    // ID -> entry (with its references packed: packedgraph.go)
+	nodes   []*Entry             // by number (Entry.num); nil for a number free for reuse
+	free    []uint32             // numbers of removed artifacts
+	byPath  map[string]string    // path -> ID
+	byName  map[string][]defLoc  // code symbol name -> definitions
+	byKey   map[string][]string  // lower(title), lower(file name), path stem -> IDs
+	users   map[userKey][]uint32 // what references may point at -> numbers of the artifacts with such references (a slice: maps cost 3x)
+	dirs    map[string]int       // directory -> how many artifacts are under it (links to directories)
+	roots   map[string]int       // lower-case top-level directory and package names -> artifacts that make them one
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
-	return &Graph{entries: map[string]*Entry{}, strs: map[string]string{}, byPath: map[string]string{},
-		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[string][]string{}, dirs: map[string]int{}, roots: map[string]int{}}
+	return &Graph{entries: map[string]*Entry{}, byPath: map[string]string{},
+		byName: map[string][]defLoc{}, byKey: map[string][]string{}, users: map[userKey][]uint32{}, dirs: map[string]int{}, roots: map[string]int{}}
 }
 
 // Len is the number of artifacts in the graph.
@@ -123,7 +129,8 @@ func (g *Graph) Entry(id string) (Entry, bool) {
 		return Entry{}, false
 	}
 	out := *e
-	out.File = g.packed[id].File()
+	out.File = e.packed.File()
+	out.num, out.packed, out.goPkgs = 0, nil, nil
 	return out, true
 }
 
@@ -143,8 +150,9 @@ func (g *Graph) Put(e Entry) {
 	if e.File == nil {
 		e.File = &File{Language: LangText}
 	}
-	g.pack(&e)
-	ent := &e
+	n := &node{Entry: e} // the entry and what it keeps of its File, one allocation
+	ent := &n.Entry
+	g.pack(ent, &n.file)
 	g.entries[e.ID] = ent
 	g.byPath[e.Path] = e.ID
 	g.countDirs(e.Path, 1)
@@ -154,26 +162,21 @@ func (g *Graph) Put(e Entry) {
 	for _, k := range artifactKeys(ent) {
 		g.byKey[k] = append(g.byKey[k], e.ID)
 	}
-	for i, s := range e.File.Symbols {
+	for i, s := range ent.defs() {
 		if s.Kind != "heading" {
-			g.byName[s.Name] = append(g.byName[s.Name], defLoc{e.ID, i})
+			g.byName[s.Name] = append(g.byName[s.Name], defLoc{ent.num, uint32(i)})
 		}
 	}
 	for _, sf := range e.File.ShortFlags { // "-n" is filed under its own key, at the long flag
-		if i := slices.IndexFunc(e.File.Symbols, func(s Symbol) bool { return s.Kind == "flag" && s.Name == sf.Long }); i >= 0 {
-			g.byName[sf.Short] = append(g.byName[sf.Short], defLoc{e.ID, i})
+		for i, s := range ent.defs() {
+			if s.Kind == "flag" && s.Name == sf.Long {
+				g.byName[sf.Short] = append(g.byName[sf.Short], defLoc{ent.num, uint32(i)})
+				break
+			}
 		}
 	}
-	keys := g.userKeys(ent)
-	for i, k := range keys {
-		if c, ok := g.strs[k]; ok {
-			keys[i] = c
-		} else {
-			g.strs[k] = k
-		}
-	}
-	for _, k := range keys { // keys are deduplicated: e.ID is added once
-		g.users[k] = append(g.users[k], e.ID)
+	for _, k := range g.userKeys(ent) { // keys are deduplicated: the artifact is added once
+		g.users[k] = append(g.users[k], ent.num)
 	}
 }
 
@@ -184,6 +187,8 @@ func (g *Graph) Remove(id string) {
 		return
 	}
 	delete(g.entries, id)
+	g.nodes[e.num] = nil
+	g.free = append(g.free, e.num)
 	if g.byPath[e.Path] == id {
 		delete(g.byPath, e.Path)
 	}
@@ -202,7 +207,7 @@ func (g *Graph) Remove(id string) {
 	unfile := func(name string) {
 		locs := g.byName[name][:0:0]
 		for _, l := range g.byName[name] {
-			if l.id != id {
+			if l.n != e.num {
 				locs = append(locs, l)
 			}
 		}
@@ -212,7 +217,7 @@ func (g *Graph) Remove(id string) {
 			g.byName[name] = locs
 		}
 	}
-	for _, s := range e.File.Symbols {
+	for _, s := range e.defs() {
 		if s.Kind != "heading" {
 			unfile(s.Name)
 		}
@@ -223,12 +228,11 @@ func (g *Graph) Remove(id string) {
 	// The keys Put filed id under, recomputed rather than kept (they depend
 	// on the entry and its packed references alone, both still here).
 	for _, k := range g.userKeys(e) {
-		g.users[k] = slices.DeleteFunc(g.users[k], func(x string) bool { return x == id })
+		g.users[k] = slices.DeleteFunc(g.users[k], func(n uint32) bool { return n == e.num })
 		if len(g.users[k]) == 0 {
 			delete(g.users, k)
 		}
 	}
-	delete(g.packed, id)
 }
 
 // Resolve resolves every reference of artifact id, in file order.
@@ -240,7 +244,7 @@ func (g *Graph) Resolve(id string) []Resolution {
 		return nil
 	}
 	var out []Resolution
-	for _, r := range g.packed[id].References() {
+	for _, r := range e.packed.All() {
 		if r.Kind == "snippet" {
 			continue
 		}
@@ -257,31 +261,38 @@ func (g *Graph) Incoming(id string) []Resolution {
 	if e == nil {
 		return nil
 	}
-	from := map[string]struct{}{}
+	from := map[uint32]struct{}{}
 	for _, k := range targetKeys(e) {
-		for _, uid := range g.users[k] {
-			if uid != id {
-				from[uid] = struct{}{}
+		for _, n := range g.users[k] {
+			if n != e.num {
+				from[n] = struct{}{}
 			}
 		}
 	}
-	ids := make([]string, 0, len(from))
-	for uid := range from {
-		ids = append(ids, uid)
+	users := make([]*Entry, 0, len(from))
+	for n := range from {
+		users = append(users, g.nodes[n])
 	}
-	sort.Strings(ids)
-	want := map[string]bool{}
+	sort.Slice(users, func(i, j int) bool { return users[i].ID < users[j].ID })
+	want := map[userKey]bool{}
 	for _, k := range targetKeys(e) {
 		want[k] = true
 	}
 	var out []Resolution
-	for _, uid := range ids {
-		u, p := g.entries[uid], g.packed[uid]
-		for i := range p.Len() {
-			if !anyKey(refKeys(p.names(i)), want) {
+	for _, u := range users {
+		can := map[refShape]bool{} // whether references of a name and shape can point at id
+		rd := u.packed.reader()
+		for range u.packed.Len() {
+			ref := rd.next()
+			sh := rd.shape()
+			ok, seen := can[sh]
+			if !seen {
+				ok = anyKey(appendRefKeys(nil, ref), want)
+				can[sh] = ok
+			}
+			if !ok {
 				continue // cannot point at id: not resolved at all
 			}
-			ref := p.Reference(i)
 			r := g.resolve(u, ref)
 			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
@@ -291,7 +302,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 	return out
 }
 
-func anyKey(keys []string, want map[string]bool) bool {
+func anyKey(keys []userKey, want map[userKey]bool) bool {
 	for _, k := range keys {
 		if want[k] {
 			return true
@@ -328,74 +339,97 @@ func artifactKeys(e *Entry) []string {
 	return dedupe(keys)
 }
 
-// userKeys index the references of e by what they could point at, so
-// Incoming only resolves the artifacts that may refer to a given one.
-func (g *Graph) userKeys(e *Entry) []string {
-	var keys []string
-	p := g.packed[e.ID]
-	for i := range p.Len() {
-		keys = append(keys, refKeys(p.names(i))...)
-	}
-	for _, l := range e.Links {
-		keys = append(keys, "i:"+l)
-	}
-	return dedupe(keys)
+// userKey is what a reference may point at, as the graph files it
+// (users): a definition's name (keyName), a file name (keyFile), a
+// [[wiki]] name or page stem (keyWiki), a module's stem (keyModule), an
+// explicitly linked artifact (keyID). A name key shares the name's string
+// with the packed file: filing and looking up names allocates nothing.
+type userKey struct {
+	kind byte
+	s    string
 }
 
-// refKeys are the keys one reference is filed under (see userKeys).
-func refKeys(r Reference) []string {
+// Kinds of userKey.
+const (
+	keyName   = 'n'
+	keyFile   = 'f'
+	keyWiki   = 'w'
+	keyModule = 'm'
+	keyID     = 'i'
+)
+
+func (k userKey) String() string { return string(k.kind) + ":" + k.s }
+
+// userKeys index the references of e by what they could point at, so
+// Incoming only resolves the artifacts that may refer to a given one.
+func (g *Graph) userKeys(e *Entry) []userKey {
+	var keys []userKey
+	seen := map[refShape]bool{} // names repeat: their keys are made once
+	rd := e.packed.reader()
+	for range e.packed.Len() {
+		r := rd.next()
+		if sh := rd.shape(); !seen[sh] {
+			seen[sh] = true
+			keys = appendRefKeys(keys, r)
+		}
+	}
+	for _, l := range e.Links {
+		keys = append(keys, userKey{keyID, l})
+	}
+	return dedupeKeys(keys)
+}
+
+// appendRefKeys appends the keys one reference is filed under (see
+// userKeys).
+func appendRefKeys(keys []userKey, r Reference) []userKey {
 	switch r.Kind {
-	case "snippet":
-		return nil
+	case "snippet", "ref":
+		return keys
 	case "link":
 		p, _ := splitFragment(r.Target)
 		if p == "" {
-			return nil
+			return keys
 		}
-		return pageKeys(p)
+		return appendPageKeys(keys, p)
 	case "wiki":
-		return []string{"w:" + strings.ToLower(r.Target)}
+		return append(keys, userKey{keyWiki, strings.ToLower(r.Target)})
 	case "include", "doc":
 		p, _ := splitFragment(r.Target)
-		return pageKeys(p)
-	case "ref":
-		return nil
+		return appendPageKeys(keys, p)
 	}
-	parts := splitQualified(r.Name)
-	keys := []string{"n:" + parts[len(parts)-1]}
+	keys = append(keys, userKey{keyName, lastQualified(r.Name)})
 	if r.Kind == "import" {
-		keys = append(keys, "m:"+strings.ToLower(moduleStem(r.Name)))
+		keys = append(keys, userKey{keyModule, strings.ToLower(moduleStem(r.Name))})
 	}
 	return keys
 }
 
 // targetKeys are the userKeys under which references to e are filed.
-func targetKeys(e *Entry) []string {
+func targetKeys(e *Entry) []userKey {
 	base := strings.ToLower(path.Base(e.Path))
 	stem := strings.TrimSuffix(base, path.Ext(base))
-	keys := []string{"f:" + base, "w:" + strings.ToLower(e.Title), "w:" + strings.ToLower(e.ID),
-		"w:" + strings.ToLower(e.Path), "w:" + base, "w:" + stem, "m:" + stem, "i:" + e.ID}
+	keys := []userKey{{keyFile, base}, {keyWiki, strings.ToLower(e.Title)}, {keyWiki, strings.ToLower(e.ID)},
+		{keyWiki, strings.ToLower(e.Path)}, {keyWiki, base}, {keyWiki, stem}, {keyModule, stem}, {keyID, e.ID}}
 	if stem == "index" || stem == "__init__" || stem == "mod" {
-		keys = append(keys, "m:"+strings.ToLower(path.Base(path.Dir(e.Path))))
+		keys = append(keys, userKey{keyModule, strings.ToLower(path.Base(path.Dir(e.Path)))})
 	}
 	if stem == "readme" || stem == "index" || stem == "_index" { // a directory's page (sitelinks.go)
-		keys = append(keys, "w:"+strings.ToLower(path.Base(path.Dir(e.Path))), "w:index")
+		keys = append(keys, userKey{keyWiki, strings.ToLower(path.Base(path.Dir(e.Path)))}, userKey{keyWiki, "index"})
 	}
-	for _, s := range e.File.Symbols {
+	for _, s := range e.defs() {
 		if s.Kind != "heading" {
-			keys = append(keys, "n:"+s.Name)
+			keys = append(keys, userKey{keyName, s.Name})
 		}
 	}
-	return dedupe(keys)
+	return dedupeKeys(keys)
 }
 
 func dedupe(keys []string) []string {
-	sort.Strings(keys)
-	out := keys[:0]
-	for i, k := range keys {
-		if i == 0 || k != keys[i-1] {
-			out = append(out, k)
-		}
-	}
-	return out
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+func dedupeKeys(keys []userKey) []userKey {
+	slices.SortFunc(keys, func(a, b userKey) int { return cmp.Or(cmp.Compare(a.kind, b.kind), strings.Compare(a.s, b.s)) })
+	return slices.Compact(keys)
 }

@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -241,11 +242,38 @@ func TestRemoveUnfilesEveryUserKey(t *testing.T) {
 					}
 				}
 			}
-			if got, want := fmt.Sprint(g.users), fmt.Sprint(fresh.users); got != want {
+			if got, want := fmt.Sprint(usersByID(g)), fmt.Sprint(usersByID(fresh)); got != want {
 				t.Errorf("users after the edit:\n got %s\nwant %s", got, want)
 			}
 			if tt.want == nil && len(g.users) != 0 {
 				t.Errorf("an empty graph files %d keys", len(g.users))
+			}
+		})
+	}
+}
+
+// usersByID is g.users with the artifacts' IDs, sorted, for their numbers
+// (which depend on the order of Put and Remove).
+func usersByID(g *Graph) map[string][]string {
+	out := map[string][]string{}
+	for k, ns := range g.users {
+		for _, n := range ns {
+			out[k.String()] = append(out[k.String()], g.nodes[n].ID)
+		}
+		sort.Strings(out[k.String()])
+	}
+	return out
+}
+
+// TestLastQualified: the name key of a reference is the last part
+// splitQualified gives, for every shape of qualified name.
+func TestLastQualified(t *testing.T) {
+	for _, name := range []string{"a", "fmt.Println", "a.b.c", "a.b.", "x..", ".x", "...", ".", "", "a::b", "x#y", "p->q",
+		"a.b-c", "a-b", "a:b", "std::io::Read.", "a.b::", "::", "é.ü"} {
+		t.Run(name, func(t *testing.T) {
+			parts := splitQualified(name)
+			if got, want := lastQualified(name), parts[len(parts)-1]; got != want {
+				t.Errorf("lastQualified(%q) = %q, want %q", name, got, want)
 			}
 		})
 	}

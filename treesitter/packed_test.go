@@ -1,10 +1,13 @@
 package treesitter
 
 import (
-	"errors"
+	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -44,19 +47,23 @@ func TestPackRoundTrip(t *testing.T) {
 		fill(t, reflect.ValueOf(&s).Elem(), i)
 		f.Symbols = append(f.Symbols, s)
 	}
-	p, err := Pack(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := Pack(f)
 	got := p.File()
 	if !reflect.DeepEqual(got, f) {
 		t.Fatalf("round trip changed the file:\n got %+v\nwant %+v", got, f)
 	}
-	if p.plain != nil {
-		t.Fatal("consistent positions kept as parsed")
+	distinct := map[string]bool{}
+	for _, r := range f.References {
+		distinct[r.Name], distinct[r.Kind], distinct[r.Target] = true, true, true
 	}
-	if len(p.strs) != 3*3 {
-		t.Errorf("string table has %d entries, want 9 (3 distinct references × name, kind, target)", len(p.strs))
+	for _, s := range f.Symbols {
+		distinct[s.Name], distinct[s.Kind], distinct[s.Container], distinct[s.Fingerprint] = true, true, true, true
+	}
+	if len(p.strs) != len(distinct) {
+		t.Errorf("string table has %d entries, want %d (each distinct string once)", len(p.strs), len(distinct))
+	}
+	if got := int(p.symAt) / shapeSize; got != 3 {
+		t.Errorf("%d shapes, want 3 (3 distinct kind, target and role)", got)
 	}
 	got.References[0].Name, got.Symbols[0].Name = "changed", "changed"
 	if again := p.File(); !reflect.DeepEqual(again, f) {
@@ -64,57 +71,134 @@ func TestPackRoundTrip(t *testing.T) {
 	}
 }
 
-// TestPackKeepsInconsistentPositions: positions no line table can give
-// (line 1 starting before line 0) are kept as they are, not bent.
-func TestPackKeepsInconsistentPositions(t *testing.T) {
-	f := &File{Language: LangGo, References: []Reference{
-		{Name: "a", Kind: "call", Span: Span{Start: Position{Byte: 50, Line: 0, Column: 50}, End: Position{Byte: 51, Line: 0, Column: 51}}},
-		{Name: "b", Kind: "call", Span: Span{Start: Position{Byte: 10, Line: 1, Column: 0}, End: Position{Byte: 11, Line: 1, Column: 1}}},
-	}}
-	p, err := Pack(f)
+// TestPackPositionsRoundTrip: any positions come back exactly as they
+// went in — whether or not they agree with each other (line 1 starting
+// before line 0, a column past its byte offset, an end before its start,
+// spans over several lines, offsets past 32 bits, negative values): the
+// packed form derives nothing it was not given.
+func TestPackPositionsRoundTrip(t *testing.T) {
+	pos := func(b, l, c int) Position { return Position{Byte: b, Line: l, Column: c} }
+	sp := func(s, e Position) Span { return Span{Start: s, End: e} }
+	tests := []struct {
+		name  string
+		spans []Span
+	}{
+		{"one line, in order", []Span{sp(pos(4, 0, 4), pos(9, 0, 9)), sp(pos(12, 0, 12), pos(13, 0, 13)), sp(pos(30, 1, 2), pos(35, 1, 7))}},
+		{"lines that go backwards", []Span{sp(pos(50, 0, 50), pos(51, 0, 51)), sp(pos(10, 1, 0), pos(11, 1, 1))}},
+		{"references out of file order", []Span{sp(pos(300, 9, 3), pos(310, 9, 13)), sp(pos(20, 1, 5), pos(25, 1, 10)), sp(pos(300, 9, 3), pos(301, 9, 4))}},
+		{"spans over several lines", []Span{sp(pos(10, 1, 2), pos(95, 7, 0)), sp(pos(96, 7, 1), pos(200, 12, 30))}},
+		{"an end before its start", []Span{sp(pos(10, 1, 2), pos(8, 1, 0))}},
+		{"a column past its byte offset", []Span{sp(pos(3, 0, 4), pos(3, 0, 4))}},
+		{"offsets past 32 bits", []Span{sp(pos(math.MaxUint32+10, 1<<33, 5), pos(math.MaxUint32+20, 1<<33, 15))}},
+		{"negative values", []Span{sp(pos(-1, -2, -3), pos(-1, 0, 7))}},
+		{"extremes", []Span{sp(pos(math.MaxInt, math.MinInt, math.MaxInt), pos(math.MinInt, math.MaxInt, math.MinInt))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &File{Language: LangGo}
+			for i, sp := range tt.spans {
+				f.References = append(f.References, Reference{Name: "n" + string(rune('a'+i%2)), Kind: "call", Span: sp})
+			}
+			if got := Pack(f).File(); !reflect.DeepEqual(got, f) {
+				t.Fatalf("got  %+v\nwant %+v", got.References, f.References)
+			}
+		})
+	}
+}
+
+// TestPackSymbols: definitions come back exactly, whatever their
+// fingerprint (16 hex digits as made, stored as 8 bytes; anything else as
+// a string) and positions; Symbol reads one by index.
+func TestPackSymbols(t *testing.T) {
+	sym := func(name, fp string, start, end Position) Symbol {
+		return Symbol{Name: name, Kind: "function", Container: "T", Fingerprint: fp, Span: Span{Start: start, End: end}}
+	}
+	pos := func(b, l, c int) Position { return Position{Byte: b, Line: l, Column: c} }
+	tests := []struct {
+		name string
+		sym  Symbol
+	}{
+		{"hex fingerprint", sym("f", "0123456789abcdef", pos(10, 1, 0), pos(90, 5, 1))},
+		{"upper-case hex", sym("f", "0123456789ABCDEF", pos(10, 1, 0), pos(90, 5, 1))},
+		{"short fingerprint", sym("f", "abc", pos(10, 1, 0), pos(90, 5, 1))},
+		{"not hex", sym("f", "0123456789abcdeg", pos(10, 1, 0), pos(90, 5, 1))},
+		{"no fingerprint", sym("f", "", pos(10, 1, 0), pos(90, 5, 1))},
+		{"hidden, no container", Symbol{Name: "g", Kind: "type", Hidden: true, Fingerprint: "ffffffffffffffff"}},
+		{"inconsistent positions", sym("f", "0000000000000000", pos(3, 7, 9), pos(-4, 2, math.MaxInt))},
+	}
+	f := &File{Language: LangGo}
+	for _, tt := range tests {
+		f.Symbols = append(f.Symbols, tt.sym)
+	}
+	p := Pack(f)
+	if p.NumSymbols() != len(tests) {
+		t.Fatalf("NumSymbols = %d, want %d", p.NumSymbols(), len(tests))
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.Symbol(i); got != tt.sym {
+				t.Errorf("Symbol(%d) = %+v, want %+v", i, got, tt.sym)
+			}
+			if got := p.symbolName(i); got != tt.sym.Name {
+				t.Errorf("symbolName(%d) = %q", i, got)
+			}
+		})
+	}
+	if !reflect.DeepEqual(p.File(), f) {
+		t.Errorf("round trip changed the file")
+	}
+	want := *f
+	want.References = nil
+	if got := p.Definitions(); !reflect.DeepEqual(got, &want) {
+		t.Errorf("Definitions() = %+v, want %+v", got, &want)
+	}
+}
+
+// TestPackIsSmall: on a parsed file, a packed reference costs a few bytes
+// of arena (a quarter of the 24 bytes of fixed-size records, a
+// fourteenth of the 96 of a Reference), a definition about 20 (a sixth
+// of a Symbol's 120 and its fingerprint's 32).
+func TestPackIsSmall(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	var b strings.Builder
+	b.WriteString("package p\n\nimport \"fmt\"\n\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "func F%d(x int) int {\n\tfmt.Println(x, len(\"a\"))\n\treturn F%d(x) + strconv.Itoa(x)\n}\n\n", i, (i+1)%200)
+	}
+	f, err := p.Parse("code/go", []byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.plain == nil {
-		t.Fatal("inconsistent positions were packed")
+	pf := Pack(f)
+	refs := int(binary.LittleEndian.Uint32(pf.data[pf.symAt:])) - int(pf.refsAt) // the first definition follows the references
+	syms := len(pf.data) - int(pf.refsAt) - refs
+	per, perSym := float64(refs)/float64(len(f.References)), float64(syms)/float64(len(f.Symbols))
+	t.Logf("%d references, %.1f bytes each; %d definitions, %.1f bytes each (and 4 for the index)", len(f.References), per, len(f.Symbols), perSym)
+	if len(f.References) < 800 || per > 7 {
+		t.Errorf("%d references at %.1f bytes each, want ≥ 800 at ≤ 7", len(f.References), per)
 	}
-	if got := p.File(); !reflect.DeepEqual(got, f) {
-		t.Fatalf("got %+v, want %+v", got, f)
+	if len(f.Symbols) != 200 || perSym > 24 {
+		t.Errorf("%d definitions at %.1f bytes each, want 200 at ≤ 24", len(f.Symbols), perSym)
 	}
 }
 
 func TestPackEmptyAndNil(t *testing.T) {
-	if p, err := Pack(nil); p != nil || err != nil {
-		t.Fatalf("Pack(nil) = %v, %v", p, err)
+	if p := Pack(nil); p != nil {
+		t.Fatalf("Pack(nil) = %v", p)
 	}
-	f := &File{Language: LangText, Skipped: "too large"}
-	p, err := Pack(f)
-	if err != nil {
-		t.Fatal(err)
+	p := Pack(&File{Language: LangText, Skipped: "too large"})
+	if p.Len() != 0 {
+		t.Fatalf("Len = %d", p.Len())
 	}
 	if got := p.File(); !reflect.DeepEqual(got, &File{Language: LangText, Skipped: "too large"}) {
 		t.Fatalf("got %+v", got)
 	}
 }
 
-func TestPackRejectsOffsetsPast32Bits(t *testing.T) {
-	for name, pos := range map[string]Position{
-		"byte":     {Byte: math.MaxUint32 + 1},
-		"negative": {Byte: -1},
-		"column":   {Byte: 3, Column: 4},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := Pack(&File{References: []Reference{{Name: "x", Kind: "call", Span: Span{Start: pos}}}})
-			if !errors.Is(err, ErrTooLarge) {
-				t.Fatalf("err = %v, want ErrTooLarge", err)
-			}
-		})
-	}
-}
-
 // TestGraphKeepsReferencesPacked: the graph's answers are the same as
-// from the parsed File, and its entries hold only the references the
-// scoping rules read (imports) unpacked.
+// from the parsed File, and its entries hold neither references nor
+// definitions unpacked.
 func TestGraphKeepsReferencesPacked(t *testing.T) {
 	p := NewParser()
 	defer p.Close()
@@ -128,20 +212,14 @@ func TestGraphKeepsReferencesPacked(t *testing.T) {
 	}
 	g := NewGraph()
 	g.Put(Entry{ID: "lib", Path: "lib.py", Title: "lib.py", File: lib})
-	pd, err := Pack(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.PutPacked(Entry{ID: "doc", Path: "doc.md", Title: "Guide"}, pd)
+	g.PutPacked(Entry{ID: "doc", Path: "doc.md", Title: "Guide"}, Pack(doc))
 	for id, want := range map[string]*File{"lib": lib, "doc": doc} {
 		e, ok := g.Entry(id)
 		if !ok || !reflect.DeepEqual(e.File, want) {
 			t.Errorf("Entry(%s).File = %+v, want %+v", id, e.File, want)
 		}
-		for _, r := range g.entries[id].File.References {
-			if r.Kind != "import" {
-				t.Errorf("%s: graph entry keeps a %s reference unpacked", id, r.Kind)
-			}
+		if f := g.entries[id].File; len(f.References)+len(f.Symbols) != 0 {
+			t.Errorf("%s: graph entry keeps %d references and %d definitions unpacked", id, len(f.References), len(f.Symbols))
 		}
 	}
 	in := g.Incoming("lib")
@@ -153,13 +231,13 @@ func TestGraphKeepsReferencesPacked(t *testing.T) {
 		t.Fatalf("Resolve(doc) = %+v", res)
 	}
 	g.Remove("doc")
-	if len(g.packed) != 1 || len(g.Incoming("lib")) != 0 {
-		t.Fatalf("Remove left %d packed files, incoming %v", len(g.packed), g.Incoming("lib"))
+	if len(g.entries) != 1 || len(g.free) != 1 || g.nodes[len(g.nodes)-1] != nil || len(g.Incoming("lib")) != 0 {
+		t.Fatalf("Remove left %d entries, %d free numbers, incoming %v", len(g.entries), len(g.free), g.Incoming("lib"))
 	}
 }
 
 // TestPackParsedFiles: every snippet of every language, as Parse returns
-// it, packs with line tables (not kept as parsed) and comes back equal.
+// it, comes back equal.
 func TestPackParsedFiles(t *testing.T) {
 	p := NewParser()
 	defer p.Close()
@@ -173,14 +251,7 @@ func TestPackParsedFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pf, err := Pack(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if pf.plain != nil {
-				t.Error("kept as parsed: its positions do not fit one line table")
-			}
-			if got := pf.File(); !reflect.DeepEqual(got, f) {
+			if got := Pack(f).File(); !reflect.DeepEqual(got, f) {
 				t.Errorf("round trip changed the file")
 			}
 		})
@@ -204,11 +275,7 @@ func TestPackKeepsAnchorsAndShortFlags(t *testing.T) {
 			if len(f.Anchors)+len(f.ShortFlags) == 0 {
 				t.Fatal("parsed no anchor or short flag")
 			}
-			pf, err := Pack(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := pf.File(); !reflect.DeepEqual(got, f) {
+			if got := Pack(f).File(); !reflect.DeepEqual(got, f) {
 				t.Errorf("round trip: anchors %q short flags %v, want %q %v", got.Anchors, got.ShortFlags, f.Anchors, f.ShortFlags)
 			}
 			g := NewGraph()
@@ -217,5 +284,45 @@ func TestPackKeepsAnchorsAndShortFlags(t *testing.T) {
 				t.Errorf("graph entry: anchors %q short flags %v, want %q %v", e.File.Anchors, e.File.ShortFlags, f.Anchors, f.ShortFlags)
 			}
 		})
+	}
+}
+
+// TestGraphSymbolsAndHasReference: what Symbols, HasReference and Links
+// answer from the packed form is what Entry materialises.
+func TestGraphSymbolsAndHasReference(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	g := NewGraph()
+	for _, a := range []struct{ id, path, src string }{
+		{"lib", "lib.py", "def parse_config(path):\n    return path\n\nclass C:\n    def m(self):\n        pass\n"},
+		{"doc", "doc.md", "# Guide\n\nCall `parse_config`.\n\n```python\nprint(parse_config('x'))\n```\n"},
+	} {
+		f, err := p.Parse(a.path, []byte(a.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Put(Entry{ID: a.id, Path: a.path, File: f, Links: []string{"x" + a.id}})
+	}
+	for _, id := range []string{"lib", "doc"} {
+		e, _ := g.Entry(id)
+		path, syms, ok := g.Symbols(id)
+		if !ok || path != e.Path || !reflect.DeepEqual(syms, e.File.Symbols) {
+			t.Errorf("Symbols(%s) = %s %+v, want %s %+v", id, path, syms, e.Path, e.File.Symbols)
+		}
+		if got := g.Links(id); !reflect.DeepEqual(got, e.Links) {
+			t.Errorf("Links(%s) = %v, want %v", id, got, e.Links)
+		}
+		for _, kind := range []string{"snippet", "code", "call", "link"} {
+			want := slices.ContainsFunc(e.File.References, func(r Reference) bool { return r.Kind == kind })
+			if got := g.HasReference(id, kind); got != want {
+				t.Errorf("HasReference(%s, %s) = %v, want %v", id, kind, got, want)
+			}
+		}
+	}
+	if _, _, ok := g.Symbols("none"); ok || g.HasReference("none", "call") || g.Links("none") != nil {
+		t.Error("an unknown artifact has symbols or references")
+	}
+	if !g.HasReference("doc", "snippet") || g.HasReference("lib", "snippet") {
+		t.Error("the fixture lost its snippet")
 	}
 }

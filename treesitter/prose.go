@@ -33,7 +33,7 @@ func (g *Graph) isTool(w string) bool {
 		return true
 	}
 	for _, l := range g.byName[w] {
-		if g.entries[l.id].File.Symbols[l.i].Kind == "command" {
+		if g.nodes[l.n].def(int(l.i)).Kind == "command" {
 			return true
 		}
 	}
@@ -150,8 +150,8 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 func (g *Graph) proseCandidates(name string, quals []string, keep func(Symbol) bool) []Target {
 	var cands []Target
 	for _, l := range g.byName[name] {
-		b := g.entries[l.id]
-		s := b.File.Symbols[l.i]
+		b := g.nodes[l.n]
+		s := b.def(int(l.i))
 		if !keep(s) || len(quals) == 0 && (s.Hidden || nonCandidate(b.Path)) || len(quals) > 0 && !qualifiesFold(b, s, quals) {
 			continue
 		}

@@ -130,7 +130,7 @@ func (g *Graph) lookupPath(from, p string) (id, want string) {
 // a place, not a definition that could go stale.
 func findFragment(e *Entry, frag string) ([]Target, int) {
 	var out []Target
-	for _, s := range e.File.Symbols {
+	for _, s := range e.defs() {
 		ok := s.Name == frag || s.Container != "" && s.Container+"."+s.Name == frag
 		if s.Kind == "heading" {
 			ok = ok || Slug(s.Name) == strings.ToLower(frag)
@@ -252,12 +252,15 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 		switch {
 		case len(quals) == 0:
 			goPkg = path.Dir(e.Path) // an unqualified Go name is in its own package
-		case !goImports(e)[quals[0]]:
+		case !e.imports(quals[0]):
 			quals = nil // x.Method() on a value: resolved by name
 		}
 	}
-	for _, s := range e.File.Symbols {
-		if s.Kind != "heading" && s.Name == name && (len(quals) == 0 || qualifies(e, s, quals)) {
+	for i := range e.numDefs() {
+		if e.defName(i) != name {
+			continue
+		}
+		if s := e.def(i); s.Kind != "heading" && (len(quals) == 0 || qualifies(e, s, quals)) {
 			res.State, res.Target = Local, symbolTarget(e, s)
 			return
 		}
@@ -265,34 +268,17 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 	fromCode := !IsProse(e.File.Language)
 	var cands []Target
 	for _, l := range g.byName[name] {
-		b := g.entries[l.id]
-		if l.id == e.ID || fromCode && family(b.File.Language) != family(e.File.Language) {
+		b := g.nodes[l.n]
+		if b == e || fromCode && family(b.File.Language) != family(e.File.Language) {
 			continue
 		}
-		s := b.File.Symbols[l.i]
+		s := b.def(int(l.i))
 		if len(quals) > 0 && !qualifies(b, s, quals) || goPkg != "" && path.Dir(b.Path) != goPkg {
 			continue
 		}
 		cands = appendTarget(cands, symbolTarget(b, s))
 	}
 	g.settle(e, res, cands)
-}
-
-// goImports is the set of package names a Go file imports (the last
-// element of each import path, skipping a /vN major version).
-func goImports(e *Entry) map[string]bool {
-	out := map[string]bool{}
-	for _, r := range e.File.References {
-		if r.Kind != "import" {
-			continue
-		}
-		p := r.Name
-		if base := path.Base(p); len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
-			p = path.Dir(p)
-		}
-		out[path.Base(p)] = true
-	}
-	return out
 }
 
 // narrow applies the scoping rules to several candidates: the same Go
@@ -326,7 +312,7 @@ func (g *Graph) scope(e *Entry) map[string]bool {
 	for _, l := range e.Links {
 		out[l] = true
 	}
-	for r := range g.refNames(e) {
+	for _, r := range e.references() {
 		switch r.Kind {
 		case "import":
 			if id, ok := g.resolveModule(e, r.Name); ok {
@@ -378,6 +364,23 @@ func splitQualified(name string) []string {
 	return parts
 }
 
+// lastQualified is the last part splitQualified gives for name, without
+// allocating when name has no separator but dots (most names).
+func lastQualified(name string) string {
+	if strings.ContainsAny(name, ":#-") {
+		parts := splitQualified(name)
+		return parts[len(parts)-1]
+	}
+	end := len(name)
+	for end > 0 && name[end-1] == '.' {
+		end--
+	}
+	if end == 0 {
+		return name // only dots: splitQualified keeps it whole
+	}
+	return name[strings.LastIndexByte(name[:end], '.')+1 : end]
+}
+
 // splitFragment splits a link destination into path and fragment,
 // dropping a query string.
 func splitFragment(dest string) (p, frag string) {
@@ -427,7 +430,7 @@ func Defines(e Entry, name string) []Target {
 	parts := splitQualified(name)
 	last, quals := parts[len(parts)-1], parts[:len(parts)-1]
 	var out []Target
-	for _, s := range e.File.Symbols {
+	for _, s := range e.defs() {
 		if s.Kind != "heading" && s.Name == last && (len(quals) == 0 || qualifies(&e, s, quals)) {
 			out = appendTarget(out, symbolTarget(&e, s))
 		}

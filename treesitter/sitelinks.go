@@ -148,7 +148,7 @@ func siteFragment(e *Entry, frag string) (t []Target, n int, loose bool) {
 	}
 	if m := numbered().FindStringSubmatch(strings.ToLower(frag)); m != nil {
 		k, err := strconv.Atoi(m[2])
-		for _, s := range e.File.Symbols {
+		for _, s := range e.defs() {
 			if err != nil || s.Kind != "heading" || Slug(s.Name) != m[1] {
 				continue
 			}
@@ -162,7 +162,7 @@ func siteFragment(e *Entry, frag string) (t []Target, n int, loose bool) {
 	if want == "" {
 		return nil, 0, false
 	}
-	for _, s := range e.File.Symbols {
+	for _, s := range e.defs() {
 		if s.Kind == "heading" && foldSlug(s.Name) == want {
 			t = appendTarget(t, symbolTarget(e, s))
 		}
@@ -268,13 +268,14 @@ func (g *Graph) resolveDoc(e *Entry, res *Resolution) {
 	res.Reason = "no document " + want + " (.md, .mdx, .rst or .markdown)"
 }
 
-// pageKeys are the keys a link to path p is filed under: its file name,
-// and its stem, which a page it may be the site's rendering of has.
-func pageKeys(p string) []string {
+// appendPageKeys appends the keys a link to path p is filed under: its
+// file name, and its stem, which a page it may be the site's rendering
+// of has.
+func appendPageKeys(keys []userKey, p string) []userKey {
 	base := strings.ToLower(path.Base(p))
-	keys := []string{"f:" + base, "w:" + strings.TrimSuffix(base, path.Ext(base))}
+	keys = append(keys, userKey{keyFile, base}, userKey{keyWiki, strings.TrimSuffix(base, path.Ext(base))})
 	if base == "." || base == ".." || base == "/" || strings.HasSuffix(p, "/") {
-		keys = append(keys, "w:index") // a directory: its README or index page
+		keys = append(keys, userKey{keyWiki, "index"}) // a directory: its README or index page
 	}
 	return keys
 }

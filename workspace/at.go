@@ -128,13 +128,13 @@ func (s *Service) SearchSymbols(ctx context.Context, query string, limit int) ([
 
 	ix.View(func(g *treesitter.Graph) {
 		for _, id := range g.IDs() {
-			e, _ := g.Entry(id)
-			for _, sym := range e.File.Symbols {
+			p, syms, _ := g.Symbols(id) // not Entry: references are most of an artifact, and not read here
+			for _, sym := range syms {
 				name := strings.ToLower(sym.Name)
 				if !strings.Contains(name, q) {
 					continue
 				}
-				hits = append(hits, SymbolHit{ID: id, Path: e.Path, Symbol: lunad.Symbol{Name: sym.Name, Kind: sym.Kind,
+				hits = append(hits, SymbolHit{ID: id, Path: p, Symbol: lunad.Symbol{Name: sym.Name, Kind: sym.Kind,
 					Container: sym.Container, Span: span(sym.Span), Fingerprint: sym.Fingerprint}})
 			}
 		}

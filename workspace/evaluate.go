@@ -72,15 +72,18 @@ func scopeOf(e treesitter.Entry, res []treesitter.Resolution) map[string]bool {
 // and is looked for in scope — resolving every artifact with a quote took
 // most of a Refs call at 1,000 artifacts.
 func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
+	type quoting struct {
+		id    string
+		links []string
+	}
 	var (
-		qs      []treesitter.Entry
+		qs      []quoting
 		inScope = map[string]bool{}
 	)
 	ev.ix.View(func(g *treesitter.Graph) {
 		for _, other := range g.IDs() {
-			e, _ := g.Entry(other)
-			if other != id && hasSnippet(e.File) {
-				qs = append(qs, e)
+			if other != id && g.HasReference(other, "snippet") { // read packed: most of these are skipped below
+				qs = append(qs, quoting{other, g.Links(other)})
 			}
 		}
 		for _, r := range g.Incoming(id) {
@@ -90,9 +93,9 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 		}
 	})
 	var out []lunad.Reference
-	for _, e := range qs {
-		if !inScope[e.ID] && !slices.Contains(e.Links, id) {
-			b, err := ev.baseline(e.ID)
+	for _, q := range qs {
+		if !inScope[q.id] && !slices.Contains(q.links, id) {
+			b, err := ev.baseline(q.id)
 			if err != nil {
 				return nil, err
 			}
@@ -104,6 +107,8 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 				continue
 			}
 		}
+		var e treesitter.Entry
+		ev.ix.View(func(g *treesitter.Graph) { e, _ = g.Entry(q.id) })
 		scope := func() map[string]bool {
 			var res []treesitter.Resolution
 			ev.ix.View(func(g *treesitter.Graph) { res = g.Resolve(e.ID) })
@@ -120,15 +125,6 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 		}
 	}
 	return out, nil
-}
-
-func hasSnippet(f *treesitter.File) bool {
-	for _, r := range f.References {
-		if r.Kind == "snippet" {
-			return true
-		}
-	}
-	return false
 }
 
 // evaluate gives one resolved reference its state; ok is false for

@@ -2,7 +2,10 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,10 +17,21 @@ import (
 )
 
 // cacheFile is where the parse cache lives, in the store's cache directory.
-func (s *Service) cacheFile() string { return filepath.Join(s.store.CacheDir(), "refs.gob") }
+func (s *Service) cacheFile() string { return filepath.Join(s.store.CacheDir(), "refs.cache") }
+
+// removeOldCache removes the parse cache an older lunad kept (refs.gob, in
+// a format this one does not read), so that it does not stay behind.
+func (s *Service) removeOldCache() {
+	if err := os.Remove(filepath.Join(s.store.CacheDir(), "refs.gob")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.log.Warn("old parse cache not removed", "err", err)
+	}
+}
 
 // closeRefIndex persists the parse cache and frees the index.
-func (s *Service) closeRefIndex() error { return s.refs.Close() }
+func (s *Service) closeRefIndex() error {
+	s.removeOldCache()
+	return s.refs.Close()
+}
 
 // Symbols returns the definitions in an artifact's current content.
 // Returns lunad.ErrNotFound for an unknown artifact.
@@ -30,7 +44,7 @@ func (s *Service) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lu
 	if err != nil {
 		return a, nil, err
 	}
-	f, err := ix.Parse(refindex.ParseType(a), content)
+	f, err := ix.ParseDefinitions(refindex.ParseType(a), content)
 	if err != nil {
 		return a, nil, err
 	}

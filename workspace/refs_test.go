@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestIndexCacheRebuilt(t *testing.T) {
 		name string
 		data []byte
 	}{
-		{"garbage", []byte("not a gob at all")},
+		{"garbage", []byte("not a parse cache at all")},
 		{"truncated", nil}, // filled from the real cache below
 		{"empty", []byte{}},
 	} {
@@ -110,3 +111,33 @@ func TestSymbolsErrors(t *testing.T) {
 }
 
 func isNotFound(err error) bool { return err != nil && errors.Is(err, lunad.ErrNotFound) }
+
+// TestOldCacheRemoved: the parse cache an older lunad wrote (refs.gob, in
+// a format this one does not read) is removed when the index closes, and
+// the cache is written as refs.cache.
+func TestOldCacheRemoved(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	if _, err := s.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)}); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(filepath.Dir(s.CacheFile()), "refs.gob")
+	if err := os.WriteFile(old, []byte("an older lunad's cache"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Symbols(ctx, "config.py"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CloseIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("refs.gob still there: %v", err)
+	}
+	if filepath.Base(s.CacheFile()) != "refs.cache" {
+		t.Errorf("cache written to %s", s.CacheFile())
+	}
+	if _, err := os.Stat(s.CacheFile()); err != nil {
+		t.Errorf("cache not written: %v", err)
+	}
+}

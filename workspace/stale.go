@@ -37,7 +37,8 @@ type evaluator struct {
 	then   map[int]map[string][]treesitter.Entry
 }
 
-// fileAt is an artifact at a commit: absent, or its content parsed.
+// fileAt is an artifact at a commit: absent, or its content and
+// definitions (its entry's File has no references).
 type fileAt struct {
 	present bool
 	content []byte
@@ -189,7 +190,7 @@ func (ev *evaluator) at(id, commit string) (*fileAt, error) {
 	case err != nil:
 		return nil, err
 	default:
-		file, err := ev.ix.Parse(refindex.ParseType(a), content)
+		file, err := ev.ix.ParseDefinitions(refindex.ParseType(a), content) // staleness compares definitions, not references
 		if err != nil {
 			return nil, err
 		}
