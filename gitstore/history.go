@@ -161,12 +161,11 @@ func (c *commitCache) load() {
 	if c.entries != nil {
 		return
 	}
-	b, _, err := mapFile(c.path) // decoding copies what it keeps
+	b, err := os.ReadFile(c.path)
 	if err != nil {
 		c.entries = map[string]*entry{}
 		return
 	}
-	defer unmapFile(b)
 	c.entries = make(map[string]*entry, bytes.Count(b, []byte("\n")))
 	in := interner{}
 	sc := bufio.NewScanner(bytes.NewReader(b))

@@ -94,6 +94,11 @@ func (c *indexCache) write(gitDir string, lock *os.File, chunks, marks [][]byte)
 		}
 		return bw.Flush()
 	})
+	var sum []byte // the checksum: the last 20 bytes
+	for i := len(chunks) - 1; i >= 0 && len(sum) < 20; i-- {
+		c := chunks[i]
+		sum = append(slices.Clone(c[len(c)-min(len(c), 20-len(sum)):]), sum...)
+	}
 	c.drop() // after the write: the chunks may alias the mapping
 	if err != nil {
 		return err
@@ -103,7 +108,7 @@ func (c *indexCache) write(gitDir string, lock *os.File, chunks, marks [][]byte)
 		return nil // the index is written; only the cache is lost
 	}
 	c.f, c.marks = f, marks
-	stamp(gitDir, c.st, chunks, marks)
+	stamp(gitDir, c.st, sum, marks)
 	return nil
 }
 
@@ -133,18 +138,13 @@ func stampLine(st unix.Stat_t, sum []byte) string {
 	return fmt.Sprintf("%d %d %d %d.%09d %d.%09d %x\n", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec, sum)
 }
 
-// stamp records the index lunad has just written (stat data st, content
-// chunks, marks) for the next process. It is a cache: on failure the next
+// stamp records the index lunad has just written (stat data st, checksum
+// sum, marks) for the next process. It is a cache: on failure the next
 // process verifies the index instead. The file is overwritten in place
 // (a truncation made ext4 flush it on close, a percent of a one-shot
 // edit): its last line, a CRC32 of the rest, tells a torn stamp.
-func stamp(gitDir string, st unix.Stat_t, chunks, marks [][]byte) {
+func stamp(gitDir string, st unix.Stat_t, sum []byte, marks [][]byte) {
 	name := filepath.Join(gitDir, "luna", indexStampName)
-	var sum []byte // the last 20 bytes
-	for i := len(chunks) - 1; i >= 0 && len(sum) < 20; i-- {
-		c := chunks[i]
-		sum = append(slices.Clone(c[len(c)-min(len(c), 20-len(sum)):]), sum...)
-	}
 	b := []byte(stampLine(st, sum))
 	for _, m := range marks {
 		b = append(hex.AppendEncode(b, m), '\n')

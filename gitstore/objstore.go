@@ -59,13 +59,17 @@ func (o *objectStore) readDepth(h plumbing.Hash, depth int) (plumbing.ObjectType
 			return t, b, nil
 		}
 	}
-	for attempt := 0; attempt < 2; attempt++ {
+	for attempt := 0; attempt < maxScans; attempt++ {
 		if t, b, err := o.readLoose(h); err == nil || !os.IsNotExist(err) {
 			return t, b, err
 		}
 		if !o.scanned || attempt > 0 {
-			if err := o.scan(); err != nil {
+			changed, err := o.scan()
+			if err != nil {
 				return 0, nil, err
+			}
+			if attempt > 1 && !changed {
+				break // the packs held still: the object is in none
 			}
 		}
 		for _, p := range o.packs {
@@ -107,13 +111,27 @@ func (o *objectStore) readLoose(h plumbing.Hash) (plumbing.ObjectType, []byte, e
 	return t, body, nil
 }
 
+// testHookScanListed, when set by a test, runs in scan after the pack
+// directory is listed.
+var testHookScanListed func()
+
+// maxScans bounds the scans of the pack directory for one object. While
+// another process consolidates packs, one listing can miss both the new
+// pack (created while the directory was read) and the old one (removed
+// before it was opened); a read scans again as long as the packs change.
+const maxScans = 8
+
 // scan opens the packs of the repository it has not opened yet and closes
-// those that are gone (removed by git gc or by consolidation).
-func (o *objectStore) scan() error {
+// those that are gone (removed by git gc or by consolidation); changed
+// reports whether any appeared or went.
+func (o *objectStore) scan() (changed bool, err error) {
 	o.scanned = true
 	names, err := filepath.Glob(filepath.Join(o.dir, "pack", "pack-*.idx"))
 	if err != nil {
-		return err
+		return false, err
+	}
+	if testHookScanListed != nil {
+		testHookScanListed()
 	}
 	present := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -127,6 +145,7 @@ func (o *objectStore) scan() error {
 			open[p.name] = true
 		} else {
 			o.closePack(p)
+			changed = true
 		}
 	}
 	clear(o.packs[len(kept):])
@@ -135,15 +154,16 @@ func (o *objectStore) scan() error {
 		if open[idxName] {
 			continue
 		}
+		changed = true
 		data, mapped, err := readIndexFile(idxName)
 		if err != nil {
 			continue // removed by a concurrent gc
 		}
 		if err := o.add(idxName, data, mapped); err != nil {
-			return err
+			return true, err
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 // readIndexFile returns the content of a pack index: mapped (true) when
@@ -199,8 +219,10 @@ func (o *objectStore) added(idxName string, data []byte) {
 
 // stored reports whether a pack the store has open holds h.
 func (o *objectStore) stored(h plumbing.Hash) bool {
-	if !o.scanned && o.scan() != nil {
-		return false
+	if !o.scanned {
+		if _, err := o.scan(); err != nil {
+			return false
+		}
 	}
 	for _, p := range o.packs {
 		if ok, _ := p.idx.Contains(h); ok {

@@ -55,7 +55,7 @@ func TestReadPackedMatchesGit(t *testing.T) {
 			git(t, dir, append(tt.flags, "repack", "-q", "-a", "-d", "-f", "--depth=20")...)
 			o := newObjectStore(filepath.Join(dir, ".git"))
 			defer o.close()
-			if err := o.scan(); err != nil || len(o.packs) != 1 {
+			if _, err := o.scan(); err != nil || len(o.packs) != 1 {
 				t.Fatalf("scan: %d packs, %v; want the one git wrote", len(o.packs), err)
 			}
 			deltas := 0
@@ -282,7 +282,7 @@ func TestPackRemovedBeforeItsFirstRead(t *testing.T) {
 	want := catAll(t, dir)
 	o := newObjectStore(filepath.Join(dir, ".git"))
 	defer o.close()
-	if err := o.scan(); err != nil || len(o.packs) != 1 || o.packs[0].loaded {
+	if _, err := o.scan(); err != nil || len(o.packs) != 1 || o.packs[0].loaded {
 		t.Fatalf("scan: %d packs, %v; want one, not read from yet", len(o.packs), err)
 	}
 	writeFile(t, dir, "new.txt", "new\n")
@@ -300,5 +300,53 @@ func TestPackRemovedBeforeItsFirstRead(t *testing.T) {
 	}
 	if len(o.packs) != 1 || !o.packs[0].loaded {
 		t.Fatalf("%d packs open; want the removed one, read from", len(o.packs))
+	}
+}
+
+// TestReadWhileAnotherConsolidates: a scan that lists a pack another
+// process then consolidates away — the new pack made after the listing,
+// the old one removed before it is opened — finds the object on the next
+// scan, as long as the packs change.
+func TestReadWhileAnotherConsolidates(t *testing.T) {
+	gitDir := filepath.Join(t.TempDir(), ".git")
+	packDir := filepath.Join(gitDir, "objects", "pack")
+	os.MkdirAll(packDir, 0o755)
+	zw := zlib.NewWriter(io.Discard)
+	write := func(objs ...[]byte) string {
+		var po []packObject
+		for _, c := range objs {
+			po = append(po, packObject{hash: plumbing.ComputeHash(plumbing.BlobObject, c), typ: plumbing.BlobObject, content: c})
+		}
+		pack, idx, sum := encodePack(po, zw)
+		base := filepath.Join(packDir, "pack-"+sum.String())
+		os.WriteFile(base+".pack", pack, 0o444)
+		os.WriteFile(base+".idx", idx, 0o444)
+		return base
+	}
+	write([]byte("known"))
+	o := newObjectStore(gitDir)
+	defer o.close()
+	if _, err := o.scan(); err != nil {
+		t.Fatal(err)
+	}
+	x := []byte("written by another process")
+	small := write(x)
+	consolidated := false
+	testHookScanListed = func() {
+		if consolidated {
+			return
+		}
+		consolidated = true // after this listing: the new pack, then the old one gone
+		write(x, []byte("and consolidated with this"))
+		os.Remove(small + ".idx")
+		os.Remove(small + ".pack")
+	}
+	defer func() { testHookScanListed = nil }()
+	typ, b, err := o.read(plumbing.ComputeHash(plumbing.BlobObject, x))
+	if err != nil || typ != plumbing.BlobObject || !bytes.Equal(b, x) {
+		t.Fatalf("read = %v %q %v; want the blob from the consolidated pack", typ, b, err)
+	}
+	if _, _, err := o.read(plumbing.ComputeHash(plumbing.BlobObject, []byte("nowhere"))); !errors.Is(err, plumbing.ErrObjectNotFound) {
+		t.Fatalf("an object in no pack: %v, want ErrObjectNotFound", err)
 	}
 }

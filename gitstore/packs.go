@@ -87,7 +87,7 @@ func (o *objectStore) smallPacks() int {
 // made durable, stops reading the small ones and returns their index
 // files, for removePacks. Callers hold s.mu.
 func (s *Store) consolidatePacks() ([]string, error) {
-	if err := s.objects.scan(); err != nil {
+	if _, err := s.objects.scan(); err != nil {
 		return nil, err
 	}
 	var old []*pack

@@ -426,7 +426,7 @@ func TestConsolidateCopiesEntries(t *testing.T) {
 	git(t, s.root, "repack", "-q", "-d") // the loose objects as one new pack
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.objects.scan(); err != nil {
+	if _, err := s.objects.scan(); err != nil {
 		t.Fatal(err)
 	}
 	raw := map[plumbing.Hash][]byte{} // whole entries of the small packs
