@@ -40,6 +40,7 @@ func hostCaps(t *testing.T) Capabilities {
 }
 
 func TestMain(m *testing.M) {
+	Init() // the Landlock shim: this test binary is bound as one
 	code := m.Run()
 	// No command leaves its cgroup behind, whatever way it ended.
 	if probed.CgroupDir != "" {
