@@ -76,16 +76,7 @@ func (c Capabilities) String() string {
 	}
 	b.WriteString("namespaces: " + okOr(c.Namespaces, c.NamespacesError) + "\n")
 	b.WriteString("network namespace: " + okOr(c.Network, c.NetworkError) + "\n")
-	switch applied := c.landlockApplied(); {
-	case applied != "":
-		fmt.Fprintf(&b, "landlock: ABI %d (applied: %s)\n", c.Landlock, applied)
-	case c.Landlock >= landlockMinABI:
-		fmt.Fprintf(&b, "landlock: ABI %d (not applied: no usable sandbox)\n", c.Landlock)
-	case c.Landlock > 0:
-		fmt.Fprintf(&b, "landlock: ABI %d (not applied: ABI %d cannot let commands rename between directories; bwrap alone is the sandbox)\n", c.Landlock, c.Landlock)
-	default:
-		b.WriteString("landlock: unavailable: " + c.LandlockError + " (bwrap alone is the sandbox)\n")
-	}
+	b.WriteString("landlock: " + c.LandlockStatus() + "\n")
 	b.WriteString("process limit: " + c.ProcessLimit)
 	if c.CgroupDir != "" {
 		b.WriteString(" (under " + c.CgroupDir + ")")
@@ -100,6 +91,21 @@ func (c Capabilities) String() string {
 		b.WriteString("sandbox: unusable: " + c.unusable() + "\n")
 	}
 	return b.String()
+}
+
+// LandlockStatus says whether commands get Landlock beneath bwrap and
+// why not: "ABI 7 (applied: files, tcp, scopes)", "unavailable: … (bwrap
+// alone is the sandbox)".
+func (c Capabilities) LandlockStatus() string {
+	switch applied := c.landlockApplied(); {
+	case applied != "":
+		return fmt.Sprintf("ABI %d (applied: %s)", c.Landlock, applied)
+	case c.Landlock >= landlockMinABI:
+		return fmt.Sprintf("ABI %d (not applied: no usable sandbox)", c.Landlock)
+	case c.Landlock > 0:
+		return fmt.Sprintf("ABI %d (not applied: ABI %d cannot let commands rename between directories; bwrap alone is the sandbox)", c.Landlock, c.Landlock)
+	}
+	return "unavailable: " + c.LandlockError + " (bwrap alone is the sandbox)"
 }
 
 // landlockApplied is what Landlock restricts beneath a usable sandbox
