@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -321,4 +323,85 @@ func TestCapabilitiesLandlock(t *testing.T) {
 	if _, err := New(Capabilities{Bwrap: "/usr/bin/bwrap", Namespaces: true, Network: true, Landlock: 7}, Options{Shim: "/no/such/lunad"}); !errors.Is(err, lunad.ErrNotFound) || !strings.Contains(err.Error(), "/no/such/lunad (Options.Shim") {
 		t.Errorf("New with a missing shim = %v; want ErrNotFound naming Options.Shim", err)
 	}
+}
+
+// TestShimSpecGolden pins the shim's rules for a full plan at ABIs 7, 4
+// and 2, with and without the network (testdata/shim_spec_*.golden; go
+// test -run ShimSpecGolden -update), and that each decodes as encoded.
+func TestShimSpecGolden(t *testing.T) {
+	p := &plan{
+		root:     "/home/u/ws",
+		readOnly: []string{"/home/u/ws/.git"},
+		home:     "/home/u/.cache/lunad/home",
+		userHome: "/home/u",
+		binds:    []Bind{{Path: "/home/u/go/pkg/mod"}, {Path: "/var/lunad/reports", Writable: true}},
+		limits:   Limits{Memory: 1 << 30},
+	}
+	mounts := []string{"--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc", "--ro-bind", "/dev/null", "/etc/shadow",
+		"--tmpfs", "/etc/ssl/private", "--remount-ro", "/etc/ssl/private", "--ro-bind", "/run/systemd/resolve/stub-resolv.conf", "/run/systemd/resolve/stub-resolv.conf"}
+	for _, tt := range []struct {
+		abi     int
+		network bool
+	}{{7, false}, {7, true}, {4, false}, {2, false}} {
+		p.network = tt.network
+		s := newShimSpec(p, mounts, tt.abi)
+		golden(t, fmt.Sprintf("shim_spec_abi%d_network_%v.golden", tt.abi, tt.network), specText(s))
+		back, err := decodeShimSpec(s.encode())
+		if err != nil || !reflect.DeepEqual(back, s) {
+			t.Errorf("ABI %d: decoded %+v, %v; want %+v", tt.abi, back, err, s)
+		}
+	}
+	p.home = ""
+	if s := newShimSpec(p, mounts, 7); !slices.Contains(s.Paths, pathRule{Path: "/home/u", Access: s.FS}) {
+		t.Errorf("without Spec.Home, the tmpfs over the user's home is the command's home and must be writable: %+v", s.Paths)
+	}
+}
+
+// specText is s with the rights named, one rule a line.
+func specText(s shimSpec) string {
+	fsNames := []string{"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file", "make_char", "make_dir",
+		"make_reg", "make_sock", "make_fifo", "make_block", "make_sym", "refer", "truncate", "ioctl_dev"}
+	names := func(mask uint64, names []string) string {
+		var on []string
+		for i, n := range names {
+			if mask&(1<<i) != 0 {
+				on = append(on, n)
+			}
+		}
+		return strings.Join(on, ",")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "abi %d, memory %d\nhandled fs: %s\nhandled net: %s\nscoped: %s\n", s.ABI, s.Memory,
+		names(s.FS, fsNames), names(s.Net, []string{"bind_tcp", "connect_tcp"}), names(s.Scoped, []string{"abstract_unix_socket", "signal"}))
+	for _, r := range s.Paths {
+		fmt.Fprintf(&b, "%s: %s\n", r.Path, names(r.Access, fsNames))
+	}
+	return b.String()
+}
+
+// FuzzDecodeShimSpec: the shim's decoder never panics, and what it
+// accepts encodes and decodes to itself and grants only handled rights
+// on absolute paths.
+func FuzzDecodeShimSpec(f *testing.F) {
+	p := &plan{root: "/ws", home: "/h", limits: Limits{Memory: 1 << 20}}
+	f.Add(newShimSpec(p, []string{"--ro-bind", "/usr", "/usr"}, 7).encode())
+	f.Add([]byte(`{"abi":2,"fs":16383,"paths":[{"path":"/","access":1}]}`))
+	f.Add([]byte(`{"abi":7,"fs":1,"net":3,"scoped":3,"paths":null,"memory":1}`))
+	f.Add([]byte(`{"abi":1}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := decodeShimSpec(b)
+		if err != nil {
+			return
+		}
+		for _, r := range s.Paths {
+			if !filepath.IsAbs(r.Path) || r.Access&^s.FS != 0 {
+				t.Fatalf("accepted %+v", r)
+			}
+		}
+		back, err := decodeShimSpec(s.encode())
+		if err != nil || !reflect.DeepEqual(back, s) {
+			t.Fatalf("%+v encodes and decodes to %+v, %v", s, back, err)
+		}
+	})
 }
