@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,20 +21,36 @@ var flagSandboxReps = flag.Int("bench.sandboxreps", 200, "BenchmarkSandboxStart:
 //   - direct: os/exec runs /usr/bin/true (fork, exec, wait);
 //   - unsandboxed: sandbox.Runner without bwrap (the gate shell, the pids
 //     cgroup, the rlimits, the pipes, the scrubbed environment);
-//   - sandboxed: sandbox.Runner with bwrap (all of that, and bwrap's
-//     namespaces, mounts and its two processes).
+//   - sandboxed: sandbox.Runner with bwrap, without Landlock (all of
+//     that, and bwrap's namespaces, mounts and its two processes);
+//   - landlock: sandbox.Runner with bwrap and the Landlock shim — the
+//     lunad binary (built from ./cmd/lunad) started inside, its package
+//     inits, the ruleset, the exec of the command.
 //
 // It prints p50/p90 and the mean of each and the ratio of the sandboxed
 // to the direct start, and reports them as metrics (sandboxed-ns/op,
-// direct-ns/op, unsandboxed-ns/op, sandboxed/direct). The figures are
-// recorded in docs/benchmarks.md.
+// landlock-ns/op, direct-ns/op, unsandboxed-ns/op, sandboxed/direct).
+// The figures are recorded in docs/benchmarks.md.
 func BenchmarkSandboxStart(b *testing.B) {
 	ctx := context.Background()
 	caps := sandbox.Probe(ctx)
 	if !caps.Usable() {
 		b.Fatalf("this host cannot sandbox (install bubblewrap):\n%s", caps)
 	}
-	boxed, err := sandbox.New(caps, sandbox.Options{})
+	if caps.LandlockApplied == "" {
+		b.Fatalf("this host applies no Landlock beneath bwrap: %s", caps.LandlockStatus())
+	}
+	lunadBin := filepath.Join(b.TempDir(), "lunad")
+	if out, err := exec.Command("go", "build", "-o", lunadBin, "../cmd/lunad").CombinedOutput(); err != nil {
+		b.Fatalf("building lunad, the Landlock shim: %v\n%s", err, out)
+	}
+	landlocked, err := sandbox.New(caps, sandbox.Options{Shim: lunadBin})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bare := caps
+	bare.Landlock, bare.LandlockApplied = 0, ""
+	boxed, err := sandbox.New(bare, sandbox.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,7 +66,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 	run := func(r *sandbox.Runner) time.Duration {
 		t := time.Now()
 		res, err := r.Run(ctx, spec)
-		if err != nil || res.ExitCode != 0 {
+		if err != nil || res.ExitCode != 0 || (r == landlocked) != (res.Landlock != "") {
 			b.Fatalf("true in the sandbox: %+v, %v", res, err)
 		}
 		return time.Since(t)
@@ -63,14 +80,16 @@ func BenchmarkSandboxStart(b *testing.B) {
 	}
 	// Warm up each way (the page cache, bwrap's first namespaces).
 	run(boxed)
+	run(landlocked)
 	run(plain)
 	direct()
 	b.ResetTimer()
-	var dd, du, ds []time.Duration
+	var dd, du, ds, dl []time.Duration
 	for range *flagSandboxReps {
 		dd = append(dd, direct())
 		du = append(du, run(plain))
 		ds = append(ds, run(boxed))
+		dl = append(dl, run(landlocked))
 	}
 	b.StopTimer()
 
@@ -87,12 +106,13 @@ func BenchmarkSandboxStart(b *testing.B) {
 	for _, row := range []struct {
 		name string
 		d    []time.Duration
-	}{{"direct exec (os/exec)", dd}, {"sandbox.Runner, unsandboxed (gate, cgroup)", du}, {"sandbox.Runner, bwrap", ds}} {
+	}{{"direct exec (os/exec)", dd}, {"sandbox.Runner, unsandboxed (gate, cgroup)", du}, {"sandbox.Runner, bwrap", ds}, {"sandbox.Runner, bwrap + Landlock shim", dl}} {
 		fmt.Printf("%-44s %10.2f %10.2f %10.2f ms\n", row.name, ms(pct(row.d, 0.5)), ms(pct(row.d, 0.9)), ms(mean(row.d)))
 	}
 	ratio := float64(pct(ds, 0.5)) / float64(pct(dd, 0.5))
-	fmt.Printf("sandboxed / direct (p50): %.1f×\n", ratio)
+	fmt.Printf("sandboxed / direct (p50): %.1f×; the Landlock shim adds %.2f ms (p50)\n", ratio, ms(pct(dl, 0.5)-pct(ds, 0.5)))
 	b.ReportMetric(float64(pct(ds, 0.5).Nanoseconds()), "sandboxed-ns/op")
+	b.ReportMetric(float64(pct(dl, 0.5).Nanoseconds()), "landlock-ns/op")
 	b.ReportMetric(float64(pct(du, 0.5).Nanoseconds()), "unsandboxed-ns/op")
 	b.ReportMetric(float64(pct(dd, 0.5).Nanoseconds()), "direct-ns/op")
 	b.ReportMetric(ratio, "sandboxed/direct")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/sandbox"
 )
 
 var (
@@ -31,6 +32,7 @@ var (
 var scratch string
 
 func TestMain(m *testing.M) {
+	sandbox.Init() // BenchmarkSandboxStart binds this test binary as the Landlock shim
 	flag.Parse()
 	if *flagDir != "" {
 		scratch, _ = filepath.Abs(*flagDir)

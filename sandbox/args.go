@@ -100,8 +100,10 @@ const infoFD = 4
 // Home and Root writable, the read-only paths over Root, the working
 // directory, then the command. The environment is not passed as
 // arguments (--setenv would put it in the world-readable
-// /proc/PID/cmdline): bwrap hands its own, the scrubbed one, on.
-func bwrapArgs(p *plan, mounts []string) []string {
+// /proc/PID/cmdline): bwrap hands its own, the scrubbed one, on. With
+// a shim (the host path of lunad's executable), the command is run
+// through the Landlock shim, bound read-only at ShimPath.
+func bwrapArgs(p *plan, mounts []string, shim string) []string {
 	args := []string{"--die-with-parent", "--new-session", "--unshare-all"}
 	if p.network {
 		args = append(args, "--share-net")
@@ -129,7 +131,13 @@ func bwrapArgs(p *plan, mounts []string) []string {
 	for _, m := range p.missing {
 		args = append(args, "--tmpfs", m, "--remount-ro", m)
 	}
+	if shim != "" {
+		args = append(args, "--ro-bind", shim, ShimPath)
+	}
 	args = append(args, "--chdir", p.dir, "--")
+	if shim != "" {
+		args = append(args, ShimPath)
+	}
 	return append(args, p.argv...)
 }
 

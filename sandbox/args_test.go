@@ -32,20 +32,27 @@ func TestBwrapArgsGolden(t *testing.T) {
 		if net {
 			name = "bwrap_args_network.golden"
 		}
-		got := strings.Join(bwrapArgs(p, mounts), "\n") + "\n"
-		path := filepath.Join("testdata", name)
-		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
+		golden(t, name, strings.Join(bwrapArgs(p, mounts, ""), "\n")+"\n")
+	}
+	p.network = false
+	golden(t, "bwrap_args_landlock.golden", strings.Join(bwrapArgs(p, mounts, "/opt/lunad/bin/lunad"), "\n")+"\n")
+}
+
+// golden compares got with testdata/name (-update rewrites it).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test -run BwrapArgs -update writes it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("bwrap's arguments (network %v):\n%s\nwant (%s):\n%s", net, got, path, want)
-		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run %s -update writes it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("got:\n%s\nwant (%s):\n%s", got, path, want)
 	}
 }
 

@@ -2,7 +2,8 @@
 // argv only, in a directory inside the workspace, in a bubblewrap (bwrap)
 // sandbox — the system read-only, the workspace writable except the
 // paths kept read-only (.git, .luna), a private /tmp and a private home,
-// no network unless the spec allows it — with a timeout on the whole
+// no network unless the spec allows it, and Landlock beneath it where
+// the kernel has it — with a timeout on the whole
 // process group (TERM, then KILL after a grace period), resource limits
 // (CPU time, memory, processes, file size), a scrubbed environment and
 // its output capped (head and tail kept, the cut said).
@@ -38,7 +39,8 @@
 // found one it may write; cgroup v1 cannot start a process inside a
 // cgroup, and a process must be in it before it forks) and set its
 // rlimits with prlimit(2): RLIMIT_CPU (SIGXCPU, SIGKILL a second later),
-// RLIMIT_AS and RLIMIT_FSIZE (SIGXFSZ). Then it execs bwrap (or the
+// RLIMIT_AS (set by the Landlock shim instead where there is one) and
+// RLIMIT_FSIZE (SIGXFSZ). Then it execs bwrap (or the
 // command, unsandboxed), and everything started after inherits both.
 // Without a writable pids cgroup, processes are limited by RLIMIT_NPROC,
 // which counts all of the user's processes and does not apply to root:
@@ -63,12 +65,52 @@
 //
 // # Landlock
 //
-// Capabilities reports the kernel's Landlock ABI, but Run does not apply
-// Landlock: bwrap's mount namespace already shows a command only what it
-// may touch, writable only where it may write, and its network namespace
-// cuts it from the network; Landlock would add a second line for the same
-// files (and TCP ports, ABI 4, where Spec.Network lets a command out).
-// Applying it needs a process of lunad's inside the sandbox, after bwrap's
-// mounts and before the exec (a re-exec of lunad as the sandbox's
-// command), which the next step may add.
+// Where the kernel has Landlock (ABI 2 or later; Capabilities.Landlock,
+// LandlockApplied), Run adds it beneath bwrap. Landlock forbids mount(2)
+// to a restricted process, so lunad cannot restrict itself before bwrap
+// mounts; instead bwrap's command is a shim: lunad's own executable
+// (Options.Shim names another), bound read-only at ShimPath
+// (/run/lunad/landlock), run with the command's argv. Init, the first
+// thing lunad's main (and the TestMain of a test binary that runs
+// sandboxed commands) does, recognises it by argv[0]: it reads its spec
+// from a pipe (descriptor 5: the ruleset, kept off the world-readable
+// /proc/PID/cmdline), locks its OS thread, creates the ruleset, sets
+// PR_SET_NO_NEW_PRIVS and calls landlock_restrict_self on that thread,
+// sets RLIMIT_AS, and execs the command on the same thread: the command
+// inherits the domain, and so does everything it starts. The process
+// tree is bwrap's as before (the shim becomes the command).
+//
+// The rules: read and execute on what bwrap shows read-only (the system
+// directories, /etc/resolv.conf's target, the read-only Spec.Binds); read
+// on /proc and /dev; read and write on the device nodes bwrap's --dev
+// makes (null, zero, full, random, urandom, tty), /dev/pts and /dev/shm;
+// every right on /tmp, the command's home, the writable Spec.Binds and
+// Root. Nothing else — not /, not /run, not the tmpfs over the user's
+// home when Spec.Home is the command's home — though bwrap's mounts would
+// let a command write the sandbox's / and that tmpfs. Landlock cannot take
+// back beneath a path what it grants the path: Spec.ReadOnly (.git,
+// .luna) under the writable Root stays read-only through bwrap's
+// read-only binds alone. TCP (ABI 4): without Spec.Network, bind and
+// connect are handled with no rule granting them, so every TCP bind and
+// connect fails with EACCES, even on the sandbox's own loopback; with
+// it, TCP is left alone (UDP is not Landlock's before ABI 8, which lunad
+// does not ask for). Scopes (ABI 6): the command cannot connect to an
+// abstract unix socket, nor signal a process, made outside its domain.
+// Each ABI gets only the rights it knows: refer from 2 (ABI 1, which
+// refuses every rename between directories, is not applied), truncate
+// from 3, TCP from 4, ioctl on devices from 5, scopes from 6; a newer
+// kernel is asked for ABI 7's. Result.Landlock says what was applied.
+//
+// The shim is a Go program, which cannot start under a small RLIMIT_AS
+// (the runtime reserves address space up front): with the shim, lunad
+// leaves RLIMIT_AS to it, and it sets the limit just before its exec,
+// having allocated what the exec needs. A shim that fails — its ruleset
+// refused, its program missing or not executable — runs nothing: it
+// writes why on its status pipe (descriptor 6, closed on exec) and exits
+// 126 or 127, and Run returns a *StartError. Without Landlock (no
+// kernel support, disabled, ABI 1) bwrap alone is the sandbox, as
+// Capabilities.String (`lunad doctor`) says; unsandboxed Runners do not
+// use the shim. go-landlock is not used: its restriction covers every
+// thread through libpsx, C code under cgo, where the shim needs one
+// thread and three system calls.
 package sandbox

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +61,7 @@ func (r *Runner) run(ctx context.Context, p *plan) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Sandboxed: r.sandboxed, Warning: r.warning}
+	res := Result{Sandboxed: r.sandboxed, Warning: r.warning, Landlock: s.landlock}
 	res.Ended = r.wait(ctx, s.proc, p, s.exited)
 	s.proc.sweep() // what is left of the group, once its leader ended
 	if s.proc.cg != nil && s.proc.cg.refusedForks() > 0 {
@@ -82,6 +83,9 @@ func (r *Runner) run(ctx context.Context, p *plan) (Result, error) {
 	slices.Sort(res.Hit)
 	if truncated {
 		res.Warning = joinWarning(res.Warning, "a process it started outlived it and held its output open: the output may be incomplete")
+	}
+	if err := shimFailure(s.shimStatus.String()); err != nil {
+		return Result{}, err
 	}
 	return res, nil
 }
@@ -135,6 +139,8 @@ type started struct {
 	outR, errR     *os.File
 	stdinW         *os.File
 	stdout, stderr *capture
+	landlock       string // what the shim restricts ("" without it)
+	shimStatus     strings.Builder
 	mu             sync.Mutex
 	truncated      bool
 }
@@ -166,19 +172,32 @@ func (r *Runner) start(p *plan, env []string, files *pipes) (*started, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	argv := p.argv
-	var infoR *os.File
+	s := &started{cmd: cmd, exited: make(chan struct{}), outR: outR, errR: errR,
+		stdout: newCapture(p.limits.Output), stderr: newCapture(p.limits.Output)}
+	var infoR, specW, statusR *os.File
+	var spec shimSpec
 	if r.sandboxed {
 		var infoW *os.File
 		if infoR, infoW, err = files.pipe(); err != nil {
 			return nil, err
 		}
 		cmd.ExtraFiles = append(cmd.ExtraFiles, infoW)
-		argv = append([]string{r.caps.Bwrap}, bwrapArgs(p, r.mounts)...)
+		if r.shim != "" {
+			var specR, statusW *os.File
+			if specR, specW, err = files.pipe(); err != nil {
+				return nil, err
+			}
+			if statusR, statusW, err = files.pipe(); err != nil {
+				return nil, err
+			}
+			cmd.ExtraFiles = append(cmd.ExtraFiles, specR, statusW) // shimSpecFD, shimStatusFD
+			spec = newShimSpec(p, r.mounts, r.caps.Landlock)
+			s.landlock = landlockDescribe(spec.FS, spec.Net, spec.Scoped)
+		}
+		argv = append([]string{r.caps.Bwrap}, bwrapArgs(p, r.mounts, r.shim)...)
 		cmd.Dir = "/" // bwrap's --chdir sets the command's
 	}
 	cmd.Args = append([]string{"sh", "-c", gateScript, "lunad-sandbox"}, argv...)
-	s := &started{cmd: cmd, exited: make(chan struct{}), outR: outR, errR: errR,
-		stdout: newCapture(p.limits.Output), stderr: newCapture(p.limits.Output)}
 	if len(p.stdin) > 0 {
 		var stdinR *os.File
 		if stdinR, s.stdinW, err = files.pipe(); err != nil {
@@ -197,7 +216,9 @@ func (r *Runner) start(p *plan, env []string, files *pipes) (*started, error) {
 		cmd.Wait()
 		close(s.exited)
 	})
-	if err := r.confine(s.proc, p.limits); err != nil {
+	// The shim sets RLIMIT_AS itself, just before its exec: a Go
+	// program cannot start under a small one.
+	if err := r.confine(s.proc, p.limits, specW != nil); err != nil {
 		syscall.Kill(-s.proc.pid, syscall.SIGKILL)
 		<-s.exited
 		s.proc.cleanup(r)
@@ -228,6 +249,14 @@ func (r *Runner) start(p *plan, env []string, files *pipes) (*started, error) {
 		s.wg.Go(func() { s.proc.readInfo(infoR) })
 	} else {
 		close(s.proc.info)
+	}
+	if specW != nil {
+		// The write ends when the shim has read the spec, or when the
+		// sandbox is gone (EPIPE).
+		s.wg.Go(func() { specW.Write(spec.encode()); specW.Close() })
+		// EOF once bwrap's processes, which hold the write end, are gone
+		// (the command never has it: close-on-exec).
+		s.wg.Go(func() { io.Copy(&s.shimStatus, io.LimitReader(statusR, shimStatusLimit)) })
 	}
 	return s, nil
 }
@@ -283,7 +312,7 @@ func (r *Runner) wait(ctx context.Context, pr *proc, p *plan, exited <-chan stru
 // confine puts the started gate in its pids cgroup, or limits its
 // processes with RLIMIT_NPROC, and sets its rlimits; everything it
 // starts inherits both.
-func (r *Runner) confine(pr *proc, l Limits) error {
+func (r *Runner) confine(pr *proc, l Limits, shimSetsMemory bool) error {
 	if r.caps.CgroupDir != "" {
 		cg, err := newCgroup(r.caps.CgroupDir, l.Processes)
 		if err != nil {
@@ -297,14 +326,15 @@ func (r *Runner) confine(pr *proc, l Limits) error {
 		return err
 	}
 	cpu := uint64((l.CPU + time.Second - 1) / time.Second)
-	for _, lim := range []struct {
+	type rlimit struct {
 		res        int
 		soft, hard uint64
-	}{
-		{unix.RLIMIT_CPU, cpu, cpu + 1},
-		{unix.RLIMIT_AS, uint64(l.Memory), uint64(l.Memory)},
-		{unix.RLIMIT_FSIZE, uint64(l.FileSize), uint64(l.FileSize)},
-	} {
+	}
+	lims := []rlimit{{unix.RLIMIT_CPU, cpu, cpu + 1}, {unix.RLIMIT_FSIZE, uint64(l.FileSize), uint64(l.FileSize)}}
+	if !shimSetsMemory {
+		lims = append(lims, rlimit{unix.RLIMIT_AS, uint64(l.Memory), uint64(l.Memory)})
+	}
+	for _, lim := range lims {
 		if err := setRlimit(pr.pid, lim.res, lim.soft, lim.hard); err != nil {
 			return err
 		}

@@ -21,3 +21,9 @@ func landlockABI() (int, string) { return 0, "Landlock is Linux's" }
 func processLimit() (mechanism, dir, note string) {
 	return LimitNone, "", "not enforced on " + runtime.GOOS + ": only Linux has prlimit and pids cgroups"
 }
+
+// runShim: a shim runs only inside bwrap, on Linux.
+func runShim(argv []string) int {
+	os.Stderr.WriteString("lunad: the Landlock shim runs only on Linux\n")
+	return 126
+}

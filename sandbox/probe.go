@@ -28,10 +28,15 @@ type Capabilities struct {
 	Network      bool   `json:"network_namespace"`
 	NetworkError string `json:"network_namespace_error,omitempty"`
 	// Landlock is the kernel's Landlock ABI version, 0 when it has none
-	// (LandlockError says why). It is reported, not applied: see the
-	// package doc.
+	// (LandlockError says why; bwrap alone is then the sandbox).
 	Landlock      int    `json:"landlock_abi"`
 	LandlockError string `json:"landlock_error,omitempty"`
+	// LandlockApplied is what Run restricts with Landlock beneath bwrap
+	// (see the package doc): "files, tcp, scopes" at ABI 6 and later
+	// ("tcp" for commands without Spec.Network), "files, tcp" at ABI 4
+	// and 5, "files" at 2 and 3; "" when Landlock is not applied (no
+	// Landlock, ABI 1, or no usable sandbox).
+	LandlockApplied string `json:"landlock_applied"`
 	// ProcessLimit is how Limits.Processes is enforced: LimitCgroupV1 or
 	// LimitCgroupV2 (a pids cgroup per command, made under CgroupDir),
 	// LimitRlimit (RLIMIT_NPROC), or LimitNone (root, where RLIMIT_NPROC
@@ -71,11 +76,7 @@ func (c Capabilities) String() string {
 	}
 	b.WriteString("namespaces: " + okOr(c.Namespaces, c.NamespacesError) + "\n")
 	b.WriteString("network namespace: " + okOr(c.Network, c.NetworkError) + "\n")
-	if c.Landlock > 0 {
-		fmt.Fprintf(&b, "landlock: ABI %d (available; not applied)\n", c.Landlock)
-	} else {
-		b.WriteString("landlock: unavailable: " + c.LandlockError + "\n")
-	}
+	b.WriteString("landlock: " + c.LandlockStatus() + "\n")
 	b.WriteString("process limit: " + c.ProcessLimit)
 	if c.CgroupDir != "" {
 		b.WriteString(" (under " + c.CgroupDir + ")")
@@ -90,6 +91,30 @@ func (c Capabilities) String() string {
 		b.WriteString("sandbox: unusable: " + c.unusable() + "\n")
 	}
 	return b.String()
+}
+
+// LandlockStatus says whether commands get Landlock beneath bwrap and
+// why not: "ABI 7 (applied: files, tcp, scopes)", "unavailable: … (bwrap
+// alone is the sandbox)".
+func (c Capabilities) LandlockStatus() string {
+	switch applied := c.landlockApplied(); {
+	case applied != "":
+		return fmt.Sprintf("ABI %d (applied: %s)", c.Landlock, applied)
+	case c.Landlock >= landlockMinABI:
+		return fmt.Sprintf("ABI %d (not applied: no usable sandbox)", c.Landlock)
+	case c.Landlock > 0:
+		return fmt.Sprintf("ABI %d (not applied: ABI %d cannot let commands rename between directories; bwrap alone is the sandbox)", c.Landlock, c.Landlock)
+	}
+	return "unavailable: " + c.LandlockError + " (bwrap alone is the sandbox)"
+}
+
+// landlockApplied is what Landlock restricts beneath a usable sandbox
+// ("" for nothing), from the ABI.
+func (c Capabilities) landlockApplied() string {
+	if !c.Usable() {
+		return ""
+	}
+	return landlockDescribe(landlockHandled(c.Landlock, false))
 }
 
 func okOr(ok bool, why string) string {
@@ -128,6 +153,7 @@ func Probe(ctx context.Context) Capabilities {
 		return c
 	}
 	c.Network = true
+	c.LandlockApplied = c.landlockApplied()
 	return c
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/lunad/lunad"
@@ -27,6 +28,11 @@ type Options struct {
 	// Getenv reads lunad's environment, where PATH and LANG come from;
 	// nil means os.Getenv.
 	Getenv func(string) string
+	// Shim is the executable a sandbox runs as the Landlock shim (see
+	// Init); "" means this process's own (os.Executable), which must
+	// call Init first. Unused where Landlock is not applied
+	// (Capabilities.LandlockApplied is "").
+	Shim string
 	// Clock times commands; nil means time.Now.
 	Clock  func() time.Time
 	Logger *slog.Logger
@@ -59,6 +65,7 @@ type Runner struct {
 	caps      Capabilities
 	sandboxed bool
 	mounts    []string // bwrap's system mounts
+	shim      string   // the Landlock shim's executable ("" when Landlock is not applied)
 	userHome  string
 	getenv    func(string) string
 	clock     func() time.Time
@@ -91,6 +98,7 @@ func New(caps Capabilities, o Options) (*Runner, error) {
 		r.userHome = h
 	}
 	var warnings []string
+	var err error
 	if !r.sandboxed {
 		why := caps.unusable()
 		if !o.AllowUnsandboxed {
@@ -101,6 +109,9 @@ func New(caps Capabilities, o Options) (*Runner, error) {
 		r.log.Warn("sandbox: commands will run WITHOUT a sandbox", "reason", why)
 	} else {
 		r.mounts = systemMounts()
+		if r.shim, err = shimExecutable(caps, o.Shim); err != nil {
+			return nil, err
+		}
 	}
 	if !rlimitsEnforced {
 		warnings = append(warnings, "its CPU time, memory and file size were not limited: only Linux has prlimit")
@@ -115,6 +126,29 @@ func New(caps Capabilities, o Options) (*Runner, error) {
 		r.warning += w
 	}
 	return r, nil
+}
+
+// shimExecutable is the Landlock shim's executable, symlinks resolved:
+// shim, else this process's own; "" when caps apply no Landlock.
+func shimExecutable(caps Capabilities, shim string) (string, error) {
+	if caps.landlockApplied() == "" {
+		return "", nil
+	}
+	if shim == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("sandbox: Landlock is applied through lunad's own executable, which cannot be found (%v): %w", err, lunad.ErrNotFound)
+		}
+		shim = exe
+	}
+	real, err := filepath.EvalSymlinks(shim)
+	if err == nil && !isExecutable(real) {
+		err = errors.New("not an executable file")
+	}
+	if err != nil {
+		return "", fmt.Errorf("sandbox: the Landlock shim %s (Options.Shim, else lunad's own executable): %v: %w", shim, err, lunad.ErrNotFound)
+	}
+	return real, nil
 }
 
 // Sandboxed reports whether the Runner's commands run in a sandbox.

@@ -90,6 +90,11 @@ type Result struct {
 	// sandbox; Warning then says so.
 	Sandboxed bool
 	Warning   string
+	// Landlock is what Landlock restricted beneath bwrap: "files, tcp,
+	// scopes" ("tcp" only without Spec.Network; fewer at older ABIs),
+	// "" when it was not applied (the kernel has none, or the command
+	// ran unsandboxed): bwrap alone was the sandbox.
+	Landlock string
 }
 
 // Output is one captured stream: Text holds its head and tail when it

@@ -40,6 +40,7 @@ func hostCaps(t *testing.T) Capabilities {
 }
 
 func TestMain(m *testing.M) {
+	Init() // the Landlock shim: this test binary is bound as one
 	code := m.Run()
 	// No command leaves its cgroup behind, whatever way it ended.
 	if probed.CgroupDir != "" {
@@ -128,6 +129,9 @@ func TestProbe(t *testing.T) {
 	}
 	if (c.Landlock > 0) == (c.LandlockError != "") {
 		t.Errorf("landlock ABI %d with error %q", c.Landlock, c.LandlockError)
+	}
+	if c.LandlockApplied != landlockDescribe(landlockHandled(c.Landlock, false)) || !strings.Contains(c.String(), "\nlandlock: "+c.LandlockStatus()+"\n") {
+		t.Errorf("landlock applied %q at ABI %d:\n%s", c.LandlockApplied, c.Landlock, c)
 	}
 	s := c.String()
 	for _, want := range []string{"bwrap: " + c.Bwrap + " " + c.BwrapVersion, "namespaces: ok", "network namespace: ok", "process limit: " + c.ProcessLimit, "sandbox: usable"} {

@@ -19,7 +19,8 @@ var cmdDoctor = &command{
 	summary: "say whether goals can run here: the sandbox, the policy, the model, the tests",
 	help: `doctor probes what a goal needs, as the daemon would: the sandbox
 (bwrap's path and version, whether it can make namespaces and a network
-namespace, the Landlock ABI, how processes are limited, the commands' home),
+namespace, the Landlock ABI and what is applied with it, how processes are
+limited, the commands' home),
 the policy file .luna/policy.toml (checked: each problem as FILE:LINE:COL),
 the model goals use ([llm] with [agents.goal] over it; the name of the
 variable holding the key and whether it is set, never the key), and the

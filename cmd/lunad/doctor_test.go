@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,7 @@ func TestDoctor(t *testing.T) {
 	}{
 		{"ready", ready, 0, []string{
 			"sandbox\n  bwrap: /usr/bin/bwrap ", "\n  namespaces: ok\n  network namespace: ok\n", "\n  sandbox: usable\n",
+			fmt.Sprintf("\n  landlock: ABI %d (applied: files, tcp, scopes)\n", hostLandlock(t)),
 			"  commands' home: /var/tmp/lunad-doctor-home\n",
 			"/.luna/policy.toml (not present: lunad's defaults)\n", `  unsandboxed = "refuse", network = false, shell = false, read-only: .git, .luna` + "\n",
 			"  limits: timeout 10m0s, cpu 10m0s, memory 8GiB, processes 1024, file size 1GiB, output 1MiB\n",
@@ -84,7 +86,8 @@ func TestDoctor(t *testing.T) {
 		}
 		if !rep.Sandbox.Usable || rep.Sandbox.Bwrap != "/usr/bin/bwrap" || rep.Sandbox.BwrapVersion == "" || !rep.Policy.OK || rep.Policy.Present ||
 			rep.Policy.Limits == nil || rep.Policy.Limits.Processes != 1024 || !rep.LLM.Configured || rep.LLM.KeyEnv != "OPENAI_API_KEY" || !rep.LLM.KeySet ||
-			len(rep.Tests.Commands) != 1 || !rep.Goals.CanRun || strings.Contains(r.stdout, key) {
+			len(rep.Tests.Commands) != 1 || !rep.Goals.CanRun || strings.Contains(r.stdout, key) ||
+			rep.Sandbox.Landlock != hostLandlock(t) || rep.Sandbox.LandlockApplied != "files, tcp, scopes" || !strings.Contains(r.stdout, `"landlock_applied": "files, tcp, scopes"`) {
 			t.Fatalf("doctor --json:\n%s", r.stdout)
 		}
 	})
@@ -116,4 +119,15 @@ func TestDoctorRefusal(t *testing.T) {
 	if err := checkGoalsWith(none, root, cfg, envOf("LUNAD_SANDBOX_HOME", "relative")).refusal(true); err == nil || !strings.Contains(err.Error(), `LUNAD_SANDBOX_HOME="relative" must be an absolute path`) {
 		t.Errorf("a relative home: %v", err)
 	}
+}
+
+// hostLandlock is this host's Landlock ABI, which must be 6 or later
+// (the doctor tests expect files, TCP and scopes applied).
+func hostLandlock(t *testing.T) int {
+	t.Helper()
+	c := sandbox.Probe(t.Context())
+	if c.Landlock < 6 {
+		t.Fatalf("this host's Landlock ABI is %d (%s): the doctor tests expect ABI 6 or later", c.Landlock, c.LandlockError)
+	}
+	return c.Landlock
 }

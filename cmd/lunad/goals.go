@@ -68,7 +68,7 @@ func (h *goalHost) capabilities(ctx context.Context) sandbox.Capabilities {
 		h.caps = sandbox.Probe(ctx)
 		c := h.caps
 		args := []any{"bwrap", c.Bwrap, "version", c.BwrapVersion, "namespaces", c.Namespaces, "network_namespace", c.Network,
-			"landlock_abi", c.Landlock, "process_limit", c.ProcessLimit}
+			"landlock_abi", c.Landlock, "landlock_applied", c.LandlockApplied, "process_limit", c.ProcessLimit}
 		if c.Usable() {
 			h.log.Info("sandbox: goals' commands run in bwrap", args...)
 		} else {
@@ -168,8 +168,12 @@ func (h *goalHost) describe(ctx context.Context) string {
 	if !c.Usable() {
 		return "no sandbox here: " + firstLine(c.String()) + " (lunad doctor); commands run only if .luna/policy.toml says unsandboxed = \"warn\", each result saying so"
 	}
-	return fmt.Sprintf("bwrap %s: the system read-only, the user's home hidden, the workspace writable but .git and .luna, a private /tmp, no network unless .luna/policy.toml allows it; processes limited by %s",
-		c.BwrapVersion, c.ProcessLimit)
+	landlock := "no Landlock beneath it: " + c.LandlockStatus()
+	if c.LandlockApplied != "" {
+		landlock = "Landlock beneath it: " + c.LandlockApplied
+	}
+	return fmt.Sprintf("bwrap %s: the system read-only, the user's home hidden, the workspace writable but .git and .luna, a private /tmp, no network unless .luna/policy.toml allows it; processes limited by %s; %s",
+		c.BwrapVersion, c.ProcessLimit, landlock)
 }
 
 // preflight is why a goal's stage must not run now: the policy file does

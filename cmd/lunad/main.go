@@ -22,10 +22,14 @@ import (
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
+	"github.com/lunad/lunad/sandbox"
 	"github.com/lunad/lunad/workspace"
 )
 
 func main() {
+	// Inside a sandbox, lunad's executable is the Landlock shim: that
+	// comes before anything else (sandbox.Init never returns then).
+	sandbox.Init()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	m := NewMain()
 	err := m.Run(ctx, os.Args[1:])

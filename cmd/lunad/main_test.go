@@ -11,12 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lunad/lunad/sandbox"
 )
 
 // lunadBin is the binary under test, built once by TestMain.
 var lunadBin string
 
 func TestMain(m *testing.M) {
+	sandbox.Init() // goals run in-process bind this test binary as the Landlock shim
 	os.Exit(buildAndRun(m))
 }
 
