@@ -405,3 +405,24 @@ func FuzzDecodeShimSpec(f *testing.F) {
 		}
 	})
 }
+
+// TestNoInheritedDescriptors: a command starts with stdin, stdout and
+// stderr only — none of the pipes lunad, the gate, bwrap or the shim
+// used on the way (the gate's, bwrap's --info-fd, the shim's spec and
+// status) reaches it.
+func TestNoInheritedDescriptors(t *testing.T) {
+	t.Parallel()
+	with, without, _ := landlockRunners(t)
+	root := workspace(t, t.TempDir())
+	// listdir opens the directory it lists: 3 is its own descriptor.
+	const script = `import os; print(sorted(int(x) for x in os.listdir("/proc/self/fd")))`
+	for name, r := range map[string]*Runner{"landlock": with, "bwrap alone": without} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			res := runWithin(t, r, Spec{Argv: []string{"python3", "-c", script}, Root: root}, 30*time.Second)
+			if want := "[0, 1, 2, 3]\n"; res.Stdout.Text != want {
+				t.Errorf("descriptors %q, want %q (stderr %q)", res.Stdout.Text, want, res.Stderr.Text)
+			}
+		})
+	}
+}

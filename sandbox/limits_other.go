@@ -27,3 +27,6 @@ func runShim(argv []string) int {
 	os.Stderr.WriteString("lunad: the Landlock shim runs only on Linux\n")
 	return 126
 }
+
+// closeInheritedOnExec has nothing to do where commands are not sandboxed.
+func closeInheritedOnExec() {}

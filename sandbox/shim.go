@@ -24,7 +24,11 @@ const (
 )
 
 // Init runs the Landlock shim and never returns when this process was
-// started as one (argv[0] is ShimPath); otherwise it returns at once.
+// started as one (argv[0] is ShimPath); otherwise it marks every
+// descriptor this process inherited beyond stdin, stdout and stderr
+// close-on-exec (a terminal's or a parent's open directory must not
+// reach a sandboxed command, which could open files through it beneath
+// bwrap's mounts) and returns.
 // It must be the first thing main does, and TestMain of every test
 // binary whose tests run sandboxed commands — like docker's reexec.Init:
 //
@@ -40,6 +44,7 @@ const (
 // (docs/benchmarks.md, BenchmarkSandboxStart).
 func Init() {
 	if len(os.Args) == 0 || os.Args[0] != ShimPath {
+		closeInheritedOnExec()
 		return
 	}
 	os.Exit(runShim(os.Args[1:]))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"syscall"
 	"unsafe"
 
@@ -49,6 +50,7 @@ func runShim(argv []string) int {
 		return shimFail(126, "the Landlock shim: "+err.Error())
 	}
 	failed := "exec " + path + ": "
+	closeInheritedOnExec() // what bwrap passed on (lunad's pipes) stays here
 	if err := landlockRestrict(spec); err != nil {
 		return shimFail(126, "Landlock refused the command's rules, so it was not run: "+err.Error()+" (lunad doctor shows the kernel's Landlock ABI)")
 	}
@@ -116,4 +118,23 @@ func writeStatus(code int, parts ...string) bool {
 func writeRaw(s string) bool {
 	_, err := unix.Write(shimStatusFD, unsafe.Slice(unsafe.StringData(s), len(s)))
 	return err == nil
+}
+
+// closeInheritedOnExec marks every descriptor from 3 up close-on-exec:
+// a command starts with stdin, stdout and stderr only. close_range(2)
+// (Linux 5.11) does it at once; older kernels get each open descriptor
+// marked from /proc/self/fd.
+func closeInheritedOnExec() {
+	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
