@@ -82,7 +82,8 @@
 //
 // The rules: read and execute on what bwrap shows read-only (the system
 // directories, /etc/resolv.conf's target, the read-only Spec.Binds); read
-// on /proc and /dev; read and write on the device nodes bwrap's --dev
+// on /proc and /dev (so a command cannot write /proc/self/oom_score_adj
+// or the like); read and write on the device nodes bwrap's --dev
 // makes (null, zero, full, random, urandom, tty), /dev/pts and /dev/shm;
 // every right on /tmp, the command's home, the writable Spec.Binds and
 // Root. Nothing else — not /, not /run, not the tmpfs over the user's
@@ -110,7 +111,9 @@
 // 126 or 127, and Run returns a *StartError. Without Landlock (no
 // kernel support, disabled, ABI 1) bwrap alone is the sandbox, as
 // Capabilities.String (`lunad doctor`) says; unsandboxed Runners do not
-// use the shim. go-landlock is not used: its restriction covers every
+// use the shim. Whatever the path, a command starts with stdin, stdout
+// and stderr only: Init marks what lunad inherited close-on-exec, and the
+// shim marks what reached it. go-landlock is not used: its restriction covers every
 // thread through libpsx, C code under cgo, where the shim needs one
 // thread and three system calls.
 package sandbox
