@@ -96,10 +96,24 @@ func (w *objectWriter) sync(extra ...*os.File) error {
 	return nil
 }
 
+// testHookPackRenamed, when set by a test, runs in writePack between the
+// rename of the pack and that of its index.
+var testHookPackRenamed func(idxName string)
+
 // writePack writes objects as one pack and its index durably: temp files,
-// flushed with the extra open files given, renamed into objects/pack (the
-// pack, then its index), the directory fsynced. It returns the index's
-// path and bytes.
+// flushed with the extra open files given, renamed into objects/pack, the
+// directory fsynced. It returns the index's path and bytes.
+//
+// The pack is renamed first and its index last, as git does
+// (finish_tmp_packfile and repack rename .pack, .rev, then .idx): readers
+// — git, go-git, this package's scan — find packs by their index, so a
+// pack never shows without its data, and a pack without its index is
+// invisible (git fsck --strict passes; count-objects -v counts it as
+// garbage). No fsync of the directory between the two renames: should a
+// crash keep the index's rename and lose the pack's, every reader skips
+// an index whose pack is missing (git's add_packed_git, openPack) and no
+// ref names its objects yet — refs move only after the directory fsync
+// below —, and orphanPacks removes what is left either way.
 func (w *objectWriter) writePack(objects []packObject, extra []*os.File) (string, []byte, error) {
 	packDir := filepath.Join(w.dir, "pack")
 	if err := os.Mkdir(packDir, 0o755); err != nil && !os.IsExist(err) {
@@ -132,6 +146,9 @@ func (w *objectWriter) writePack(objects []packObject, extra []*os.File) (string
 		os.Remove(tmpPack)
 		os.Remove(tmpIdx)
 		return "", nil, fmt.Errorf("write pack: %w", err)
+	}
+	if testHookPackRenamed != nil {
+		testHookPackRenamed(base + ".idx")
 	}
 	if err := os.Rename(tmpIdx, base+".idx"); err != nil {
 		os.Remove(tmpIdx)

@@ -193,34 +193,51 @@ func (p *pack) rawEntry(h plumbing.Hash, off, end int64) ([]byte, uint32, bool) 
 	return raw, want, true
 }
 
-// orphanPacks lists (by their index's name) the packs in dir that have
-// no index and are older than a minute: what a crash between a pack's
-// rename and its index's leaves. git ignores them, but go-git's storage
-// fails every read from a pack when one pack has no index.
+// orphanPacks lists (by their index's name) the packs in dir whose pack
+// or index is missing and that are older than a minute: what a crash
+// between a pack's rename and its index's leaves (or, the renames not yet
+// durable, an index whose pack's rename was lost), or a crash between the
+// removal of an index and of its pack. git ignores them, but go-git's
+// storage fails every read from a pack when one pack has no index, and
+// git count-objects -v reports each as garbage.
 func orphanPacks(dir string, now time.Time) []string {
-	packs, _ := filepath.Glob(filepath.Join(dir, "pack-*.pack"))
 	var out []string
-	for _, p := range packs {
-		idx := strings.TrimSuffix(p, ".pack") + ".idx"
-		if _, err := os.Stat(idx); !os.IsNotExist(err) {
-			continue
-		}
-		if fi, err := os.Stat(p); err == nil && now.Sub(fi.ModTime()) > time.Minute {
-			out = append(out, idx)
+	for _, ext := range []string{".pack", ".idx"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "pack-*"+ext))
+		for _, f := range files {
+			base := strings.TrimSuffix(f, ext)
+			other := base + ".idx"
+			if ext == ".idx" {
+				other = base + ".pack"
+			}
+			if _, err := os.Stat(other); !os.IsNotExist(err) {
+				continue
+			}
+			if fi, err := os.Stat(f); err == nil && now.Sub(fi.ModTime()) > time.Minute {
+				out = append(out, base+".idx")
+			}
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
+// testHookIndexRemoved, when set by a test, runs in removePacks between
+// the removal of an index and that of its pack.
+var testHookIndexRemoved func(idxName string)
+
 // removePacks removes the packs of the index files named, once their
-// objects are durable in another pack: each index before its pack (a pack
-// without its index is invisible; an index without its pack is an error
-// to git), then the directory is fsynced.
+// objects are durable in another pack: each index before its pack — the
+// reverse of writePack's order, so that no reader finds an index whose
+// pack is gone —, then the directory is fsynced.
 func removePacks(idxNames []string) error {
 	for _, name := range idxNames {
 		base := strings.TrimSuffix(name, ".idx")
 		if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("consolidate: %w", err)
+		}
+		if testHookIndexRemoved != nil {
+			testHookIndexRemoved(name)
 		}
 		for _, ext := range []string{".rev", ".bitmap", ".pack"} {
 			if err := os.Remove(base + ext); err != nil && !os.IsNotExist(err) {

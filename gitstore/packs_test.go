@@ -372,29 +372,53 @@ func BenchmarkConsolidate(b *testing.B) {
 }
 
 // TestOrphanPackRemoved: a pack left without its index (a crash between
-// the two renames) is removed by the next consolidation once it is a
-// minute old, and not before.
+// the two renames), or an index without its pack (a crash that kept the
+// index's rename and lost the pack's), is removed by the next
+// consolidation once it is a minute old, and not before; a whole pack is
+// kept.
 func TestOrphanPackRemoved(t *testing.T) {
 	dir := t.TempDir()
-	old, fresh := filepath.Join(dir, "pack-1.pack"), filepath.Join(dir, "pack-2.pack")
-	for _, p := range []string{old, fresh, filepath.Join(dir, "pack-3.pack"), filepath.Join(dir, "pack-3.idx")} {
-		os.WriteFile(p, []byte("x"), 0o444)
-	}
 	now := time.Now()
-	os.Chtimes(old, now.Add(-2*time.Minute), now.Add(-2*time.Minute))
-	os.Chtimes(filepath.Join(dir, "pack-3.pack"), now.Add(-2*time.Minute), now.Add(-2*time.Minute))
+	files := []struct {
+		name string
+		old  bool
+		gone bool
+	}{
+		{"pack-1.pack", true, true},   // an old pack without its index
+		{"pack-2.pack", false, false}, // a fresh one: maybe its index is being renamed
+		{"pack-3.pack", true, false},  // a whole pack
+		{"pack-3.idx", true, false},
+		{"pack-4.idx", true, true},   // an old index without its pack
+		{"pack-5.idx", false, false}, // a fresh one
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, []byte("x"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		if f.old {
+			if err := os.Chtimes(p, now.Add(-2*time.Minute), now.Add(-2*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	got := orphanPacks(dir, now)
-	if want := []string{filepath.Join(dir, "pack-1.idx")}; !slices.Equal(got, want) {
+	if want := []string{filepath.Join(dir, "pack-1.idx"), filepath.Join(dir, "pack-4.idx")}; !slices.Equal(got, want) {
 		t.Fatalf("orphans %v, want %v", got, want)
 	}
 	if err := removePacks(got); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(old); !os.IsNotExist(err) {
-		t.Errorf("the orphan pack is still there: %v", err)
-	}
-	if _, err := os.Stat(fresh); err != nil {
-		t.Errorf("the fresh pack (maybe its index is being renamed) was removed: %v", err)
+	for _, f := range files {
+		t.Run(f.name, func(t *testing.T) {
+			_, err := os.Stat(filepath.Join(dir, f.name))
+			if f.gone && !os.IsNotExist(err) {
+				t.Errorf("still there (%v)", err)
+			}
+			if !f.gone && err != nil {
+				t.Errorf("removed: %v", err)
+			}
+		})
 	}
 }
 

@@ -143,6 +143,10 @@ func (s *Server) run(ctx context.Context, ws lunad.Workspace, cmd string, args [
 		return s.askCommand(ctx, ws, &a)
 	case "luna.goal":
 		return s.goalCommand(ctx, ws, &a)
+	case "luna.acceptRun":
+		return settleCommand(ctx, ws, &a, true)
+	case "luna.discardRun":
+		return settleCommand(ctx, ws, &a, false)
 	}
 	return nil, fmt.Errorf("%w: unknown command %q (known: %s)", lunad.ErrInvalid, cmd, strings.Join(commands, ", "))
 }

@@ -18,7 +18,8 @@ import (
 // ends, its report and trace are kept as files (lunad.GoalFiles, under
 // the repository's git directory) and window/showMessageRequest says how
 // it went and offers to open the report, which window/showDocument then
-// shows (a client without showDocument gets a message naming the file).
+// shows (a client without showDocument is told the file's name), and, when
+// the goal made commits, to accept or discard them (settle.go).
 
 // goalArgs are luna.goal's arguments in object form; Tests nil means the
 // workspace's [tests] commands (Options.GoalTests).
@@ -77,7 +78,8 @@ func (s *Server) followGoal(ws lunad.Workspace, info lunad.RunInfo, done <-chan 
 }
 
 // goalEnded keeps a finished goal's report as a file and offers to open
-// it, or says why the goal has none.
+// it and, when the goal made commits, to accept or discard them; or says
+// why the goal has no report.
 func (s *Server) goalEnded(ctx context.Context, ws lunad.Workspace, r lunad.RunInfo) {
 	doc, report, err := lunad.ReadGoal(ctx, ws, r)
 	if err != nil {
@@ -92,25 +94,37 @@ func (s *Server) goalEnded(ctx context.Context, ws lunad.Workspace, r lunad.RunI
 	if err == nil {
 		err = files.Keep(doc, report)
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		s.notify(typ, fmt.Sprintf("%s; its report could not be kept as a file (%v): lunad goal show %s prints it", msg, err, r.ID))
 		return
-	case report == "":
+	}
+	var actions []protocol.MessageActionItem
+	switch {
+	case report != "" && showDocument:
+		actions = append(actions, protocol.MessageActionItem{Title: openReport})
+	case report != "":
+		msg += "; the report: " + files.Report
+	}
+	if len(doc.Result.Commits) > 0 {
+		actions = append(actions, protocol.MessageActionItem{Title: acceptAction}, protocol.MessageActionItem{Title: discardAction})
+	}
+	if len(actions) == 0 {
 		s.notify(typ, msg)
 		return
-	case !showDocument:
-		s.notify(typ, msg+"; the report: "+files.Report)
+	}
+	item, err := s.peer().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: actions})
+	if err != nil || item == nil {
+		s.log.Debug("goal's end: no action chosen", "run", r.ID, "err", err)
 		return
 	}
-	item, err := s.peer().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: []protocol.MessageActionItem{{Title: openReport}}})
-	if err != nil || item == nil || item.Title != openReport {
-		s.log.Debug("goal report not opened", "run", r.ID, "err", err)
-		return
-	}
-	focus := true
-	if res, err := s.peer().ShowDocument(ctx, &protocol.ShowDocumentParams{URI: uri.File(files.Report), TakeFocus: &focus}); err != nil || res == nil || !res.Success {
-		s.notify(protocol.MessageTypeWarning, fmt.Sprintf("lunad goal %s: the editor did not open the report (%v); it is %s", r.ID, err, files.Report))
+	switch item.Title {
+	case acceptAction, discardAction:
+		s.settleOffered(ctx, ws, r.ID, item.Title == acceptAction)
+	case openReport:
+		focus := true
+		if res, err := s.peer().ShowDocument(ctx, &protocol.ShowDocumentParams{URI: uri.File(files.Report), TakeFocus: &focus}); err != nil || res == nil || !res.Success {
+			s.notify(protocol.MessageTypeWarning, fmt.Sprintf("lunad goal %s: the editor did not open the report (%v); it is %s", r.ID, err, files.Report))
+		}
 	}
 }
 

@@ -28,6 +28,10 @@ type goalService struct {
 	events  []lunad.RunEvent
 	files   map[string]string // "SEQ/NAME"
 	reads   int
+	// settled logs AcceptRun and DiscardRun ("accept RUN"), which fail
+	// with settleErr when set.
+	settled   []string
+	settleErr error
 }
 
 func (w *goalService) StartRun(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo, error) {
@@ -45,6 +49,32 @@ func (w *goalService) Run(ctx context.Context, id string) (lunad.RunInfo, error)
 	info := lunad.RunInfo{ID: id, Workflow: lunad.GoalWorkflow, Status: lunad.RunRunning, Branch: "luna/goal/goal1", Events: w.events[:n]}
 	if last := w.events[n-1]; n == len(w.events) {
 		info.Status = lunad.RunStatus(last.Outcome)
+	}
+	return info, nil
+}
+
+func (w *goalService) AcceptRun(ctx context.Context, id string) (lunad.RunInfo, error) {
+	return w.settle("accept", id)
+}
+
+func (w *goalService) DiscardRun(ctx context.Context, id string) (lunad.RunInfo, error) {
+	return w.settle("discard", id)
+}
+
+// settle records an accept or discard and answers as the engine does:
+// the run, accepted at the goal's commit, or discarded; or settleErr.
+func (w *goalService) settle(verb, id string) (lunad.RunInfo, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settled = append(w.settled, verb+" "+id)
+	if w.settleErr != nil {
+		return lunad.RunInfo{}, w.settleErr
+	}
+	info := lunad.RunInfo{ID: id, Workflow: lunad.GoalWorkflow, Status: lunad.RunStatus(lunad.GoalFinished), Branch: "luna/goal/" + id, BaseBranch: "main"}
+	if verb == "accept" {
+		info.Accepted = "89abcdef01234567"
+	} else {
+		info.Discarded = true
 	}
 	return info, nil
 }
@@ -121,7 +151,7 @@ func TestGoal(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("progress:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if len(s.cl.requests) != 1 || s.cl.requests[0] != fmt.Sprintf("%v: lunad goal goal1: finished: fixed; 1 commits on luna/goal/goal1; tests FAIL → ok; take it with lunad goal accept goal1, or drop it with lunad goal discard goal1 [Open report]", protocol.MessageTypeInfo) {
+	if len(s.cl.requests) != 1 || s.cl.requests[0] != fmt.Sprintf("%v: lunad goal goal1: finished: fixed; 1 commits on luna/goal/goal1; tests FAIL → ok; take it with lunad goal accept goal1, or drop it with lunad goal discard goal1 [Open report Accept Discard]", protocol.MessageTypeInfo) {
 		t.Fatalf("showMessageRequest %q", s.cl.requests)
 	}
 	report := filepath.Join(s.root, ".git", "luna", "goals", "goal1.md")
@@ -144,46 +174,100 @@ func TestGoal(t *testing.T) {
 
 // TestGoalWithoutShowDocument: a client that cannot show documents is
 // told where the report is; a client that declines the offer is shown
-// nothing.
+// nothing, and nothing is accepted or discarded.
 func TestGoalWithoutShowDocument(t *testing.T) {
 	res := lunad.GoalResult{Run: "goal1", Outcome: lunad.GoalMaxSteps, Reason: "the goal took 30 steps", Branch: "luna/goal/goal1", Commits: []string{"89abcdef01234567"}, Report: "report.md"}
 	for _, tc := range []struct {
-		name string
-		caps protocol.ClientCapabilities
+		name    string
+		caps    protocol.ClientCapabilities
+		report  bool // the message names the report's file
+		actions string
 	}{
-		{"no showDocument", protocol.ClientCapabilities{}},
-		{"declined", protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{ShowDocument: &protocol.ShowDocumentClientCapabilities{Support: true}}}},
+		{"no showDocument", protocol.ClientCapabilities{}, true, "[Accept Discard]"},
+		{"declined", protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{ShowDocument: &protocol.ShowDocumentClientCapabilities{Support: true}}}, false, "[Open report Accept Discard]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			events, files := goalRun(t, res)
+			svc := &goalService{events: events, files: files}
 			s := startConfigured(t, startConfig{wrap: func(base *workspace.Service) lunad.Workspace {
-				return &goalService{Service: base, events: events, files: files}
+				svc.Service = base
+				return svc
 			}, caps: tc.caps})
 			if err := s.runCommand("luna.goal", nil, `"make the tests pass"`); err != nil {
 				t.Fatal(err)
 			}
 			report := filepath.Join(s.root, ".git", "luna", "goals", "goal1.md")
 			want := fmt.Sprintf("%v: lunad goal goal1: max_steps: the goal took 30 steps; 1 commits on luna/goal/goal1; no tests ran; take it with lunad goal accept goal1, or drop it with lunad goal discard goal1", protocol.MessageTypeWarning)
-			if tc.caps.Window == nil {
-				s.cl.waitFor(t, "the final message", func() bool { return len(s.cl.messages) == 1 })
-				s.cl.mu.Lock()
-				defer s.cl.mu.Unlock()
-				if s.cl.messages[0] != want+"; the report: "+report {
-					t.Fatalf("message %q", s.cl.messages[0])
-				}
-			} else {
-				s.cl.waitFor(t, "the offer", func() bool { return len(s.cl.requests) == 1 })
-				s.cl.mu.Lock()
-				defer s.cl.mu.Unlock()
-				if s.cl.requests[0] != want+" [Open report]" {
-					t.Fatalf("request %q", s.cl.requests[0])
-				}
+			if tc.report {
+				want += "; the report: " + report
+			}
+			s.cl.waitFor(t, "the offer", func() bool { return len(s.cl.requests) == 1 })
+			s.cl.mu.Lock()
+			defer s.cl.mu.Unlock()
+			if s.cl.requests[0] != want+" "+tc.actions {
+				t.Fatalf("request %q\nwant    %q", s.cl.requests[0], want+" "+tc.actions)
 			}
 			if _, err := os.Stat(report); err != nil {
 				t.Fatal(err)
 			}
-			if len(s.cl.shown) != 0 {
-				t.Fatalf("shown %v", s.cl.shown)
+			if len(s.cl.shown) != 0 || len(svc.settled) != 0 {
+				t.Fatalf("shown %v, settled %v", s.cl.shown, svc.settled)
+			}
+		})
+	}
+}
+
+// TestGoalSettleOffered: the message that ends a goal with commits offers
+// Accept and Discard; the one chosen is done (AcceptRun, DiscardRun) and
+// its outcome shown — a refusal too, worded with the git merge that
+// keeps the work. A goal without commits offers neither.
+func TestGoalSettleOffered(t *testing.T) {
+	base, now := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	moved := &lunad.BranchMovedError{Branch: "main", Base: base, Now: now, Run: "goal1", RunBranch: "luna/goal/goal1"}
+	for _, tc := range []struct {
+		name    string
+		choose  string
+		commits []string
+		err     error
+		settled []string
+		message string // the window/showMessage that follows: "TYPE: TEXT" (3 info, 1 error)
+		actions string
+	}{
+		{"accept", acceptAction, []string{"89abcdef01234567"}, nil, []string{"accept goal1"},
+			"3: lunad goal goal1 accepted: main is at 89abcdef now, with the goal's work; luna/goal/goal1 removed", "[Open report Accept Discard]"},
+		{"discard", discardAction, []string{"89abcdef01234567"}, nil, []string{"discard goal1"},
+			"3: lunad goal goal1 discarded: luna/goal/goal1 and its worktree removed (the report stays: lunad goal show goal1)", "[Open report Accept Discard]"},
+		{"accept refused", acceptAction, []string{"89abcdef01234567"}, moved, []string{"accept goal1"},
+			"1: lunad goal goal1: conflict: branch main moved since run goal1 started (aaaaaaaaaaaa → bbbbbbbbbbbb); nothing was changed: merge luna/goal/goal1 yourself with git (git merge luna/goal/goal1, on main), or discard the run (luna.discardRun)", "[Open report Accept Discard]"},
+		{"no commits", acceptAction, nil, nil, nil, "", "[Open report]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := lunad.GoalResult{Run: "goal1", Outcome: lunad.GoalFinished, Summary: "done", Branch: "luna/goal/goal1", Commits: tc.commits, Report: "report.md"}
+			events, files := goalRun(t, res)
+			svc := &goalService{events: events, files: files, settleErr: tc.err}
+			s := startConfigured(t, startConfig{wrap: func(base *workspace.Service) lunad.Workspace {
+				svc.Service = base
+				return svc
+			}, choose: tc.choose, caps: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{ShowDocument: &protocol.ShowDocumentClientCapabilities{Support: true}}}})
+			if err := s.runCommand("luna.goal", nil, `"make the tests pass"`); err != nil {
+				t.Fatal(err)
+			}
+			s.cl.waitFor(t, "the offer", func() bool { return len(s.cl.requests) == 1 })
+			if tc.message != "" {
+				s.cl.waitFor(t, "the outcome", func() bool { return len(s.cl.messages) == 1 })
+			}
+			s.cl.mu.Lock()
+			defer s.cl.mu.Unlock()
+			if !strings.HasSuffix(s.cl.requests[0], " "+tc.actions) {
+				t.Fatalf("request %q, want the actions %s", s.cl.requests[0], tc.actions)
+			}
+			if tc.message != "" && s.cl.messages[0] != tc.message {
+				t.Fatalf("message %q\nwant    %q", s.cl.messages[0], tc.message)
+			}
+			svc.mu.Lock()
+			defer svc.mu.Unlock()
+			if !slices.Equal(svc.settled, tc.settled) {
+				t.Fatalf("settled %q, want %q", svc.settled, tc.settled)
 			}
 		})
 	}

@@ -27,17 +27,27 @@ func runsCommand(ctx context.Context, ws lunad.Workspace, a *argList) (any, erro
 	if len(a.args) == 0 || string(a.args[0]) == "null" {
 		return ws.Runs(ctx)
 	}
+	id, err := runArg(a, " (no argument lists every run)")
+	if err != nil {
+		return nil, err
+	}
+	return ws.Run(ctx, id)
+}
+
+// runArg is the run a command's first argument names: its ID or {id};
+// more says what else the command takes.
+func runArg(a *argList, more string) (string, error) {
 	var arg struct {
 		ID string `json:"id"`
 	}
-	if json.Unmarshal(a.args[0], &arg) != nil || arg.ID == "" {
+	if len(a.args) == 0 || json.Unmarshal(a.args[0], &arg) != nil || arg.ID == "" {
 		arg.ID = a.string(0)
 	}
 	if a.err != nil {
-		a.err = fmt.Errorf("%w: luna.runs: argument 1 must be a run's ID or {id} (no argument lists every run)", lunad.ErrInvalid)
-		return nil, a.err
+		a.err = fmt.Errorf("%w: %s: argument 1 must be a run's ID or {id}%s", lunad.ErrInvalid, a.cmd, more)
+		return "", a.err
 	}
-	return ws.Run(ctx, arg.ID)
+	return arg.ID, nil
 }
 
 // runWorkflowCommand answers luna.runWorkflow {workflow, params?, inputs?,

@@ -119,7 +119,7 @@ func (s *Server) peer() protocol.Client {
 // commands are the workspace/executeCommand commands the server runs.
 var commands = []string{"luna.undo", "luna.redo", "luna.restore", "luna.history", "luna.diff", "luna.ack",
 	"luna.link", "luna.createArtifact", "luna.edit", "luna.branch", "luna.switch", "luna.references",
-	"luna.runs", "luna.runWorkflow", "luna.ask", "luna.goal"}
+	"luna.runs", "luna.runWorkflow", "luna.ask", "luna.goal", "luna.acceptRun", "luna.discardRun"}
 
 // Initialize opens the workspace of the client's root folder and
 // announces the server's features.

@@ -125,7 +125,7 @@ func TestGoalTool(t *testing.T) {
 		t.Fatal(text(r))
 	}
 	if out.Run != "goal1" || out.RunStatus != lunad.RunRunning || out.Branch != "luna/goal/goal1" || out.Result != nil ||
-		out.Follow != `run_status {"id": "goal1"} shows where it is; once it ends, the person runs lunad goal show goal1 (the report), then lunad goal accept goal1 or lunad goal discard goal1` {
+		out.Follow != `run_status {"id": "goal1"} shows where it is; once it ends, the person reads the report (lunad goal show goal1) and decides: accept_run {"id": "goal1"} takes its branch, discard_run {"id": "goal1"} drops it` {
 		t.Fatalf("goal returned %+v", out)
 	}
 	if ws.reads != 0 {

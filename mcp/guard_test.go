@@ -85,7 +85,7 @@ func TestBadInput(t *testing.T) {
 	t.Run("unknown tool", func(t *testing.T) {
 		_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "delete_artifact", Arguments: map[string]any{"id": a.ID}})
 		var we *jsonrpc.Error
-		if !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidParams || !strings.Contains(we.Message, "lunad's tools are acknowledge, artifact_history, ask, create_artifact") {
+		if !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidParams || !strings.Contains(we.Message, "lunad's tools are accept_run, acknowledge, artifact_history, ask, create_artifact, diff_versions, discard_run") {
 			t.Errorf("err = %v, want invalid params naming the tools", err)
 		}
 	})

@@ -70,7 +70,8 @@ const instructions = `lunad keeps a workspace of text artifacts (code, Markdown,
 Read an artifact (read_artifact) before editing it, and edit with edit_artifact's SEARCH/REPLACE changes copied exactly from what you read; pass base_version to refuse an edit if someone changed the artifact since.
 When an edit fails, the error says what to fix (the closest lines, or the current version): correct the call and retry.
 Subscribe to luna://artifacts/{id} to be told when an artifact changes, whoever changed it; list_stale says which artifacts refer to code or text that changed since they were written.
-Workflows (list_workflows) are run by lunad's engine: run_workflow starts a run (pass a key to make retries safe, wait to get it finished), run_status follows it. ask hands a request to lunad's own agents (a supervisor routing to a coder, a writer or a reviewer) and returns what they did.`
+Workflows (list_workflows) are run by lunad's engine: run_workflow starts a run (pass a key to make retries safe, wait to get it finished), run_status follows it. ask hands a request to lunad's own agents (a supervisor routing to a coder, a writer or a reviewer) and returns what they did.
+goal starts an autonomous goal on a branch of its own; once it ends, accept_run takes its work onto the person's branch and discard_run drops it — only when the person says which.`
 
 // Server is lunad's MCP server over one Workspace. Run serves one client on
 // a transport (stdio), Serve any number over streamable HTTP; both keep the

@@ -139,28 +139,31 @@ func TestListTools(t *testing.T) {
 		tools[tool.Name] = tool
 	}
 	want := []struct {
-		name     string
-		readOnly bool
-		required []string
+		name        string
+		readOnly    bool
+		required    []string
+		destructive bool
 	}{
-		{"create_artifact", false, []string{"title", "type", "content"}},
-		{"read_artifact", true, []string{"id"}},
-		{"list_artifacts", true, nil},
-		{"edit_artifact", false, []string{"id", "changes"}},
-		{"rewrite_artifact", false, []string{"id", "content"}},
-		{"diff_versions", true, []string{"id"}},
-		{"link_artifacts", false, []string{"id", "to"}},
-		{"undo_edit", false, []string{"id"}},
-		{"restore_version", false, []string{"id", "version"}},
-		{"artifact_history", true, []string{"id"}},
-		{"find_references", true, []string{"id"}},
-		{"list_stale", true, nil},
-		{"acknowledge", false, []string{"id"}},
-		{"run_workflow", false, []string{"workflow"}},
-		{"run_status", true, nil},
-		{"list_workflows", true, nil},
-		{"ask", false, []string{"request"}},
-		{"goal", false, []string{"goal"}},
+		{"create_artifact", false, []string{"title", "type", "content"}, false},
+		{"read_artifact", true, []string{"id"}, false},
+		{"list_artifacts", true, nil, false},
+		{"edit_artifact", false, []string{"id", "changes"}, false},
+		{"rewrite_artifact", false, []string{"id", "content"}, false},
+		{"diff_versions", true, []string{"id"}, false},
+		{"link_artifacts", false, []string{"id", "to"}, false},
+		{"undo_edit", false, []string{"id"}, false},
+		{"restore_version", false, []string{"id", "version"}, false},
+		{"artifact_history", true, []string{"id"}, false},
+		{"find_references", true, []string{"id"}, false},
+		{"list_stale", true, nil, false},
+		{"acknowledge", false, []string{"id"}, false},
+		{"run_workflow", false, []string{"workflow"}, false},
+		{"run_status", true, nil, false},
+		{"list_workflows", true, nil, false},
+		{"ask", false, []string{"request"}, false},
+		{"goal", false, []string{"goal"}, false},
+		{"accept_run", false, []string{"id"}, false},
+		{"discard_run", false, []string{"id"}, true}, // deletes the run's branch
 	}
 	if len(tools) != len(want) {
 		t.Errorf("got %d tools, want %d", len(tools), len(want))
@@ -194,8 +197,8 @@ func TestListTools(t *testing.T) {
 			if a.ReadOnlyHint != w.readOnly {
 				t.Errorf("readOnlyHint = %v, want %v", a.ReadOnlyHint, w.readOnly)
 			}
-			if !w.readOnly && (a.DestructiveHint == nil || *a.DestructiveHint) {
-				t.Errorf("a versioned write must say destructiveHint false")
+			if !w.readOnly && (a.DestructiveHint == nil || *a.DestructiveHint != w.destructive) {
+				t.Errorf("destructiveHint %v, want %v (a versioned write is not destructive)", a.DestructiveHint, w.destructive)
 			}
 		})
 	}

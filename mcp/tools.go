@@ -104,6 +104,7 @@ func (s *Server) addTools() {
 	s.addRunTools()
 	s.addAskTool()
 	s.addGoalTool()
+	s.addSettleTools()
 }
 
 // addTool adds a typed tool (the SDK derives and enforces its schemas) and

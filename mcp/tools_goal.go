@@ -41,7 +41,7 @@ func (s *Server) addGoalTool() {
 		Title: "Work toward a goal",
 		Description: "Start an autonomous goal: lunad's agent works toward it on a branch of its own (luna/goal/RUN, made from the current branch, which must have no uncommitted changes), one action per step — read, search, edit, patch, write, run a command, run the tests, finish — each checked by the workspace's policy (.luna/policy.toml), commands in a sandbox without network, " +
 			"each change a commit on the goal's branch and followed by the tests. Returns at once with the run ID and its run_status (follow it with run_status {\"id\": RUN}); with wait, returns once the goal ends with its result. " +
-			"The person accepts the branch (lunad goal accept RUN) or discards it (lunad goal discard RUN); lunad goal show RUN prints the report.",
+			"Once it ends, the person reads the report (lunad goal show RUN) and decides: accept_run takes the branch onto theirs (lunad goal accept RUN), discard_run drops it (lunad goal discard RUN).",
 		// It edits a branch of its own, never the user's, and calls the
 		// configured model: an open world.
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
@@ -65,7 +65,7 @@ func (s *Server) goal(ctx context.Context, req *sdk.CallToolRequest, in goalIn) 
 		return nil, goalOut{}, s.explainRun(err, "nothing was started")
 	}
 	out := goalOut{Run: info.ID, RunStatus: info.Status, Branch: info.Branch,
-		Follow: fmt.Sprintf("run_status {\"id\": %q} shows where it is; once it ends, the person runs lunad goal show %s (the report), then lunad goal accept %s or lunad goal discard %s", info.ID, info.ID, info.ID, info.ID)}
+		Follow: fmt.Sprintf("run_status {\"id\": %q} shows where it is; once it ends, the person reads the report (lunad goal show %s) and decides: accept_run {\"id\": %q} takes its branch, discard_run {\"id\": %q} drops it", info.ID, info.ID, info.ID, info.ID)}
 	if !in.Wait {
 		return nil, out, nil
 	}

@@ -53,7 +53,7 @@
 // wrappers (env, timeout, nice, xargs, sudo, busybox …) and, when shell
 // is allowed, its script's commands, and a rule matches when it matches
 // any program the command runs. Unknown keys, values of the wrong type
-// and incomplete rules are refused: Load and Parse return a *FileError,
+// and incomplete rules are refused: Load and Parse return a *lunad.CheckError,
 // one `file:line:col: message` per problem.
 //
 // # Order

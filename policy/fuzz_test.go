@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzParse: Parse never panics; it returns a policy that parses the
-// same again and checks actions without panicking, or a *FileError
+// same again and checks actions without panicking, or a *lunad.CheckError
 // wrapping ErrInvalid whose problems lie inside the file, one line each.
 func FuzzParse(f *testing.F) {
 	for _, tc := range badPolicies {
@@ -27,9 +27,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := Parse("f.toml", data)
 		if err != nil {
-			var fe *FileError
+			var fe *lunad.CheckError
 			if !errors.As(err, &fe) || !errors.Is(err, lunad.ErrInvalid) || len(fe.Problems) == 0 {
-				t.Fatalf("Parse error %T %v: want a *FileError wrapping ErrInvalid", err, err)
+				t.Fatalf("Parse error %T %v: want a *lunad.CheckError wrapping ErrInvalid", err, err)
 			}
 			lines := strings.Count(string(data), "\n") + 1
 			for _, pr := range fe.Problems {

@@ -23,7 +23,7 @@ var (
 var ruleName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 
 // Parse reads a policy file's content; name is what its problems are
-// reported under. It returns a *FileError (wrapping lunad.ErrInvalid)
+// reported under. It returns a *lunad.CheckError (wrapping lunad.ErrInvalid)
 // with every problem found: TOML syntax, unknown keys (with the known
 // ones), values of the wrong type or out of range, rules that are
 // incomplete or take a built-in rule's name.

@@ -60,9 +60,9 @@ func TestParseErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Parse = %+v, nil; want an error", p)
 			}
-			var fe *FileError
+			var fe *lunad.CheckError
 			if !errors.As(err, &fe) || !errors.Is(err, lunad.ErrInvalid) || len(fe.Problems) == 0 {
-				t.Fatalf("Parse error %T %v: want a *FileError wrapping ErrInvalid", err, err)
+				t.Fatalf("Parse error %T %v: want a *lunad.CheckError wrapping ErrInvalid", err, err)
 			}
 			lines := strings.Count(tc.src, "\n") + 1
 			for _, pr := range fe.Problems {

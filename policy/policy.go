@@ -100,7 +100,7 @@ func Default() *Policy {
 }
 
 // Load reads the policy of the workspace at root (.luna/policy.toml):
-// Default when the file does not exist; a *FileError (wrapping
+// Default when the file does not exist; a *lunad.CheckError (wrapping
 // lunad.ErrInvalid) naming each problem as `file:line:col: message` when
 // it is not a valid policy; the read error otherwise.
 func Load(root string) (*Policy, error) {

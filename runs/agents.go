@@ -2,10 +2,8 @@ package runs
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/runs/procagent"
 	"github.com/lunad/lunad/workflow"
 )
 
@@ -50,8 +48,4 @@ func (e *Engine) agentVersion(wf *workflow.Workflow, stage string) string {
 		return a.Version()
 	}
 	return ""
-}
-
-func newProcessAgent(root string, argv []string, timeout time.Duration) (lunad.Agent, error) {
-	return procagent.New(root, argv, procagent.Options{Timeout: timeout})
 }

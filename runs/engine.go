@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/procagent"
 	"github.com/lunad/lunad/workflow"
 )
 
@@ -67,6 +68,13 @@ type Options struct {
 	// NewProcess makes the agent of a stage with a `command` (default: a
 	// process agent, package procagent).
 	NewProcess func(root string, argv []string, timeout time.Duration) (lunad.Agent, error)
+	// Groups is where the default process agents record the process
+	// groups of the commands they run (procagent.Options.Groups). Resume
+	// first ends the groups recorded there that still run
+	// (procagent.EndLeftovers): the agents of an earlier daemon that was
+	// killed, which would otherwise go on writing into a run's worktree
+	// after the next attempt's Clean. Empty: nothing is recorded.
+	Groups string
 	// Config is the effective configuration, stored with every run and
 	// referenced by its events (config_ref).
 	Config []byte
@@ -177,7 +185,10 @@ func New(opts Options) (*Engine, error) {
 		opts.Logger = slog.Default()
 	}
 	if opts.NewProcess == nil {
-		opts.NewProcess = newProcessAgent
+		groups := opts.Groups
+		opts.NewProcess = func(root string, argv []string, timeout time.Duration) (lunad.Agent, error) {
+			return procagent.New(root, argv, procagent.Options{Timeout: timeout, Groups: groups})
+		}
 	}
 	e := &Engine{opts: opts, slots: make(chan struct{}, opts.Slots), live: map[string]*run{}, processes: map[string]lunad.Agent{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
@@ -187,6 +198,9 @@ func New(opts Options) (*Engine, error) {
 // Resume drives every unfinished run that is not driven yet, from its
 // log: what a daemon does when it starts.
 func (e *Engine) Resume(ctx context.Context) error {
+	if err := e.endLeftovers(ctx); err != nil {
+		return err
+	}
 	ids, err := e.opts.Store.Runs(ctx)
 	if err != nil {
 		return err
@@ -211,6 +225,24 @@ func (e *Engine) Resume(ctx context.Context) error {
 		if err := e.resume(ctx, st); err != nil {
 			e.opts.Logger.Error("run cannot be resumed", "run", id, "err", err)
 		}
+	}
+	return nil
+}
+
+// endLeftovers ends the process agents an earlier engine left running
+// (Options.Groups), before any attempt is retried; one that cannot be
+// ended keeps the runs from resuming.
+func (e *Engine) endLeftovers(ctx context.Context) error {
+	if e.opts.Groups == "" {
+		return nil
+	}
+	ended, err := procagent.EndLeftovers(ctx, e.opts.Groups)
+	for _, l := range ended {
+		e.opts.Logger.Warn("ended a process agent an earlier lunad left running", "run", l.Run, "stage", l.Stage, "attempt", l.Attempt,
+			"command", l.Command, "pgid", l.PGID, "processes", l.Processes)
+	}
+	if err != nil {
+		return fmt.Errorf("ending the process agents an earlier lunad left running (%s): %w; end them by hand (kill -KILL -PGID), then start lunad again", e.opts.Groups, err)
 	}
 	return nil
 }

@@ -2,44 +2,13 @@ package workflow
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/lunad/lunad"
 )
 
-// Problem is one thing wrong with a workflow file, at the line and column
-// (1-based, in bytes) of the key it is about.
-type Problem struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-func (p Problem) String() string {
-	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg)
-}
-
-// CheckError is every problem found in one or more workflow files, in file,
-// line and column order. It wraps lunad.ErrInvalid.
-type CheckError struct {
-	Problems []Problem
-}
-
-// Error prints one `file:line:col: message` line per problem, as
-// compilers do, so editors and terminals can jump to each.
-func (e *CheckError) Error() string {
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		lines[i] = p.String()
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (e *CheckError) Unwrap() error { return lunad.ErrInvalid }
-
 // Check validates a workflow file exactly as Parse does, returning nil or
-// a *CheckError with all its problems.
+// a *lunad.CheckError with all its problems.
 func Check(file string, data []byte) error {
 	_, err := Parse(file, data)
 	return err
@@ -49,7 +18,7 @@ func Check(file string, data []byte) error {
 type problems struct {
 	file string
 	ix   *index
-	list []Problem
+	list []lunad.Problem
 }
 
 // at reports a problem at the key path (or its nearest recorded ancestor).
@@ -58,34 +27,15 @@ func (ps *problems) at(path []string, format string, args ...any) {
 	ps.atPos(line, col, format, args...)
 }
 
-// lineBreaks keeps a message on its line (CEL and toml quote the text
-// they stumble on, newlines included).
-var lineBreaks = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`)
-
 func (ps *problems) atPos(line, col int, format string, args ...any) {
-	msg := lineBreaks.Replace(fmt.Sprintf(format, args...))
-	ps.list = append(ps.list, Problem{File: ps.file, Line: line, Col: col, Msg: msg})
+	ps.list = append(ps.list, lunad.ProblemAt(ps.file, line, col, fmt.Sprintf(format, args...)))
 }
 
 func (ps *problems) err() error {
 	if len(ps.list) == 0 {
 		return nil
 	}
-	return newCheckError(ps.list)
-}
-
-func newCheckError(list []Problem) *CheckError {
-	list = slices.Clone(list)
-	slices.SortStableFunc(list, func(a, b Problem) int {
-		if c := strings.Compare(a.File, b.File); c != 0 {
-			return c
-		}
-		if a.Line != b.Line {
-			return a.Line - b.Line
-		}
-		return a.Col - b.Col
-	})
-	return &CheckError{Problems: list}
+	return lunad.NewCheckError(ps.list)
 }
 
 // checkGraph reports what is wrong with the shape of the state machine:

@@ -49,9 +49,9 @@ func TestCheck(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			name, data := input(ar)
 			err := Check(name, data)
-			var ce *CheckError
+			var ce *lunad.CheckError
 			if !errors.As(err, &ce) || len(ce.Problems) == 0 {
-				t.Fatalf("Check = %v; want a *CheckError", err)
+				t.Fatalf("Check = %v; want a *lunad.CheckError", err)
 			}
 			if !errors.Is(err, lunad.ErrInvalid) {
 				t.Errorf("the error does not wrap ErrInvalid")

@@ -81,7 +81,7 @@
 //
 // Parse (and Check, and Load) report every problem at once, each at the
 // line and column of the key it is about, one `file:line:col: message`
-// line each (*CheckError, which wraps lunad.ErrInvalid): TOML syntax,
+// line each (*lunad.CheckError, which wraps lunad.ErrInvalid): TOML syntax,
 // unknown keys, values of the wrong type, a missing name or start, a start
 // or a `to` naming no stage, stages that start cannot reach, stages from
 // which no path reaches end, `when` expressions that do not compile or are

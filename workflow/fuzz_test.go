@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzParse: Parse never panics; it returns a workflow whose every
-// transition leads somewhere, or a *CheckError wrapping ErrInvalid whose
+// transition leads somewhere, or a *lunad.CheckError wrapping ErrInvalid whose
 // problems lie inside the file. Next on a parsed workflow never panics.
 func FuzzParse(f *testing.F) {
 	for _, src := range validWorkflows {
@@ -23,9 +23,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := Parse("f.toml", data)
 		if err != nil {
-			var ce *CheckError
+			var ce *lunad.CheckError
 			if !errors.As(err, &ce) || !errors.Is(err, lunad.ErrInvalid) || len(ce.Problems) == 0 {
-				t.Fatalf("Parse error %T %v: want a *CheckError wrapping ErrInvalid", err, err)
+				t.Fatalf("Parse error %T %v: want a *lunad.CheckError wrapping ErrInvalid", err, err)
 			}
 			lines := strings.Count(string(data), "\n") + 1
 			for _, p := range ce.Problems {

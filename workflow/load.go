@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/lunad/lunad"
 )
 
 // Dir is where a workspace keeps its workflows, relative to its root.
@@ -15,7 +17,7 @@ const Dir = ".luna/workflows"
 // Load reads every workflow of the workspace at root: the files
 // .luna/workflows/*.toml (none when the directory does not exist), sorted
 // by name. It returns the valid workflows even when some files are
-// invalid, with a *CheckError holding the problems of all of them; an
+// invalid, with a *lunad.CheckError holding the problems of all of them; an
 // error reading the directory or a file is returned as it is.
 func Load(root string) ([]*Workflow, error) {
 	dir := filepath.Join(root, filepath.FromSlash(Dir))
@@ -28,14 +30,14 @@ func Load(root string) ([]*Workflow, error) {
 	}
 	var (
 		out      []*Workflow
-		problems []Problem
+		problems []lunad.Problem
 	)
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".toml") {
 			continue
 		}
 		w, err := LoadFile(filepath.Join(dir, e.Name()))
-		var ce *CheckError
+		var ce *lunad.CheckError
 		switch {
 		case errors.As(err, &ce):
 			problems = append(problems, ce.Problems...)
@@ -47,7 +49,7 @@ func Load(root string) ([]*Workflow, error) {
 	}
 	slices.SortFunc(out, func(a, b *Workflow) int { return strings.Compare(a.Name, b.Name) })
 	if len(problems) > 0 {
-		return out, newCheckError(problems)
+		return out, lunad.NewCheckError(problems)
 	}
 	return out, nil
 }

@@ -29,7 +29,7 @@ var (
 )
 
 // Parse parses and checks the workflow definition data, read from file
-// (the name problems are reported under). It returns a *CheckError
+// (the name problems are reported under). It returns a *lunad.CheckError
 // holding every problem found, or the workflow with its `when`
 // expressions compiled and ready for Next.
 func Parse(file string, data []byte) (*Workflow, error) {

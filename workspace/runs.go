@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,15 @@ func (s *Service) engine() (*runs.Engine, error) {
 		}
 		if o.Logger == nil {
 			o.Logger = s.log
+		}
+		if o.Groups == "" {
+			// The repository's, as the run logs and worktrees are: one
+			// engine drives a repository's runs at a time (the runs lock).
+			co, err := lunad.FindCheckout(s.store.Root())
+			if err != nil {
+				return nil, err
+			}
+			o.Groups = filepath.Join(co.CommonDir, "luna", "agents")
 		}
 		e, err := runs.New(o)
 		if err != nil {

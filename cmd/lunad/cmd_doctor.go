@@ -162,7 +162,7 @@ func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 	r.Sandbox.Capabilities, r.Sandbox.Usable, r.Sandbox.Home = c.caps, c.caps.Usable(), c.home
 	p := &r.Policy
 	p.File, p.Present, p.OK = c.policyFile, c.present, c.policyErr == nil
-	var fe *policy.FileError
+	var fe *lunad.CheckError
 	switch {
 	case errors.As(c.policyErr, &fe):
 		for _, pr := range fe.Problems {

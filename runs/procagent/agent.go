@@ -52,6 +52,12 @@ type Options struct {
 	// Logger receives the agent's start, end and stderr at debug level;
 	// nil discards.
 	Logger *slog.Logger
+	// Groups, when set, is a directory where each running command's
+	// process group is recorded (PGID.json), durably before the command
+	// runs, and removed once the group is dead, so that EndLeftovers can
+	// end the commands of a lunad that died (Linux: the record needs
+	// /proc).
+	Groups string
 }
 
 // Agent runs a command as a stage's agent. It is safe for concurrent
@@ -229,12 +235,64 @@ func (a *Agent) start(req lunad.StageRequest, in []byte) (*running, error) {
 		"LUNAD_WORKSPACE="+a.root,
 	)
 	setGroup(cmd)
-	r, err := startPiped(cmd, in, a.opts.MaxOutput)
+	var h hooks
+	if a.opts.Groups != "" {
+		var err error
+		if h, err = a.gated(cmd, req); err != nil {
+			return nil, startError(a.argv[0], err)
+		}
+	}
+	r, err := startPiped(cmd, in, a.opts.MaxOutput, h)
 	if err != nil {
-		perm := errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
-		return nil, &lunad.AgentError{Permanent: perm, Err: fmt.Errorf("cannot start %q: %w", a.argv[0], err)}
+		return nil, startError(a.argv[0], err)
 	}
 	return r, nil
+}
+
+// startError is the error of a command that did not start: permanent
+// when it does not exist or cannot be run.
+func startError(argv0 string, err error) error {
+	perm := errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
+	return &lunad.AgentError{Permanent: perm, Err: fmt.Errorf("cannot start %q: %w", argv0, err)}
+}
+
+// gated makes cmd start through the gate (gateScript) and returns the
+// hooks that record its group in Options.Groups before the gate opens,
+// and remove the record once the group is dead.
+func (a *Agent) gated(cmd *exec.Cmd, req lunad.StageRequest) (hooks, error) {
+	prog, err := resolve(a.argv[0], cmd.Dir)
+	if err != nil {
+		return hooks{}, err
+	}
+	gateR, gateW, err := os.Pipe()
+	if err != nil {
+		return hooks{}, err
+	}
+	cmd.Path = "/bin/sh"
+	cmd.Args = append([]string{"sh", "-c", gateScript, "lunad-agent", prog}, a.argv[1:]...)
+	cmd.ExtraFiles = []*os.File{gateR}
+	var record string
+	return hooks{
+		started: func(cmd *exec.Cmd) error {
+			gateR.Close()
+			defer gateW.Close() // unopened, the gate exits and runs nothing
+			pid := cmd.Process.Pid
+			st, err := readStat(pid)
+			if err == nil {
+				record, err = group{PGID: pid, Start: st.start, Run: req.RunID, Stage: req.Stage, Attempt: req.Attempt, Command: a.argv[0]}.record(a.opts.Groups)
+			}
+			if err != nil {
+				return fmt.Errorf("recording its process group in %s: %w", a.opts.Groups, err)
+			}
+			_, err = gateW.Write([]byte("\n"))
+			return err
+		},
+		swept: func() {
+			if record != "" {
+				os.Remove(record)
+			}
+		},
+	}, nil
 }
 
 // exitMessage words how a command that did not exit 0 ended.

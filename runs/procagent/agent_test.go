@@ -189,12 +189,20 @@ func TestLongStderr(t *testing.T) {
 // TestCommandMissing: a command that cannot start is a permanent failure.
 func TestCommandMissing(t *testing.T) {
 	t.Parallel()
-	for _, argv := range [][]string{{"no-such-agent-command"}, {"./agents/missing.sh"}} {
-		t.Run(argv[0], func(t *testing.T) {
-			t.Parallel()
-			_, err := newAgent(t, t.TempDir(), argv, Options{}).Process(context.Background(), testRequest)
-			agentErr(t, err, true, "cannot start")
-		})
+	for _, argv := range [][]string{{"no-such-agent-command"}, {"./agents/missing.sh"}, {"./agents"}} {
+		for _, gated := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/groups %v", argv[0], gated), func(t *testing.T) {
+				t.Parallel()
+				root := t.TempDir()
+				os.Mkdir(filepath.Join(root, "agents"), 0o755)
+				var opts Options
+				if gated {
+					opts.Groups = t.TempDir()
+				}
+				_, err := newAgent(t, root, argv, opts).Process(context.Background(), testRequest)
+				agentErr(t, err, true, "cannot start")
+			})
+		}
 	}
 }
 
@@ -508,12 +516,14 @@ func TestRelativeCommand(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	writeScript(t, root, "agent.sh", `echo '{"status":"ok","output":{"n":1}}'`)
-	resp, err := newAgent(t, root, []string{"./agents/agent.sh"}, Options{}).Process(context.Background(), testRequest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(resp.Output) != `{"n":1}` {
-		t.Errorf("output = %s", resp.Output)
+	for _, opts := range []Options{{}, {Groups: t.TempDir()}} {
+		resp, err := newAgent(t, root, []string{"./agents/agent.sh"}, opts).Process(context.Background(), testRequest)
+		if err != nil {
+			t.Fatalf("groups %q: %v", opts.Groups, err)
+		}
+		if string(resp.Output) != `{"n":1}` {
+			t.Errorf("groups %q: output = %s", opts.Groups, resp.Output)
+		}
 	}
 }
 

@@ -79,6 +79,13 @@
 // Stdout is read up to Options.MaxOutput and no further: past it the
 // group is killed.
 //
+// With Options.Groups, the group is recorded in that directory (its ID
+// and its leader's start time) durably before the command runs — it is
+// started through a gate that a lunad dying first never opens — and the
+// record removed once the group is dead; EndLeftovers, called by the
+// next lunad before any agent runs, ends the recorded groups that still
+// run: the agents of a lunad that was killed (groups.go).
+//
 // # The environment
 //
 // The parent's environment is not inherited, so no secret (an API key, a

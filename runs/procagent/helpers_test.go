@@ -145,40 +145,14 @@ func liveInGroup(pgid int) []int {
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return nil
 	}
-	entries, _ := os.ReadDir("/proc")
-	var live []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		state, group, ok := procStat(pid)
-		if ok && group == pgid && state != 'Z' {
-			live = append(live, pid)
-		}
-	}
+	live, _ := alive(pgid)
 	return live
-}
-
-// procStat reads a process's state and process group from /proc.
-func procStat(pid int) (state byte, pgrp int, ok bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	// pid (comm) state ppid pgrp …: the fields follow the last ')'.
-	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	if len(f) < 3 {
-		return 0, 0, false
-	}
-	pgrp, err = strconv.Atoi(f[2])
-	return f[0][0], pgrp, err == nil
 }
 
 func dead(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return true
 	}
-	state, _, ok := procStat(pid)
-	return !ok || state == 'Z'
+	st, err := readStat(pid)
+	return err != nil || st.state == 'Z'
 }

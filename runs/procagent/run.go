@@ -40,9 +40,17 @@ type running struct {
 	swept bool       // the group is dead: signal no more
 }
 
+// hooks are called around a started command: started right after it
+// started, before any of its input is written (an error kills its group
+// and fails the start); swept once its group is dead.
+type hooks struct {
+	started func(cmd *exec.Cmd) error
+	swept   func()
+}
+
 // startPiped starts cmd (its process group set up) with in on its stdin,
 // reading at most max bytes of its stdout.
-func startPiped(cmd *exec.Cmd, in []byte, max int64) (_ *running, err error) {
+func startPiped(cmd *exec.Cmd, in []byte, max int64, h hooks) (_ *running, err error) {
 	r := &running{cmd: cmd, overflow: make(chan struct{}), exited: make(chan error, 1)}
 	r.stderr.keep = stderrKeep
 	var parent, child []*os.File
@@ -66,6 +74,13 @@ func startPiped(cmd *exec.Cmd, in []byte, max int64) (_ *running, err error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = child[0], child[1], child[2]
 	if err := cmd.Start(); err != nil {
 		return nil, err
+	}
+	if h.started != nil {
+		if err := h.started(cmd); err != nil {
+			killGroup(cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+			return nil, err
+		}
 	}
 
 	r.io.Add(3)
@@ -92,6 +107,9 @@ func startPiped(cmd *exec.Cmd, in []byte, max int64) (_ *running, err error) {
 			defer r.mu.Unlock()
 			killGroup(cmd.Process.Pid, syscall.SIGKILL)
 			r.swept = true
+			if h.swept != nil {
+				h.swept()
+			}
 		})
 	}()
 	return r, nil
