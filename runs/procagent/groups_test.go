@@ -1,6 +1,7 @@
 package procagent
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,14 +74,25 @@ func TestGateUnopened(t *testing.T) {
 // and a torn record are left alone; every record is removed.
 func TestEndLeftovers(t *testing.T) {
 	t.Parallel()
+	// start runs script in a group of its own and returns once it has
+	// printed "ready": each script does so when its group has every
+	// process it will have (a shell forks its children when it gets to
+	// them, so counting earlier races with it).
 	start := func(t *testing.T, script string) *exec.Cmd {
 		t.Helper()
 		cmd := exec.Command("/bin/sh", "-c", script)
 		setGroup(cmd)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { killGroup(cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+		if line, err := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+			t.Fatalf("the script printed %q (%v), want ready", line, err)
+		}
 		return cmd
 	}
 	startTime := func(t *testing.T, pid int) uint64 {
@@ -99,11 +111,11 @@ func TestEndLeftovers(t *testing.T) {
 		ended bool
 	}{
 		{"leader running", func(t *testing.T) (group, string) {
-			cmd := start(t, "sleep 300 & sleep 300")
+			cmd := start(t, "sleep 300 & echo ready; exec sleep 300")
 			return group{PGID: cmd.Process.Pid, Start: startTime(t, cmd.Process.Pid), Run: "r1", Stage: "s"}, ""
 		}, true},
 		{"leader gone, a member left", func(t *testing.T) (group, string) {
-			cmd := start(t, "sleep 300 & echo started")
+			cmd := start(t, "sleep 300 & echo ready")
 			st := startTime(t, cmd.Process.Pid)
 			cmd.Wait() // the leader exits and is reaped; its background sleep stays in the group
 			if len(liveInGroup(cmd.Process.Pid)) != 1 {
@@ -112,11 +124,11 @@ func TestEndLeftovers(t *testing.T) {
 			return group{PGID: cmd.Process.Pid, Start: st, Run: "r2", Stage: "s"}, ""
 		}, true},
 		{"id reused", func(t *testing.T) (group, string) {
-			cmd := start(t, "sleep 300")
+			cmd := start(t, "echo ready; exec sleep 300")
 			return group{PGID: cmd.Process.Pid, Start: startTime(t, cmd.Process.Pid) + 1, Run: "r3", Stage: "s"}, ""
 		}, false},
 		{"gone", func(t *testing.T) (group, string) {
-			cmd := start(t, "exit 0")
+			cmd := start(t, "echo ready")
 			st := startTime(t, cmd.Process.Pid)
 			cmd.Wait()
 			return group{PGID: cmd.Process.Pid, Start: st, Run: "r4", Stage: "s"}, ""
