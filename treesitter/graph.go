@@ -167,7 +167,7 @@ func (g *Graph) Put(e Entry) {
 			g.byName[s.Name] = append(g.byName[s.Name], defLoc{ent.num, uint32(i)})
 		}
 	}
-	for _, sf := range e.File.ShortFlags { // "-n" is filed under its own key, at the long flag
+	for _, sf := range ent.File.ShortFlags { // "-n" is filed under its own key, at the long flag
 		for i, s := range ent.defs() {
 			if s.Kind == "flag" && s.Name == sf.Long {
 				g.byName[sf.Short] = append(g.byName[sf.Short], defLoc{ent.num, uint32(i)})
@@ -244,13 +244,35 @@ func (g *Graph) Resolve(id string) []Resolution {
 		return nil
 	}
 	var out []Resolution
-	for _, r := range e.packed.All() {
+	m := memo{}
+	rd := e.packed.reader()
+	for range e.packed.Len() {
+		r := rd.next()
 		if r.Kind == "snippet" {
 			continue
 		}
-		out = append(out, g.resolve(e, r))
+		out = append(out, m.resolve(g, e, r, rd.shape()))
 	}
 	return out
+}
+
+// memo resolves the references of one artifact with the same name and
+// shape once: what a reference resolves to depends on its name, kind,
+// target and other fields, never on its position, and a file names the
+// same few things many times (a library call on every other line).
+type memo map[refShape]Resolution
+
+// resolve is g.resolve(e, r) for r of shape sh.
+func (m memo) resolve(g *Graph, e *Entry, r Reference, sh refShape) Resolution {
+	res, ok := m[sh]
+	if !ok {
+		res = g.resolve(e, r)
+		m[sh] = res
+		return res
+	}
+	res.Ref = r
+	res.Candidates = slices.Clone(res.Candidates) // each Resolution its own, as resolve makes them
+	return res
 }
 
 // Incoming returns the references of other artifacts that resolve to id,
@@ -281,6 +303,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 	var out []Resolution
 	for _, u := range users {
 		can := map[refShape]bool{} // whether references of a name and shape can point at id
+		m := memo{}
 		rd := u.packed.reader()
 		for range u.packed.Len() {
 			ref := rd.next()
@@ -293,7 +316,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 			if !ok {
 				continue // cannot point at id: not resolved at all
 			}
-			r := g.resolve(u, ref)
+			r := m.resolve(g, u, ref, sh)
 			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
 			}

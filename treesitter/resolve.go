@@ -151,9 +151,14 @@ func symbolTarget(e *Entry, s Symbol) Target {
 
 // appendTarget adds t unless a target with the same identity (artifact,
 // name, container, heading or not) is there: overloads are one target.
+// Callers add an artifact's targets one after another (one artifact's
+// definitions, or a name's definitions in the graph, filed per artifact),
+// so only the targets of t's artifact at the end are compared: a name
+// defined in thousands of artifacts (__init__, constructor) costs one
+// comparison per candidate, not one per pair.
 func appendTarget(ts []Target, t Target) []Target {
-	for _, o := range ts {
-		if o.ID == t.ID && o.Name == t.Name && o.Container == t.Container && (o.Kind == "heading") == (t.Kind == "heading") {
+	for i := len(ts) - 1; i >= 0 && ts[i].ID == t.ID; i-- {
+		if o := ts[i]; o.Name == t.Name && o.Container == t.Container && (o.Kind == "heading") == (t.Kind == "heading") {
 			return ts
 		}
 	}
@@ -272,8 +277,11 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 		if b == e || fromCode && family(b.File.Language) != family(e.File.Language) {
 			continue
 		}
+		if goPkg != "" && path.Dir(b.Path) != goPkg {
+			continue
+		}
 		s := b.def(int(l.i))
-		if len(quals) > 0 && !qualifies(b, s, quals) || goPkg != "" && path.Dir(b.Path) != goPkg {
+		if len(quals) > 0 && !qualifies(b, s, quals) {
 			continue
 		}
 		cands = appendTarget(cands, symbolTarget(b, s))
