@@ -110,7 +110,11 @@ type Graph struct {
 	byKey   map[string][]string  // lower(title), lower(file name), path stem -> IDs
 	users   map[userKey][]uint32 // what references may point at -> numbers of the artifacts with such references (a slice: maps cost 3x)
 	dirs    map[string]int       // directory -> how many artifacts are under it (links to directories)
-	roots   map[string]int       // lower-case top-level directory and package names -> artifacts that make them one
+	scoped  struct {             // the last scope computed (resolve.go), until Put or Remove
+		e     *Entry
+		scope map[string]bool
+	}
+	roots map[string]int // lower-case top-level directory and package names -> artifacts that make them one
 }
 
 // NewGraph returns an empty graph.
@@ -147,6 +151,7 @@ func (g *Graph) IDs() []string {
 // Put adds an artifact or replaces its previous entry.
 func (g *Graph) Put(e Entry) {
 	g.Remove(e.ID)
+	g.scoped.e, g.scoped.scope = nil, nil
 	if e.File == nil {
 		e.File = &File{Language: LangText}
 	}
@@ -186,6 +191,7 @@ func (g *Graph) Remove(id string) {
 	if e == nil {
 		return
 	}
+	g.scoped.e, g.scoped.scope = nil, nil
 	delete(g.entries, id)
 	g.nodes[e.num] = nil
 	g.free = append(g.free, e.num)

@@ -350,3 +350,57 @@ func TestResolveSameNameTwice(t *testing.T) {
 		t.Error("two resolutions share their candidates")
 	}
 }
+
+// TestExampleCandidates: a name in a fenced example resolves to the one
+// definition of its language, or to the one in the document's scope
+// (what it links to); otherwise it is unresolved (never ambiguous) —
+// found from the candidates' artifacts alone when they are spread over
+// several (ambiguous), from the definitions when one artifact has several.
+func TestExampleCandidates(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		doc   string
+		want  string
+	}{
+		{"one definition", map[string]string{"a.py": "def load(p):\n    return p\n"},
+			"# D\n\n```python\nload('x')\n```\n", "resolved a.py"},
+		{"two files, none linked", map[string]string{"a.py": "def load(p):\n    return p\n", "b.py": "def load(p):\n    return p\n"},
+			"# D\n\n```python\nload('x')\n```\n", "unresolved "},
+		{"two files, one linked", map[string]string{"a.py": "def load(p):\n    return p\n", "b.py": "def load(p):\n    return p\n"},
+			"# D\n\nSee [b](b.py).\n\n```python\nload('x')\n```\n", "resolved b.py"},
+		{"two files, both linked", map[string]string{"a.py": "def load(p):\n    return p\n", "b.py": "def load(p):\n    return p\n"},
+			"# D\n\nSee [a](a.py), [b](b.py).\n\n```python\nload('x')\n```\n", "unresolved "},
+		{"two classes of one file", map[string]string{"a.py": "class A:\n    def load(self):\n        pass\n\nclass B:\n    def load(self):\n        pass\n"},
+			"# D\n\n```python\nload()\n```\n", "unresolved "},
+		{"another language only", map[string]string{"a.go": "package a\n\nfunc load() {}\n", "b.go": "package b\n\nfunc load() {}\n"},
+			"# D\n\n```python\nload('x')\n```\n", "unresolved "},
+	}
+	p := NewParser()
+	defer p.Close()
+	parse := func(path, src string) *File {
+		f, err := p.Parse(path, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewGraph()
+			for path, src := range tt.files {
+				g.PutPacked(Entry{ID: path, Path: path}, Pack(parse(path, src)))
+			}
+			g.Put(Entry{ID: "D", Path: "d.md", Title: "D", File: parse("d.md", tt.doc)})
+			var got []string
+			for _, r := range g.Resolve("D") {
+				if r.Ref.Kind == "example" && r.Ref.Name == "load" {
+					got = append(got, r.State+" "+r.Target.ID)
+				}
+			}
+			if len(got) != 1 || got[0] != tt.want {
+				t.Errorf("load: %q, want [%q]", got, tt.want)
+			}
+		})
+	}
+}

@@ -270,23 +270,65 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 			return
 		}
 	}
-	fromCode := !IsProse(e.File.Language)
-	var cands []Target
+	fromCode, lang := !IsProse(e.File.Language), e.File.Language
+	if res.Ref.Kind == "example" { // names code of its own language only (resolveSite)
+		fromCode, lang = true, res.Ref.Target
+	}
+	var locs []defLoc
 	for _, l := range g.byName[name] {
 		b := g.nodes[l.n]
-		if b == e || fromCode && family(b.File.Language) != family(e.File.Language) {
+		if b == e || fromCode && family(b.File.Language) != family(lang) {
 			continue
 		}
 		if goPkg != "" && path.Dir(b.Path) != goPkg {
 			continue
 		}
-		s := b.def(int(l.i))
-		if len(quals) > 0 && !qualifies(b, s, quals) {
+		if len(quals) > 0 && !qualifies(b, b.def(int(l.i)), quals) {
 			continue
 		}
-		cands = appendTarget(cands, symbolTarget(b, s))
+		locs = append(locs, l)
+	}
+	if res.Ref.Kind == "example" && g.ambiguous(e, locs) {
+		return // an example is never ambiguous (resolveSite): unresolved, its candidates unread
+	}
+	var cands []Target
+	for _, l := range locs {
+		b := g.nodes[l.n]
+		cands = appendTarget(cands, symbolTarget(b, b.def(int(l.i))))
 	}
 	g.settle(e, res, cands)
+}
+
+// ambiguous reports whether settle is sure to find the definitions at
+// locs ambiguous for a reference of e (not of Go: the package rule is not
+// checked), telling from their artifacts alone: they are in two
+// artifacts at least, and those in e's scope are in none or in two at
+// least, so narrow cannot pick one. A name defined in thousands of files
+// (items, get) is then settled without reading its definitions.
+func (g *Graph) ambiguous(e *Entry, locs []defLoc) bool {
+	if e.File.Language == LangGo || len(locs) < 2 {
+		return false
+	}
+	artifacts := func(keep func(n uint32) bool) int {
+		first, n := uint32(0), 0
+		for _, l := range locs {
+			if !keep(l.n) {
+				continue
+			}
+			switch {
+			case n == 0:
+				first, n = l.n, 1
+			case l.n != first:
+				return 2
+			}
+		}
+		return n
+	}
+	if artifacts(func(uint32) bool { return true }) < 2 {
+		return false
+	}
+	scope := g.scope(e)
+	return artifacts(func(n uint32) bool { return scope[g.nodes[n].ID] }) != 1
 }
 
 // narrow applies the scoping rules to several candidates: the same Go
@@ -314,9 +356,15 @@ func (g *Graph) narrow(e *Entry, cands []Target) []Target {
 	return cands
 }
 
-// scope is the set of artifacts e imports or links to.
+// scope is the set of artifacts e imports or links to. The last one
+// computed is kept until the graph changes (a file's ambiguous names each
+// ask for it).
 func (g *Graph) scope(e *Entry) map[string]bool {
+	if g.scoped.e == e && e != nil {
+		return g.scoped.scope
+	}
 	out := map[string]bool{}
+	defer func() { g.scoped.e, g.scoped.scope = e, out }()
 	for _, l := range e.Links {
 		out[l] = true
 	}
