@@ -250,7 +250,7 @@ func (g *Graph) Resolve(id string) []Resolution {
 		return nil
 	}
 	var out []Resolution
-	m := memo{}
+	m := newMemo(focus{})
 	rd := e.packed.reader()
 	for range e.packed.Len() {
 		r := rd.next()
@@ -266,14 +266,30 @@ func (g *Graph) Resolve(id string) []Resolution {
 // shape once: what a reference resolves to depends on its name, kind,
 // target and other fields, never on its position, and a file names the
 // same few things many times (a library call on every other line).
-type memo map[refShape]Resolution
+type memo struct {
+	done  map[refShape]Resolution
+	focus focus
+}
+
+func newMemo(f focus) memo { return memo{done: map[refShape]Resolution{}, focus: f} }
+
+// focus is what a caller of resolve asks about, so that resolving a name
+// defined in thousands of files (get, items, __init__) need not gather
+// thousands of candidates in every file that uses it. With id set
+// (Incoming), a name none of whose definitions is in artifact id is left
+// unresolved; with resolved set too (IncomingResolved), so is a name sure
+// to be ambiguous (Graph.ambiguous). The zero focus resolves everything.
+type focus struct {
+	id       string
+	resolved bool
+}
 
 // resolve is g.resolve(e, r) for r of shape sh.
 func (m memo) resolve(g *Graph, e *Entry, r Reference, sh refShape) Resolution {
-	res, ok := m[sh]
+	res, ok := m.done[sh]
 	if !ok {
-		res = g.resolve(e, r)
-		m[sh] = res
+		res = g.resolve(e, r, m.focus)
+		m.done[sh] = res
 		return res
 	}
 	res.Ref = r
@@ -284,7 +300,20 @@ func (m memo) resolve(g *Graph, e *Entry, r Reference, sh refShape) Resolution {
 // Incoming returns the references of other artifacts that resolve to id,
 // or are ambiguous with id among the candidates, sorted by referencing
 // artifact and position.
-func (g *Graph) Incoming(id string) []Resolution {
+func (g *Graph) Incoming(id string) []Resolution { return g.incoming(focus{id: id}) }
+
+// IncomingResolved returns the references of other artifacts that resolve
+// to id (Resolved, Broken or Unverified), without the ambiguous ones, sorted
+// by referencing artifact and position: what the language server and the
+// staleness of quotes need. It is Incoming without gathering the candidates
+// of names defined in many artifacts, which made a references request on a
+// definition of such a name allocate gigabytes.
+func (g *Graph) IncomingResolved(id string) []Resolution {
+	return g.incoming(focus{id: id, resolved: true})
+}
+
+func (g *Graph) incoming(f focus) []Resolution {
+	id := f.id
 	e := g.entries[id]
 	if e == nil {
 		return nil
@@ -309,7 +338,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 	var out []Resolution
 	for _, u := range users {
 		can := map[refShape]bool{} // whether references of a name and shape can point at id
-		m := memo{}
+		m := newMemo(f)
 		rd := u.packed.reader()
 		for range u.packed.Len() {
 			ref := rd.next()
@@ -323,7 +352,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 				continue // cannot point at id: not resolved at all
 			}
 			r := m.resolve(g, u, ref, sh)
-			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
+			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || !f.resolved && r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
 			}
 		}

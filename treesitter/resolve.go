@@ -3,13 +3,16 @@ package treesitter
 import (
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
 
 // resolve applies the rules documented on Graph to one reference of e.
-func (g *Graph) resolve(e *Entry, r Reference) Resolution {
+// f says what the caller asks about (memo): what it does not ask about may
+// be left unresolved.
+func (g *Graph) resolve(e *Entry, r Reference, f focus) Resolution {
 	res := Resolution{From: e.ID, Ref: r, State: Unresolved}
 	switch r.Kind {
 	case "link":
@@ -19,7 +22,7 @@ func (g *Graph) resolve(e *Entry, r Reference) Resolution {
 		g.resolveWiki(&res)
 		return res
 	case "include", "doc", "ref", "example": // sitelinks.go
-		g.resolveSite(e, &res)
+		g.resolveSite(e, &res, f)
 		return res
 	case "import":
 		if id, ok := g.resolveModule(e, r.Name); ok {
@@ -30,7 +33,7 @@ func (g *Graph) resolve(e *Entry, r Reference) Resolution {
 			return res // a Go import path names a package, not a symbol
 		}
 	}
-	g.resolveName(e, &res)
+	g.resolveName(e, &res, f)
 	return res
 }
 
@@ -245,7 +248,7 @@ func family(lang string) string {
 	return lang
 }
 
-func (g *Graph) resolveName(e *Entry, res *Resolution) {
+func (g *Graph) resolveName(e *Entry, res *Resolution, f focus) {
 	if res.Ref.Kind == "code" && (e.File.Language == LangMarkdown || e.File.Language == LangText) {
 		g.resolveProse(e, res)
 		return
@@ -274,8 +277,9 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 	if res.Ref.Kind == "example" { // names code of its own language only (resolveSite)
 		fromCode, lang = true, res.Ref.Target
 	}
-	var locs []defLoc
-	for _, l := range g.byName[name] {
+	defs := g.byName[name]
+	locs := make([]defLoc, 0, len(defs)) // one allocation, not a doubling per power of two
+	for _, l := range defs {
 		b := g.nodes[l.n]
 		if b == e || fromCode && family(b.File.Language) != family(lang) {
 			continue
@@ -288,8 +292,17 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 		}
 		locs = append(locs, l)
 	}
-	if res.Ref.Kind == "example" && g.ambiguous(e, locs) {
-		return // an example is never ambiguous (resolveSite): unresolved, its candidates unread
+	if f.id != "" && !slices.ContainsFunc(locs, func(l defLoc) bool { return g.nodes[l.n].ID == f.id }) {
+		return // none of the candidates is in the artifact the caller asks about
+	}
+	if (res.Ref.Kind == "example" || f.resolved) && g.ambiguous(e, locs) {
+		// An example is never ambiguous (resolveSite), and the caller
+		// does not ask for ambiguous names: unresolved, candidates unread.
+		return
+	}
+	if t, ok := g.inScope(e, locs); ok {
+		res.State, res.Target = Resolved, t
+		return
 	}
 	var cands []Target
 	for _, l := range locs {
@@ -297,6 +310,29 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 		cands = appendTarget(cands, symbolTarget(b, b.def(int(l.i))))
 	}
 	g.settle(e, res, cands)
+}
+
+// inScope is narrow's scope rule applied to the definitions at locs
+// before their targets are built: outside Go (whose package rule comes
+// first), when those in e's scope are one target, settle would resolve to
+// it whatever the others are. A name defined in thousands of files then
+// costs one target, not thousands, where e imports or links to its
+// definition.
+func (g *Graph) inScope(e *Entry, locs []defLoc) (Target, bool) {
+	if e.File.Language == LangGo || len(locs) < 2 {
+		return Target{}, false
+	}
+	scope := g.scope(e)
+	var in []Target
+	for _, l := range locs {
+		if b := g.nodes[l.n]; scope[b.ID] {
+			in = appendTarget(in, symbolTarget(b, b.def(int(l.i))))
+		}
+	}
+	if len(in) != 1 {
+		return Target{}, false
+	}
+	return in[0], true
 }
 
 // ambiguous reports whether settle is sure to find the definitions at

@@ -1,0 +1,106 @@
+package treesitter
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+// manyDefiners is a graph where get is defined in n Python files (T.py
+// among them) and called by users files: one of them imports T (its call
+// resolves to T), the others do not (their calls are ambiguous among the
+// n definitions).
+func manyDefiners(t *testing.T, n, users int) *Graph {
+	t.Helper()
+	p := NewParser()
+	defer p.Close()
+	g := NewGraph()
+	put := func(path, src string) {
+		f, err := p.Parse(path, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.PutPacked(Entry{ID: path, Path: path}, Pack(f))
+	}
+	put("T.py", "def get():\n    return 0\n\ndef other():\n    return 1\n")
+	for i := 1; i < n; i++ {
+		put(fmt.Sprintf("lib/d%03d.py", i), "def get():\n    return 1\n")
+	}
+	put("use/importer.py", "from T import get\n\nget()\nother()\n")
+	for i := 1; i < users; i++ {
+		put(fmt.Sprintf("use/u%03d.py", i), "def f():\n    return get()\n")
+	}
+	return g
+}
+
+// withoutAmbiguous is Incoming's answer as IncomingResolved should give it.
+func withoutAmbiguous(rs []Resolution) []Resolution {
+	var out []Resolution
+	for _, r := range rs {
+		if r.State != Ambiguous {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestIncomingResolved: IncomingResolved is Incoming without the
+// ambiguous references, on every artifact of the resolution fixture and
+// of a graph where one name has many definitions.
+func TestIncomingResolved(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		g    *Graph
+	}{
+		{"fixture", buildGraph(t)},
+		{"many definers", manyDefiners(t, 20, 10)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ambiguous := 0
+			for _, id := range tt.g.IDs() {
+				all := tt.g.Incoming(id)
+				want := withoutAmbiguous(all)
+				ambiguous += len(all) - len(want)
+				if got := tt.g.IncomingResolved(id); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: IncomingResolved\n%v\nwant\n%v", id, got, want)
+				}
+			}
+			if ambiguous == 0 {
+				t.Error("no ambiguous incoming reference: the test checks nothing")
+			}
+		})
+	}
+	g := manyDefiners(t, 20, 10)
+	var got []string
+	for _, r := range g.IncomingResolved("T.py") {
+		got = append(got, r.From+" "+r.Ref.Kind+" "+r.Ref.Name)
+	}
+	want := []string{"use/importer.py import T", "use/importer.py import get", "use/importer.py call get", "use/importer.py call other"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("IncomingResolved(T.py) = %q, want %q", got, want)
+	}
+}
+
+// TestIncomingResolvedGathersNoCandidates: a references request on a
+// definition of a name defined in many artifacts does not build the
+// candidate lists of the files where the name is ambiguous (each a
+// Target per definition: gigabytes on the 10,000-artifact benchmark).
+func TestIncomingResolvedGathersNoCandidates(t *testing.T) {
+	g := manyDefiners(t, 300, 60)
+	all := allocated(func() { g.Incoming("T.py") })
+	resolved := allocated(func() { g.IncomingResolved("T.py") })
+	if resolved*10 > all {
+		t.Errorf("IncomingResolved allocated %d bytes, Incoming %d: want a tenth at most", resolved, all)
+	}
+}
+
+// allocated is the bytes fn allocates on the heap.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
