@@ -277,8 +277,9 @@ func newMemo(f focus) memo { return memo{done: map[refShape]Resolution{}, focus:
 // defined in thousands of files (get, items, __init__) need not gather
 // thousands of candidates in every file that uses it. With id set
 // (Incoming), a name none of whose definitions is in artifact id is left
-// unresolved; with resolved set too (IncomingResolved), so is a name sure
-// to be ambiguous (Graph.ambiguous). The zero focus resolves everything.
+// unresolved; with resolved set too (IncomingResolved), so is a name that
+// stays ambiguous once narrowed (Graph.narrowLocs). The zero focus
+// resolves everything.
 type focus struct {
 	id       string
 	resolved bool

@@ -292,16 +292,13 @@ func (g *Graph) resolveName(e *Entry, res *Resolution, f focus) {
 		}
 		locs = append(locs, l)
 	}
+	locs = g.narrowLocs(e, locs)
 	if f.id != "" && !slices.ContainsFunc(locs, func(l defLoc) bool { return g.nodes[l.n].ID == f.id }) {
 		return // none of the candidates is in the artifact the caller asks about
 	}
-	if (res.Ref.Kind == "example" || f.resolved) && g.ambiguous(e, locs) {
+	if (res.Ref.Kind == "example" || f.resolved) && g.targets(locs) > 1 {
 		// An example is never ambiguous (resolveSite), and the caller
 		// does not ask for ambiguous names: unresolved, candidates unread.
-		return
-	}
-	if t, ok := g.inScope(e, locs); ok {
-		res.State, res.Target = Resolved, t
 		return
 	}
 	var cands []Target
@@ -312,59 +309,56 @@ func (g *Graph) resolveName(e *Entry, res *Resolution, f focus) {
 	g.settle(e, res, cands)
 }
 
-// inScope is narrow's scope rule applied to the definitions at locs
-// before their targets are built: outside Go (whose package rule comes
-// first), when those in e's scope are one target, settle would resolve to
-// it whatever the others are. A name defined in thousands of files then
-// costs one target, not thousands, where e imports or links to its
-// definition.
-func (g *Graph) inScope(e *Entry, locs []defLoc) (Target, bool) {
-	if e.File.Language == LangGo || len(locs) < 2 {
-		return Target{}, false
+// narrowLocs is narrow applied to the definitions at locs before their
+// targets are built: a name defined in thousands of files (get, String,
+// items) then costs one target where a rule picks one, and none where the
+// caller does not ask for ambiguous names (focus) — not thousands. Like
+// narrow it returns locs unchanged when no rule picks exactly one target.
+func (g *Graph) narrowLocs(e *Entry, locs []defLoc) []defLoc {
+	if g.targets(locs) < 2 {
+		return locs
 	}
-	scope := g.scope(e)
-	var in []Target
-	for _, l := range locs {
-		if b := g.nodes[l.n]; scope[b.ID] {
-			in = appendTarget(in, symbolTarget(b, b.def(int(l.i))))
+	pick := func(keep func(b *Entry) bool) []defLoc {
+		var out []defLoc
+		for _, l := range locs {
+			if keep(g.nodes[l.n]) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	if e.File.Language == LangGo {
+		dir := path.Dir(e.Path)
+		if same := pick(func(b *Entry) bool { return path.Dir(b.Path) == dir }); g.targets(same) == 1 {
+			return same
 		}
 	}
-	if len(in) != 1 {
-		return Target{}, false
+	scope := g.scope(e)
+	if in := pick(func(b *Entry) bool { return scope[b.ID] }); g.targets(in) == 1 {
+		return in
 	}
-	return in[0], true
+	return locs
 }
 
-// ambiguous reports whether settle is sure to find the definitions at
-// locs ambiguous for a reference of e (not of Go: the package rule is not
-// checked), telling from their artifacts alone: they are in two
-// artifacts at least, and those in e's scope are in none or in two at
-// least, so narrow cannot pick one. A name defined in thousands of files
-// (items, get) is then settled without reading its definitions.
-func (g *Graph) ambiguous(e *Entry, locs []defLoc) bool {
-	if e.File.Language == LangGo || len(locs) < 2 {
-		return false
+// targets is how many targets the definitions at locs make once
+// appendTarget has merged overloads: 0, 1, or 2 for two or more.
+// Definitions are filed per artifact, so one target means one artifact and
+// one identity (name, container, heading or not).
+func (g *Graph) targets(locs []defLoc) int {
+	if len(locs) == 0 {
+		return 0
 	}
-	artifacts := func(keep func(n uint32) bool) int {
-		first, n := uint32(0), 0
-		for _, l := range locs {
-			if !keep(l.n) {
-				continue
-			}
-			switch {
-			case n == 0:
-				first, n = l.n, 1
-			case l.n != first:
-				return 2
-			}
+	b := g.nodes[locs[0].n]
+	first := b.def(int(locs[0].i))
+	for _, l := range locs[1:] {
+		if l.n != locs[0].n {
+			return 2
 		}
-		return n
+		if s := b.def(int(l.i)); s.Container != first.Container || (s.Kind == "heading") != (first.Kind == "heading") {
+			return 2
+		}
 	}
-	if artifacts(func(uint32) bool { return true }) < 2 {
-		return false
-	}
-	scope := g.scope(e)
-	return artifacts(func(n uint32) bool { return scope[g.nodes[n].ID] }) != 1
+	return 1
 }
 
 // narrow applies the scoping rules to several candidates: the same Go
