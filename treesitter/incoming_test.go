@@ -55,6 +55,7 @@ func TestIncomingResolved(t *testing.T) {
 	}{
 		{"fixture", buildGraph(t)},
 		{"many definers", manyDefiners(t, 20, 10)},
+		{"go methods", goMethodDefiners(t, 20, 10)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ambiguous := 0
@@ -80,11 +81,19 @@ func TestIncomingResolved(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("IncomingResolved(T.py) = %q, want %q", got, want)
 	}
+	got = nil
+	for _, r := range goMethodDefiners(t, 20, 10).IncomingResolved("t/T.go") {
+		got = append(got, r.From+" "+r.Ref.Kind+" "+r.Ref.Name)
+	}
+	if want := []string{"t/use.go call x.Get"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("IncomingResolved(t/T.go) = %q, want %q", got, want)
+	}
 }
 
 // goMethodDefiners is a graph where method Get is defined in n Go packages
-// (t/T.go among them) and called on a value, x.Get(), in users other
-// packages: resolved by name, ambiguous among the n.
+// (t/T.go among them) and called on a value, x.Get(), in T's package
+// (resolved to T's by the package rule) and in users other packages:
+// resolved by name, ambiguous among the n.
 func goMethodDefiners(t *testing.T, n, users int) *Graph {
 	t.Helper()
 	p := NewParser()
@@ -101,6 +110,7 @@ func goMethodDefiners(t *testing.T, n, users int) *Graph {
 	for i := 1; i < n; i++ {
 		put(fmt.Sprintf("d%03d/d.go", i), fmt.Sprintf("package d%03d\n\ntype D struct{}\n\nfunc (D) Get() int { return 1 }\n", i))
 	}
+	put("t/use.go", "package t\n\nfunc g(x Getter) int { return x.Get() }\n") // in T's package: resolves to T.Get
 	for i := 0; i < users; i++ {
 		put(fmt.Sprintf("u%03d/u.go", i), fmt.Sprintf("package u%03d\n\nfunc f(x Getter) int { return x.Get() }\n", i))
 	}

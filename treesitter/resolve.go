@@ -277,6 +277,10 @@ func (g *Graph) resolveName(e *Entry, res *Resolution, f focus) {
 	if res.Ref.Kind == "example" { // names code of its own language only (resolveSite)
 		fromCode, lang = true, res.Ref.Target
 	}
+	// Asked only whether the name resolves to f.id (IncomingResolved),
+	// and no rule of narrowLocs can pick f.id's definition for e: then a
+	// definition elsewhere settles it (ambiguous, or another artifact's).
+	outside := f.resolved && f.id != "" && !g.canPick(e, f.id)
 	defs := g.byName[name]
 	locs := make([]defLoc, 0, len(defs)) // one allocation, not a doubling per power of two
 	for _, l := range defs {
@@ -289,6 +293,9 @@ func (g *Graph) resolveName(e *Entry, res *Resolution, f focus) {
 		}
 		if len(quals) > 0 && !qualifies(b, b.def(int(l.i)), quals) {
 			continue
+		}
+		if outside && b.ID != f.id {
+			return
 		}
 		locs = append(locs, l)
 	}
@@ -338,6 +345,17 @@ func (g *Graph) narrowLocs(e *Entry, locs []defLoc) []defLoc {
 		return in
 	}
 	return locs
+}
+
+// canPick reports whether a rule of narrowLocs can pick artifact id's
+// definitions for a reference of e: id is in e's Go package, or in its
+// scope.
+func (g *Graph) canPick(e *Entry, id string) bool {
+	b := g.entries[id]
+	if b == nil {
+		return false
+	}
+	return e.File.Language == LangGo && path.Dir(b.Path) == path.Dir(e.Path) || g.scope(e)[id]
 }
 
 // targets is how many targets the definitions at locs make once
