@@ -281,9 +281,8 @@ func (g *Graph) resolveName(e *Entry, res *Resolution, f focus) {
 	// and no rule of narrowLocs can pick f.id's definition for e: then a
 	// definition elsewhere settles it (ambiguous, or another artifact's).
 	outside := f.resolved && f.id != "" && !g.canPick(e, f.id)
-	defs := g.byName[name]
-	locs := make([]defLoc, 0, len(defs)) // one allocation, not a doubling per power of two
-	for _, l := range defs {
+	var locs []defLoc
+	for _, l := range g.byName[name] {
 		b := g.nodes[l.n]
 		if b == e || fromCode && family(b.File.Language) != family(lang) {
 			continue
