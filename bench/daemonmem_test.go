@@ -2,7 +2,10 @@ package bench
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -11,16 +14,26 @@ import (
 	"go.lsp.dev/uri"
 )
 
+var flagColdDaemon = flag.Bool("bench.colddaemon", false, "BenchmarkDaemonMemory: remove the parse cache lunad init saved, so that the daemon parses every artifact")
+
 // BenchmarkDaemonMemory is the quick form of BenchmarkLSP's memory figure
 // (which stays the figure of record): it builds the generated workspace of
 // -bench.files artifacts, starts the daemon through `lunad lsp` as an
-// editor does, waits for the end of the index warm-up (a cold build: no
-// parse cache) and reads the daemon's resident memory from /proc — peak
-// (VmHWM) and current (VmRSS), anonymous and file-backed — then again
-// after BenchmarkLSP's definition, hover and references requests. It reports
-// the daemon's CPU time too, which a memory limit set too low inflates.
+// editor does, waits for the end of the index warm-up (from the parse
+// cache lunad init saved, or with -bench.colddaemon a cold build) and
+// reads the daemon's resident memory from /proc — peak (VmHWM) and current
+// (VmRSS), anonymous and file-backed — then again after BenchmarkLSP's
+// definition, hover and references requests. It reports the daemon's CPU
+// time too, which a memory limit set too low inflates.
 func BenchmarkDaemonMemory(b *testing.B) {
 	bin, root, tree, _ := adoptedTree(b, "mem-tree")
+	if *flagColdDaemon {
+		// lunad init built the index and saved its parse cache: without
+		// it the daemon parses every artifact itself.
+		if err := os.Remove(filepath.Join(root, ".git", "luna", "cache", "refs.cache")); err != nil {
+			b.Fatal(err)
+		}
+	}
 	cl := newLSPClient(b, bin, root)
 	defer cl.close()
 	ctx := context.Background()

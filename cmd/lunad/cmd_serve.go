@@ -81,7 +81,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	if !idleSet && *auto {
 		*idle = cfg.Daemon.IdleTimeout
 	}
-	memLimit, restore := setMemoryLimit(cfg.Daemon.MemoryLimit, m.Getenv)
+	memLimit, governed, restore := setMemoryLimit(cfg.Daemon.MemoryLimit, m.Getenv)
 	defer restore()
 	state, _, err := daemon.StateDir(root)
 	if err != nil {
@@ -180,6 +180,9 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	// Clients are served once the watcher watches (or has failed to), so
 	// that a change a client makes by hand after its first call is seen —
 	// or after watcherStart at most, within a client's hello timeout.
+	if governed {
+		wg.Go(func() { governMemory(ctx, memLimit, log, nil) })
+	}
 	watching := make(chan struct{})
 	var once sync.Once
 	ready := func() { once.Do(func() { close(watching) }) }
