@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 )
 
 var flagColdDaemon = flag.Bool("bench.colddaemon", false, "BenchmarkDaemonMemory: remove the parse cache lunad init saved, so that the daemon parses every artifact")
@@ -37,18 +36,7 @@ func BenchmarkDaemonMemory(b *testing.B) {
 	cl := newLSPClient(b, bin, root)
 	defer cl.close()
 	ctx := context.Background()
-	rootURI := uri.File(root)
-	yes := true
-	t0 := time.Now()
-	if _, err := cl.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI,
-		Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}}); err != nil {
-		b.Fatal(err)
-	}
-	if err := cl.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
-		b.Fatal(err)
-	}
-	cl.waitProgressEnd(b, 20*time.Minute)
-	warm := time.Since(t0)
+	warm := cl.initialize(b, root, 20*time.Minute)
 	_, pid := daemonMemory(root)
 	if pid == 0 {
 		b.Fatal("no daemon serving " + root)

@@ -35,20 +35,7 @@ func BenchmarkLSP(b *testing.B) {
 	cl := newLSPClient(b, bin, root)
 	defer cl.close()
 	ctx := context.Background()
-	t0 := time.Now()
-	rootURI := uri.File(root)
-	// The client takes work-done progress, as editors do: the server
-	// reports the index warm-up only then, and its end is what is waited for.
-	yes := true
-	if _, err := cl.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI,
-		Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}}); err != nil {
-		b.Fatal(err)
-	}
-	if err := cl.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
-		b.Fatal(err)
-	}
-	cl.waitProgressEnd(b, 10*time.Minute)
-	warm := time.Since(t0)
+	warm := cl.initialize(b, root, 10*time.Minute)
 	b.ResetTimer()
 
 	probes := codeSpanProbes(b, root, tree, *flagEdits)
@@ -385,6 +372,26 @@ func (c *lspClient) wait(b *testing.B, limit time.Duration, cond func() bool) bo
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// initialize initializes the server for root and waits, at most limit,
+// for the end of its index warm-up, which it returns the duration of. The
+// client takes work-done progress, as editors do: the server reports the
+// index warm-up only then, and its end is what is waited for.
+func (c *lspClient) initialize(b *testing.B, root string, limit time.Duration) time.Duration {
+	ctx := context.Background()
+	t0 := time.Now()
+	rootURI := uri.File(root)
+	yes := true
+	if _, err := c.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI,
+		Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}}); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
+		b.Fatal(err)
+	}
+	c.waitProgressEnd(b, limit)
+	return time.Since(t0)
 }
 
 func (c *lspClient) waitProgressEnd(b *testing.B, limit time.Duration) {

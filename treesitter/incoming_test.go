@@ -8,22 +8,29 @@ import (
 	"unsafe"
 )
 
+// packedGraph is an empty graph, put, which parses a file and puts it
+// packed (as the daemon's index does), and done, which frees the parser.
+func packedGraph(t *testing.T) (g *Graph, put func(path, src string), done func()) {
+	p := NewParser()
+	g = NewGraph()
+	return g, func(path, src string) {
+		t.Helper()
+		f, err := p.Parse(path, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.PutPacked(Entry{ID: path, Path: path}, Pack(f))
+	}, p.Close
+}
+
 // manyDefiners is a graph where get is defined in n Python files (T.py
 // among them) and called by users files: one of them imports T (its call
 // resolves to T), the others do not (their calls are ambiguous among the
 // n definitions).
 func manyDefiners(t *testing.T, n, users int) *Graph {
 	t.Helper()
-	p := NewParser()
-	defer p.Close()
-	g := NewGraph()
-	put := func(path, src string) {
-		f, err := p.Parse(path, []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.PutPacked(Entry{ID: path, Path: path}, Pack(f))
-	}
+	g, put, done := packedGraph(t)
+	defer done()
 	put("T.py", "def get():\n    return 0\n\ndef other():\n    return 1\n")
 	for i := 1; i < n; i++ {
 		put(fmt.Sprintf("lib/d%03d.py", i), "def get():\n    return 1\n")
@@ -97,16 +104,8 @@ func TestIncomingResolved(t *testing.T) {
 // resolved by name, ambiguous among the n.
 func goMethodDefiners(t *testing.T, n, users int) *Graph {
 	t.Helper()
-	p := NewParser()
-	defer p.Close()
-	g := NewGraph()
-	put := func(path, src string) {
-		f, err := p.Parse(path, []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.PutPacked(Entry{ID: path, Path: path}, Pack(f))
-	}
+	g, put, done := packedGraph(t)
+	defer done()
 	put("t/T.go", "package t\n\ntype T struct{}\n\nfunc (T) Get() int { return 0 }\n")
 	for i := 1; i < n; i++ {
 		put(fmt.Sprintf("d%03d/d.go", i), fmt.Sprintf("package d%03d\n\ntype D struct{}\n\nfunc (D) Get() int { return 1 }\n", i))
