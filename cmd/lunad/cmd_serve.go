@@ -177,12 +177,12 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		wg       sync.WaitGroup
 		serveErr error
 	)
+	if governed { // the limit follows the live heap upward while serving
+		wg.Go(func() { governMemory(ctx, memLimit, log, nil) })
+	}
 	// Clients are served once the watcher watches (or has failed to), so
 	// that a change a client makes by hand after its first call is seen —
 	// or after watcherStart at most, within a client's hello timeout.
-	if governed {
-		wg.Go(func() { governMemory(ctx, memLimit, log, nil) })
-	}
 	watching := make(chan struct{})
 	var once sync.Once
 	ready := func() { once.Do(func() { close(watching) }) }
