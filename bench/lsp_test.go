@@ -35,46 +35,10 @@ func BenchmarkLSP(b *testing.B) {
 	cl := newLSPClient(b, bin, root)
 	defer cl.close()
 	ctx := context.Background()
-	t0 := time.Now()
-	rootURI := uri.File(root)
-	// The client takes work-done progress, as editors do: the server
-	// reports the index warm-up only then, and its end is what is waited for.
-	yes := true
-	if _, err := cl.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI,
-		Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}}); err != nil {
-		b.Fatal(err)
-	}
-	if err := cl.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
-		b.Fatal(err)
-	}
-	cl.waitProgressEnd(b, 10*time.Minute)
-	warm := time.Since(t0)
+	warm := cl.initialize(b, root, 10*time.Minute)
 	b.ResetTimer()
 
-	// Code spans of Markdown artifacts that resolve to a definition.
-	span := regexp.MustCompile("`[A-Za-z_][A-Za-z0-9_.]*`")
-	type probe struct {
-		u   uri.URI
-		pos protocol.Position
-	}
-	var probes []probe
-	for _, i := range tree.byLng["markdown"] {
-		f := tree.files[i]
-		content, err := os.ReadFile(filepath.Join(root, f.path))
-		if err != nil {
-			b.Fatal(err)
-		}
-		loc := span.FindIndex(content)
-		if loc == nil {
-			continue
-		}
-		line := strings.Count(string(content[:loc[0]]), "\n")
-		col := loc[0] + 1 - (strings.LastIndex(string(content[:loc[0]]), "\n") + 1)
-		probes = append(probes, probe{uri.File(filepath.Join(root, f.path)), protocol.Position{Line: uint32(line), Character: uint32(col)}})
-		if len(probes) == *flagEdits {
-			break
-		}
-	}
+	probes := codeSpanProbes(b, root, tree, *flagEdits)
 	var defD, refD, hovD []time.Duration
 	resolved := 0
 	for _, p := range probes {
@@ -182,6 +146,37 @@ func BenchmarkLSP(b *testing.B) {
 	b.ReportMetric(ms(pct(hovD, 0.99)), "hover-p99-ms")
 	b.ReportMetric(ms(pct(diagD, 0.50)), "diagnostics-p50-ms")
 	b.ReportMetric(mib(max(rss, daemonRSS)), "rss-MiB")
+}
+
+// probe is a position in a document.
+type probe struct {
+	u   uri.URI
+	pos protocol.Position
+}
+
+// codeSpanProbes are the first code span of each Markdown artifact of
+// tree, n at most: the positions BenchmarkLSP asks about.
+func codeSpanProbes(b *testing.B, root string, tree *rwTree, n int) []probe {
+	span := regexp.MustCompile("`[A-Za-z_][A-Za-z0-9_.]*`")
+	var probes []probe
+	for _, i := range tree.byLng["markdown"] {
+		f := tree.files[i]
+		content, err := os.ReadFile(filepath.Join(root, f.path))
+		if err != nil {
+			b.Fatal(err)
+		}
+		loc := span.FindIndex(content)
+		if loc == nil {
+			continue
+		}
+		line := strings.Count(string(content[:loc[0]]), "\n")
+		col := loc[0] + 1 - (strings.LastIndex(string(content[:loc[0]]), "\n") + 1)
+		probes = append(probes, probe{uri.File(filepath.Join(root, f.path)), protocol.Position{Line: uint32(line), Character: uint32(col)}})
+		if len(probes) == n {
+			break
+		}
+	}
+	return probes
 }
 
 func slicesMax(ds []time.Duration) time.Duration {
@@ -377,6 +372,26 @@ func (c *lspClient) wait(b *testing.B, limit time.Duration, cond func() bool) bo
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// initialize initializes the server for root and waits, at most limit,
+// for the end of its index warm-up, which it returns the duration of. The
+// client takes work-done progress, as editors do: the server reports the
+// index warm-up only then, and its end is what is waited for.
+func (c *lspClient) initialize(b *testing.B, root string, limit time.Duration) time.Duration {
+	ctx := context.Background()
+	t0 := time.Now()
+	rootURI := uri.File(root)
+	yes := true
+	if _, err := c.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI,
+		Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}}); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
+		b.Fatal(err)
+	}
+	c.waitProgressEnd(b, limit)
+	return time.Since(t0)
 }
 
 func (c *lspClient) waitProgressEnd(b *testing.B, limit time.Duration) {

@@ -40,8 +40,10 @@ type objectStore struct {
 
 // deltaCache bounds the cache of delta base objects. go-git's default
 // (96 MiB per pack) made a daemon that had read every artifact of a packed
-// repository hold ~50 MiB of object data for good.
-const deltaCache = 8 << 20
+// repository hold ~50 MiB of object data for good; 8 MiB still held 5.5
+// of the daemon's 59 MB of live heap after BenchmarkLSP on the
+// 10,000-artifact workspace (docs/benchmarks.md).
+const deltaCache = 2 << 20
 
 func newObjectStore(gitDir string) *objectStore {
 	return &objectStore{dir: filepath.Join(gitDir, "objects"), bases: baseCache{budget: deltaCache}}

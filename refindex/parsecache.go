@@ -169,7 +169,7 @@ func readN(r io.Reader, buf []byte, n int) ([]byte, error) {
 }
 
 // cacheSchema versions the file: the queries' schema and this layout.
-func cacheSchema() string { return treesitter.Schema() + "+packed1" }
+func cacheSchema() string { return treesitter.Schema() + "+packed2" }
 
 // interner shares one copy of each repeated string of decoded Files
 // (kinds, names, containers): decoding makes every occurrence separately,

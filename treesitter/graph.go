@@ -110,7 +110,11 @@ type Graph struct {
 	byKey   map[string][]string  // lower(title), lower(file name), path stem -> IDs
 	users   map[userKey][]uint32 // what references may point at -> numbers of the artifacts with such references (a slice: maps cost 3x)
 	dirs    map[string]int       // directory -> how many artifacts are under it (links to directories)
-	roots   map[string]int       // lower-case top-level directory and package names -> artifacts that make them one
+	scoped  struct {             // the last scope computed (resolve.go), until Put or Remove
+		e     *Entry
+		scope map[string]bool
+	}
+	roots map[string]int // lower-case top-level directory and package names -> artifacts that make them one
 }
 
 // NewGraph returns an empty graph.
@@ -147,6 +151,7 @@ func (g *Graph) IDs() []string {
 // Put adds an artifact or replaces its previous entry.
 func (g *Graph) Put(e Entry) {
 	g.Remove(e.ID)
+	g.scoped.e, g.scoped.scope = nil, nil
 	if e.File == nil {
 		e.File = &File{Language: LangText}
 	}
@@ -167,7 +172,7 @@ func (g *Graph) Put(e Entry) {
 			g.byName[s.Name] = append(g.byName[s.Name], defLoc{ent.num, uint32(i)})
 		}
 	}
-	for _, sf := range e.File.ShortFlags { // "-n" is filed under its own key, at the long flag
+	for _, sf := range ent.File.ShortFlags { // "-n" is filed under its own key, at the long flag
 		for i, s := range ent.defs() {
 			if s.Kind == "flag" && s.Name == sf.Long {
 				g.byName[sf.Short] = append(g.byName[sf.Short], defLoc{ent.num, uint32(i)})
@@ -186,6 +191,7 @@ func (g *Graph) Remove(id string) {
 	if e == nil {
 		return
 	}
+	g.scoped.e, g.scoped.scope = nil, nil
 	delete(g.entries, id)
 	g.nodes[e.num] = nil
 	g.free = append(g.free, e.num)
@@ -244,19 +250,71 @@ func (g *Graph) Resolve(id string) []Resolution {
 		return nil
 	}
 	var out []Resolution
-	for _, r := range e.packed.All() {
+	m := newMemo(focus{})
+	rd := e.packed.reader()
+	for range e.packed.Len() {
+		r := rd.next()
 		if r.Kind == "snippet" {
 			continue
 		}
-		out = append(out, g.resolve(e, r))
+		out = append(out, m.resolve(g, e, r, rd.shape()))
 	}
 	return out
+}
+
+// memo resolves the references of one artifact with the same name and
+// shape once: what a reference resolves to depends on its name, kind,
+// target and other fields, never on its position, and a file names the
+// same few things many times (a library call on every other line).
+type memo struct {
+	done  map[refShape]Resolution
+	focus focus
+}
+
+func newMemo(f focus) memo { return memo{done: map[refShape]Resolution{}, focus: f} }
+
+// focus is what a caller of resolve asks about, so that resolving a name
+// defined in thousands of files (get, items, __init__) need not gather
+// thousands of candidates in every file that uses it. With id set
+// (Incoming), a name none of whose definitions is in artifact id is left
+// unresolved; with resolved set too (IncomingResolved), so is a name that
+// stays ambiguous once narrowed (Graph.narrowLocs). The zero focus
+// resolves everything.
+type focus struct {
+	id       string
+	resolved bool
+}
+
+// resolve is g.resolve(e, r) for r of shape sh.
+func (m memo) resolve(g *Graph, e *Entry, r Reference, sh refShape) Resolution {
+	res, ok := m.done[sh]
+	if !ok {
+		res = g.resolve(e, r, m.focus)
+		m.done[sh] = res
+		return res
+	}
+	res.Ref = r
+	res.Candidates = slices.Clone(res.Candidates) // each Resolution its own, as resolve makes them
+	return res
 }
 
 // Incoming returns the references of other artifacts that resolve to id,
 // or are ambiguous with id among the candidates, sorted by referencing
 // artifact and position.
-func (g *Graph) Incoming(id string) []Resolution {
+func (g *Graph) Incoming(id string) []Resolution { return g.incoming(focus{id: id}) }
+
+// IncomingResolved returns the references of other artifacts that resolve
+// to id (Resolved, Broken or Unverified), without the ambiguous ones, sorted
+// by referencing artifact and position: what the language server and the
+// staleness of quotes need. It is Incoming without gathering the candidates
+// of names defined in many artifacts, which made a references request on a
+// definition of such a name allocate gigabytes.
+func (g *Graph) IncomingResolved(id string) []Resolution {
+	return g.incoming(focus{id: id, resolved: true})
+}
+
+func (g *Graph) incoming(f focus) []Resolution {
+	id := f.id
 	e := g.entries[id]
 	if e == nil {
 		return nil
@@ -281,6 +339,7 @@ func (g *Graph) Incoming(id string) []Resolution {
 	var out []Resolution
 	for _, u := range users {
 		can := map[refShape]bool{} // whether references of a name and shape can point at id
+		m := newMemo(f)
 		rd := u.packed.reader()
 		for range u.packed.Len() {
 			ref := rd.next()
@@ -293,8 +352,8 @@ func (g *Graph) Incoming(id string) []Resolution {
 			if !ok {
 				continue // cannot point at id: not resolved at all
 			}
-			r := g.resolve(u, ref)
-			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || r.State == Ambiguous && hasCandidate(r.Candidates, id) {
+			r := m.resolve(g, u, ref, sh)
+			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || !f.resolved && r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
 			}
 		}

@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -274,6 +275,131 @@ func TestLastQualified(t *testing.T) {
 			parts := splitQualified(name)
 			if got, want := lastQualified(name), parts[len(parts)-1]; got != want {
 				t.Errorf("lastQualified(%q) = %q, want %q", name, got, want)
+			}
+		})
+	}
+}
+
+// TestAppendTarget: overloads (same artifact, name, container and
+// heading-ness) are one target; the same name in another artifact, in
+// another container or as a heading is another.
+func TestAppendTarget(t *testing.T) {
+	f := func(id, name, container, kind string) Target {
+		return Target{ID: id, Name: name, Container: container, Kind: kind}
+	}
+	tests := []struct {
+		name string
+		add  []Target
+		want int
+	}{
+		{"overloads", []Target{f("A", "get", "", "function"), f("A", "get", "", "function")}, 1},
+		{"overloads apart", []Target{f("A", "get", "", "function"), f("A", "put", "", "function"), f("A", "get", "", "function")}, 2},
+		{"other containers", []Target{f("A", "get", "X", "method"), f("A", "get", "Y", "method")}, 2},
+		{"a heading and a definition", []Target{f("A", "get", "", "heading"), f("A", "get", "", "function")}, 2},
+		{"other artifacts", []Target{f("A", "get", "", "function"), f("B", "get", "", "function"), f("B", "get", "", "function"), f("C", "get", "", "function")}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ts []Target
+			for _, x := range tt.add {
+				ts = appendTarget(ts, x)
+			}
+			if len(ts) != tt.want {
+				t.Errorf("%d targets, want %d: %+v", len(ts), tt.want, ts)
+			}
+		})
+	}
+}
+
+// TestResolveSameNameTwice: references with the same name and shape are
+// resolved once per call (memo), yet each Resolution has its own
+// reference (position) and its own candidates.
+func TestResolveSameNameTwice(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	g := NewGraph()
+	for _, a := range []struct{ id, path, src string }{
+		{"A", "a.py", "def load(p):\n    return p\n"},
+		{"B", "b.py", "def load(p):\n    return p\n"},
+		{"D", "d.md", "# D\n\nCall `load` first, then `load` again, and `missing` twice: `missing`.\n"},
+	} {
+		f, err := p.Parse(a.path, []byte(a.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Put(Entry{ID: a.id, Path: a.path, File: f})
+	}
+	res := g.Resolve("D")
+	var loads []Resolution
+	for _, r := range res {
+		if r.Ref.Name == "load" {
+			loads = append(loads, r)
+		}
+	}
+	if len(loads) != 2 || loads[0].State != Ambiguous || loads[1].State != Ambiguous {
+		t.Fatalf("load: %+v", loads)
+	}
+	if loads[0].Ref.Span == loads[1].Ref.Span {
+		t.Errorf("both at %+v", loads[0].Ref.Span)
+	}
+	if !reflect.DeepEqual(loads[0].Candidates, loads[1].Candidates) || len(loads[0].Candidates) != 2 {
+		t.Errorf("candidates differ: %+v, %+v", loads[0].Candidates, loads[1].Candidates)
+	}
+	loads[0].Candidates[0].ID = "changed"
+	if loads[1].Candidates[0].ID == "changed" {
+		t.Error("two resolutions share their candidates")
+	}
+}
+
+// TestExampleCandidates: a name in a fenced example resolves to the one
+// definition of its language, or to the one in the document's scope
+// (what it links to); otherwise it is unresolved (never ambiguous) —
+// found from the candidates' artifacts alone when they are spread over
+// several (ambiguous), from the definitions when one artifact has several.
+func TestExampleCandidates(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		doc   string
+		want  string
+	}{
+		{"one definition", map[string]string{"a.py": "def load(p):\n    return p\n"},
+			"# D\n\n```python\nload('x')\n```\n", "resolved a.py"},
+		{"two files, none linked", map[string]string{"a.py": "def load(p):\n    return p\n", "b.py": "def load(p):\n    return p\n"},
+			"# D\n\n```python\nload('x')\n```\n", "unresolved "},
+		{"two files, one linked", map[string]string{"a.py": "def load(p):\n    return p\n", "b.py": "def load(p):\n    return p\n"},
+			"# D\n\nSee [b](b.py).\n\n```python\nload('x')\n```\n", "resolved b.py"},
+		{"two files, both linked", map[string]string{"a.py": "def load(p):\n    return p\n", "b.py": "def load(p):\n    return p\n"},
+			"# D\n\nSee [a](a.py), [b](b.py).\n\n```python\nload('x')\n```\n", "unresolved "},
+		{"two classes of one file", map[string]string{"a.py": "class A:\n    def load(self):\n        pass\n\nclass B:\n    def load(self):\n        pass\n"},
+			"# D\n\n```python\nload()\n```\n", "unresolved "},
+		{"another language only", map[string]string{"a.go": "package a\n\nfunc load() {}\n", "b.go": "package b\n\nfunc load() {}\n"},
+			"# D\n\n```python\nload('x')\n```\n", "unresolved "},
+	}
+	p := NewParser()
+	defer p.Close()
+	parse := func(path, src string) *File {
+		f, err := p.Parse(path, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewGraph()
+			for path, src := range tt.files {
+				g.PutPacked(Entry{ID: path, Path: path}, Pack(parse(path, src)))
+			}
+			g.Put(Entry{ID: "D", Path: "d.md", Title: "D", File: parse("d.md", tt.doc)})
+			var got []string
+			for _, r := range g.Resolve("D") {
+				if r.Ref.Kind == "example" && r.Ref.Name == "load" {
+					got = append(got, r.State+" "+r.Target.ID)
+				}
+			}
+			if len(got) != 1 || got[0] != tt.want {
+				t.Errorf("load: %q, want [%q]", got, tt.want)
 			}
 		})
 	}

@@ -13,12 +13,12 @@ import (
 // million of them on 10,000 files, four in five of them names of
 // libraries and builtins that resolve nowhere), and a Reference costs 96
 // bytes as parsed (three strings and six ints). Packed, the references of
-// a file are one byte arena of variable-length records, about 6 bytes
+// a file are one byte arena of variable-length records, about 5 bytes
 // each: the reference's name is an index into the file's table of
 // distinct strings; its kind, target and any other field an index into a
 // table of the file's distinct combinations of them ("shapes"); its line
-// and line start are deltas from the previous reference's, its column and
-// length small numbers. Any positions round-trip exactly (nothing assumes
+// and line start are deltas from the previous reference's, its column a
+// small number, its length that of its name or a small number. Any positions round-trip exactly (nothing assumes
 // they agree with each other), and the arena holds no pointers, so the
 // collector never scans it. Definitions (a tenth as many, 120 bytes
 // each as parsed) are records of the same arena, about 20 bytes each:
@@ -100,7 +100,7 @@ func Pack(f *File) *PackedFile {
 		names[i], sh[i] = str(r.Name), si
 	}
 	for i, r := range f.References {
-		recs = appendRef(recs, sh[i], names[i], r.Span, prev)
+		recs = appendRef(recs, sh[i], names[i], len(r.Name), r.Span, prev)
 		prev = r.Span.Start
 	}
 	p.symAt = uint32(len(order) * shapeSize)
@@ -132,26 +132,36 @@ func Pack(f *File) *PackedFile {
 // A reference record is, as unsigned varints (z: zigzag-encoded, for
 // values that may be negative):
 //
-//	shape<<2 | same<<1 | moved
+//	shape<<4 | back<<3 | named<<2 | same<<1 | moved
 //	name                   index into strs
 //	z(line - previous line)     the start's line, from the previous record's
-//	z(lineStart - previous)     only if moved: the start's line start
-//	                            (Byte-Column), from the previous record's
+//	|lineStart - previous|      only if moved: how far the start's line start
+//	                            (Byte-Column) is from the previous record's,
+//	                            backwards if back
 //	z(column)
-//	end - start            if same (the span ends on its start's line): its
-//	                       length in bytes; otherwise the end as
+//	end - start            if same (the span ends on its start's line) and
+//	                       not named (named: the length is the name's, as
+//	                       for most identifiers): its length in bytes;
+//	                       if not same, the end as
 //	z(endLine-line), z(endLineStart-lineStart), z(endColumn)
-func appendRef(b []byte, shape, name uint32, sp Span, prev Position) []byte {
+func appendRef(b []byte, shape, name uint32, nameLen int, sp Span, prev Position) []byte {
 	s, e := sp.Start, sp.End
 	ls, pls := s.Byte-s.Column, prev.Byte-prev.Column
 	same := e.Line == s.Line && e.Byte-e.Column == ls && e.Byte >= s.Byte
-	b = binary.AppendUvarint(b, uint64(shape)<<2|bit(same)<<1|bit(ls != pls))
+	named := same && e.Byte-s.Byte == nameLen
+	back := ls < pls
+	b = binary.AppendUvarint(b, uint64(shape)<<4|bit(back)<<3|bit(named)<<2|bit(same)<<1|bit(ls != pls))
 	b = binary.AppendUvarint(b, uint64(name))
 	b = binary.AppendUvarint(b, zig(s.Line-prev.Line))
-	if ls != pls {
-		b = binary.AppendUvarint(b, zig(ls-pls))
+	if back {
+		b = binary.AppendUvarint(b, uint64(pls)-uint64(ls))
+	} else if ls != pls {
+		b = binary.AppendUvarint(b, uint64(ls)-uint64(pls))
 	}
 	b = binary.AppendUvarint(b, zig(s.Column))
+	if named {
+		return b
+	}
 	if same {
 		return binary.AppendUvarint(b, uint64(e.Byte-s.Byte))
 	}
@@ -348,8 +358,8 @@ func (r *refReader) next() Reference {
 	p := r.p
 	head := r.uvarint()
 	name := r.uvarint()
-	r.last = refShape{uint32(head >> 2), uint32(name)}
-	at := (head >> 2) * shapeSize
+	r.last = refShape{uint32(head >> 4), uint32(name)}
+	at := (head >> 4) * shapeSize
 	var out Reference
 	if ri := r.u32(at+8, uint64(p.symAt)); int(ri) < len(p.rest) {
 		out = p.rest[ri]
@@ -361,14 +371,20 @@ func (r *refReader) next() Reference {
 	var s Position
 	s.Line = r.prev.Line + unzig(r.uvarint())
 	ls := r.prev.Byte - r.prev.Column
-	if head&1 == 1 {
-		ls += unzig(r.uvarint())
+	switch head & 9 {
+	case 1:
+		ls += int(r.uvarint())
+	case 9:
+		ls -= int(r.uvarint())
 	}
 	s.Column = unzig(r.uvarint())
 	s.Byte = ls + s.Column
 	e := s
 	if head&2 != 0 {
-		n := int(r.uvarint())
+		n := len(out.Name)
+		if head&4 == 0 {
+			n = int(r.uvarint())
+		}
 		e.Byte += n
 		e.Column += n
 	} else {

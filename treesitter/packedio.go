@@ -27,7 +27,15 @@ import (
 // binary form of a PackedFile (cut short, or changed).
 var ErrDamagedPacked = errors.New("treesitter: not a packed file (damaged)")
 
-const packedVersion = 1
+const packedVersion = 2
+
+// The smallest records (appendRef, appendSym): a reference named by its
+// span on the line and line start of the one before (head, name, line,
+// column), a definition with every field one byte.
+const (
+	minRefRecord = 4
+	minSymRecord = 10
+)
 
 // AppendBinary appends the binary form of p to b (encoding.BinaryAppender).
 func (p *PackedFile) AppendBinary(b []byte) ([]byte, error) {
@@ -106,11 +114,11 @@ func DecodePacked(b []byte, intern func([]byte) string) (*PackedFile, error) {
 	if len(d.b) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes past its end", ErrDamagedPacked, len(d.b))
 	}
-	// A reference record takes 5 bytes at least, a definition 10 and 4
-	// for its offset: counts the arena cannot hold are damage (and are
-	// not walked).
+	// A reference record takes minRefRecord bytes at least, a definition
+	// minSymRecord and 4 for its offset: counts the arena cannot hold are
+	// damage (and are not walked).
 	if nrefs > math.MaxUint32 || nsyms > math.MaxUint32 || len(data) > math.MaxUint32 || symAt%shapeSize != 0 ||
-		symAt+5*nrefs+14*nsyms > uint64(len(data)) {
+		symAt+minRefRecord*nrefs+(minSymRecord+4)*nsyms > uint64(len(data)) {
 		return nil, fmt.Errorf("%w: %d references, %d definitions and %d bytes of shapes do not fit %d bytes", ErrDamagedPacked, nrefs, nsyms, symAt, len(data))
 	}
 	p.data = append([]byte(nil), data...)

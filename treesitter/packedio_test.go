@@ -159,3 +159,29 @@ func FuzzDecodePacked(f *testing.F) {
 		}
 	})
 }
+
+// TestPackedBinarySmallestRecords: a file of the smallest records (names
+// as long as their spans, on one line: 4 bytes each) reads back; a bound
+// on the counts that assumed larger records would call it damaged.
+func TestPackedBinarySmallestRecords(t *testing.T) {
+	f := &File{Language: LangGo}
+	for i := range 30 { // columns below 64: one byte each
+		f.References = append(f.References, Reference{Name: "x", Kind: "call",
+			Span: Span{Start: Position{Byte: 2 * i, Column: 2 * i}, End: Position{Byte: 2*i + 1, Column: 2*i + 1}}})
+	}
+	p := Pack(f)
+	if n := len(p.data) - int(p.refsAt); n != minRefRecord*len(f.References) {
+		t.Fatalf("%d bytes of records for %d references, want %d each", n, len(f.References), minRefRecord)
+	}
+	b, err := p.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodePacked(b, internCopy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.File(), f) {
+		t.Fatal("round trip changed the file")
+	}
+}

@@ -3,13 +3,16 @@ package treesitter
 import (
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
 
 // resolve applies the rules documented on Graph to one reference of e.
-func (g *Graph) resolve(e *Entry, r Reference) Resolution {
+// f says what the caller asks about (memo): what it does not ask about may
+// be left unresolved.
+func (g *Graph) resolve(e *Entry, r Reference, f focus) Resolution {
 	res := Resolution{From: e.ID, Ref: r, State: Unresolved}
 	switch r.Kind {
 	case "link":
@@ -19,7 +22,7 @@ func (g *Graph) resolve(e *Entry, r Reference) Resolution {
 		g.resolveWiki(&res)
 		return res
 	case "include", "doc", "ref", "example": // sitelinks.go
-		g.resolveSite(e, &res)
+		g.resolveSite(e, &res, f)
 		return res
 	case "import":
 		if id, ok := g.resolveModule(e, r.Name); ok {
@@ -30,7 +33,7 @@ func (g *Graph) resolve(e *Entry, r Reference) Resolution {
 			return res // a Go import path names a package, not a symbol
 		}
 	}
-	g.resolveName(e, &res)
+	g.resolveName(e, &res, f)
 	return res
 }
 
@@ -151,9 +154,14 @@ func symbolTarget(e *Entry, s Symbol) Target {
 
 // appendTarget adds t unless a target with the same identity (artifact,
 // name, container, heading or not) is there: overloads are one target.
+// Callers add an artifact's targets one after another (one artifact's
+// definitions, or a name's definitions in the graph, filed per artifact),
+// so only the targets of t's artifact at the end are compared: a name
+// defined in thousands of artifacts (__init__, constructor) costs one
+// comparison per candidate, not one per pair.
 func appendTarget(ts []Target, t Target) []Target {
-	for _, o := range ts {
-		if o.ID == t.ID && o.Name == t.Name && o.Container == t.Container && (o.Kind == "heading") == (t.Kind == "heading") {
+	for i := len(ts) - 1; i >= 0 && ts[i].ID == t.ID; i-- {
+		if o := ts[i]; o.Name == t.Name && o.Container == t.Container && (o.Kind == "heading") == (t.Kind == "heading") {
 			return ts
 		}
 	}
@@ -240,7 +248,7 @@ func family(lang string) string {
 	return lang
 }
 
-func (g *Graph) resolveName(e *Entry, res *Resolution) {
+func (g *Graph) resolveName(e *Entry, res *Resolution, f focus) {
 	if res.Ref.Kind == "code" && (e.File.Language == LangMarkdown || e.File.Language == LangText) {
 		g.resolveProse(e, res)
 		return
@@ -265,20 +273,109 @@ func (g *Graph) resolveName(e *Entry, res *Resolution) {
 			return
 		}
 	}
-	fromCode := !IsProse(e.File.Language)
-	var cands []Target
+	fromCode, lang := !IsProse(e.File.Language), e.File.Language
+	if res.Ref.Kind == "example" { // names code of its own language only (resolveSite)
+		fromCode, lang = true, res.Ref.Target
+	}
+	// Asked only whether the name resolves to f.id (IncomingResolved),
+	// and no rule of narrowLocs can pick f.id's definition for e: then a
+	// definition elsewhere settles it (ambiguous, or another artifact's).
+	outside := f.resolved && f.id != "" && !g.canPick(e, f.id)
+	var locs []defLoc
 	for _, l := range g.byName[name] {
 		b := g.nodes[l.n]
-		if b == e || fromCode && family(b.File.Language) != family(e.File.Language) {
+		if b == e || fromCode && family(b.File.Language) != family(lang) {
 			continue
 		}
-		s := b.def(int(l.i))
-		if len(quals) > 0 && !qualifies(b, s, quals) || goPkg != "" && path.Dir(b.Path) != goPkg {
+		if goPkg != "" && path.Dir(b.Path) != goPkg {
 			continue
 		}
-		cands = appendTarget(cands, symbolTarget(b, s))
+		if len(quals) > 0 && !qualifies(b, b.def(int(l.i)), quals) {
+			continue
+		}
+		if outside && b.ID != f.id {
+			return
+		}
+		locs = append(locs, l)
+	}
+	locs = g.narrowLocs(e, locs)
+	if f.id != "" && !slices.ContainsFunc(locs, func(l defLoc) bool { return g.nodes[l.n].ID == f.id }) {
+		return // none of the candidates is in the artifact the caller asks about
+	}
+	if (res.Ref.Kind == "example" || f.resolved) && g.targets(locs) > 1 {
+		// An example is never ambiguous (resolveSite), and the caller
+		// does not ask for ambiguous names: unresolved, candidates unread.
+		return
+	}
+	var cands []Target
+	for _, l := range locs {
+		b := g.nodes[l.n]
+		cands = appendTarget(cands, symbolTarget(b, b.def(int(l.i))))
 	}
 	g.settle(e, res, cands)
+}
+
+// narrowLocs is narrow applied to the definitions at locs before their
+// targets are built: a name defined in thousands of files (get, String,
+// items) then costs one target where a rule picks one, and none where the
+// caller does not ask for ambiguous names (focus) — not thousands. Like
+// narrow it returns locs unchanged when no rule picks exactly one target.
+func (g *Graph) narrowLocs(e *Entry, locs []defLoc) []defLoc {
+	if g.targets(locs) < 2 {
+		return locs
+	}
+	pick := func(keep func(b *Entry) bool) []defLoc {
+		var out []defLoc
+		for _, l := range locs {
+			if keep(g.nodes[l.n]) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	if e.File.Language == LangGo {
+		dir := path.Dir(e.Path)
+		if same := pick(func(b *Entry) bool { return path.Dir(b.Path) == dir }); g.targets(same) == 1 {
+			return same
+		}
+	}
+	scope := g.scope(e)
+	if in := pick(func(b *Entry) bool { return scope[b.ID] }); g.targets(in) == 1 {
+		return in
+	}
+	return locs
+}
+
+// canPick reports whether a rule of narrowLocs can pick artifact id's
+// definitions for a reference of e: id is in e's Go package, or in its
+// scope.
+func (g *Graph) canPick(e *Entry, id string) bool {
+	b := g.entries[id]
+	if b == nil {
+		return false
+	}
+	return e.File.Language == LangGo && path.Dir(b.Path) == path.Dir(e.Path) || g.scope(e)[id]
+}
+
+// targets is how many targets the definitions at locs make once
+// appendTarget has merged overloads: 0, 1, or 2 for two or more.
+// Definitions are filed per artifact, so one target means one artifact and
+// one identity (name, container, heading or not).
+func (g *Graph) targets(locs []defLoc) int {
+	if len(locs) == 0 {
+		return 0
+	}
+	b := g.nodes[locs[0].n]
+	first := b.def(int(locs[0].i))
+	for _, l := range locs[1:] {
+		if l.n != locs[0].n {
+			return 2
+		}
+		if s := b.def(int(l.i)); s.Container != first.Container || (s.Kind == "heading") != (first.Kind == "heading") {
+			return 2
+		}
+	}
+	return 1
 }
 
 // narrow applies the scoping rules to several candidates: the same Go
@@ -306,9 +403,15 @@ func (g *Graph) narrow(e *Entry, cands []Target) []Target {
 	return cands
 }
 
-// scope is the set of artifacts e imports or links to.
+// scope is the set of artifacts e imports or links to. The last one
+// computed is kept until the graph changes (a file's ambiguous names each
+// ask for it).
 func (g *Graph) scope(e *Entry) map[string]bool {
+	if g.scoped.e == e && e != nil {
+		return g.scoped.scope
+	}
 	out := map[string]bool{}
+	defer func() { g.scoped.e, g.scoped.scope = e, out }()
 	for _, l := range e.Links {
 		out[l] = true
 	}

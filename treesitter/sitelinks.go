@@ -3,6 +3,7 @@ package treesitter
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -187,7 +188,7 @@ func foldSlug(s string) string {
 // document name; a {ref} label as Unverified; an example's name like a
 // code span, but only to definitions in the example's language family,
 // and never ambiguous (unresolved instead).
-func (g *Graph) resolveSite(e *Entry, res *Resolution) {
+func (g *Graph) resolveSite(e *Entry, res *Resolution, f focus) {
 	switch res.Ref.Kind {
 	case "include":
 		g.resolveLink(e, res)
@@ -197,7 +198,7 @@ func (g *Graph) resolveSite(e *Entry, res *Resolution) {
 		res.State, res.Via = Unverified, ViaLabel
 		res.Reason = "a label (" + res.Ref.Name + ") that Sphinx resolves; lunad does not index labels"
 	case "example":
-		g.resolveName(e, res)
+		g.resolveName(e, res, f)
 		g.keepFamily(res, res.Ref.Target)
 		if res.State == Ambiguous {
 			// An example cannot be qualified (client.get() is recorded as
@@ -220,12 +221,8 @@ func (g *Graph) keepFamily(res *Resolution, lang string) {
 			res.State, res.Target = Unresolved, Target{}
 		}
 	case Ambiguous:
-		var keep []Target
-		for _, c := range res.Candidates {
-			if ok(c) {
-				keep = append(keep, c)
-			}
-		}
+		// In place: the candidates are res's own (settle made them).
+		keep := slices.DeleteFunc(res.Candidates, func(t Target) bool { return !ok(t) })
 		switch len(keep) {
 		case 0:
 			res.State, res.Candidates = Unresolved, nil

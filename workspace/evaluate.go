@@ -86,7 +86,7 @@ func (ev *evaluator) incomingSnippets(id string) ([]lunad.Reference, error) {
 				qs = append(qs, quoting{other, g.Links(other)})
 			}
 		}
-		for _, r := range g.Incoming(id) {
+		for _, r := range g.IncomingResolved(id) {
 			if r.State == treesitter.Resolved && r.Target.ID == id {
 				inScope[r.From] = true
 			}

@@ -81,6 +81,8 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	if !idleSet && *auto {
 		*idle = cfg.Daemon.IdleTimeout
 	}
+	memLimit, governed, restore := setMemoryLimit(cfg.Daemon.MemoryLimit, m.Getenv)
+	defer restore()
 	state, _, err := daemon.StateDir(root)
 	if err != nil {
 		return err
@@ -164,7 +166,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		return fmt.Errorf("resuming runs: %w", err)
 	}
 	log.Info("daemon serving", "root", svc.Root(), "socket", socketOf(ln), "pid", os.Getpid(),
-		"idle_timeout", idle.String(), "auto", *auto)
+		"idle_timeout", idle.String(), "auto", *auto, "memory_limit", memLimit)
 
 	// The server runs until ctx is done (a signal) or it stops (idle, or
 	// its listener failed); the watcher follows changes made outside lunad
@@ -175,6 +177,9 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		wg       sync.WaitGroup
 		serveErr error
 	)
+	if governed { // the limit follows the live heap upward while serving
+		wg.Go(func() { governMemory(ctx, memLimit, log, nil) })
+	}
 	// Clients are served once the watcher watches (or has failed to), so
 	// that a change a client makes by hand after its first call is seen —
 	// or after watcherStart at most, within a client's hello timeout.

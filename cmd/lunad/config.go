@@ -28,7 +28,7 @@ const configFile = ".luna/config.toml"
 // DefaultConfig, then the workspace's .luna/config.toml if present, then
 // the environment (LUNAD_LOCK_TIMEOUT, LUNAD_AUTHOR_NAME,
 // LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE, LUNAD_RECORD_SAVES,
-// LUNAD_MAX_CONNECTIONS, LUNAD_CONN_IDLE_TIMEOUT, LUNAD_MCP_RATE,
+// LUNAD_MAX_CONNECTIONS, LUNAD_CONN_IDLE_TIMEOUT, LUNAD_MEMORY_LIMIT, LUNAD_MCP_RATE,
 // LUNAD_MCP_BURST, LUNAD_MCP_MAX_SESSIONS, LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS,
 // LUNAD_MCP_SESSION_TIMEOUT, LUNAD_RUN_SLOTS, LUNAD_QUEUE_URL,
 // LUNAD_LLM_PROVIDER, LUNAD_LLM_BASE_URL, LUNAD_LLM_MODEL,
@@ -125,6 +125,9 @@ type DaemonConfig struct {
 	// ConnIdleTimeout closes a connection with no call in flight and no
 	// subscription for this long; 0 never.
 	ConnIdleTimeout time.Duration `toml:"conn_idle_timeout"`
+	// MemoryLimit is the daemon's soft memory limit (the Go runtime's,
+	// as GOMEMLIMIT sets it, which takes precedence); 0 none.
+	MemoryLimit ByteSize `toml:"memory_limit"`
 }
 
 // Author is a person's name and email for commits.
@@ -136,7 +139,8 @@ type Author struct {
 // DefaultConfig returns the built-in configuration.
 func DefaultConfig() Config {
 	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20,
-		Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: daemon.DefaultMaxConns, ConnIdleTimeout: daemon.DefaultConnIdleTimeout},
+		Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: daemon.DefaultMaxConns, ConnIdleTimeout: daemon.DefaultConnIdleTimeout,
+			MemoryLimit: defaultMemoryLimit},
 		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100, MaxSessions: mcp.DefaultMaxSessions,
 			MaxSessionsPerAddress: mcp.DefaultMaxSessionsPerAddress, SessionTimeout: mcp.DefaultSessionTimeout},
 		Runs: RunsConfig{Slots: 4}, Refs: RefsConfig{Slugs: lunad.SlugsGitHub},
@@ -183,7 +187,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, the same under agents.supervisor, agents.coder, agents.writer, agents.reviewer and agents.goal, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.goal.budget.tokens, agents.goal.budget.calls, agents.goal.budget.time, agents.stall.no_progress_steps, tests.commands; an API key is never configured here: api_key_env names the environment variable holding it)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, daemon.memory_limit, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, the same under agents.supervisor, agents.coder, agents.writer, agents.reviewer and agents.goal, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.goal.budget.tokens, agents.goal.budget.calls, agents.goal.budget.time, agents.stall.no_progress_steps, tests.commands; an API key is never configured here: api_key_env names the environment variable holding it)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -219,6 +223,9 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 			return fmt.Errorf("%w: LUNAD_RECORD_SAVES=%q is not a boolean (true or false)", lunad.ErrInvalid, v)
 		}
 		c.Daemon.RecordSaves = b
+	}
+	if err := c.loadMemoryLimitEnv(getenv); err != nil {
+		return err
 	}
 	c.loadLLMEnv(getenv)
 	if err := c.loadTestsEnv(getenv); err != nil {
@@ -309,6 +316,9 @@ func (c Config) Validate() error {
 	}
 	if f := c.Daemon.LogFile; len(f) > 4096 || strings.IndexFunc(f, unicode.IsControl) >= 0 || strings.HasSuffix(f, "/") {
 		return bad("daemon.log_file %q must be a file name (one line, not ending in /)", f)
+	}
+	if err := c.validateMemoryLimit(bad); err != nil {
+		return err
 	}
 	if r := c.MCP.Rate; r < 0 || r > 1e6 || r != r {
 		return bad("mcp.rate %v must be between 0 (no limit) and 1000000 requests per second", r)

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+
+	"github.com/lunad/lunad"
+)
+
+// ByteSize is a size in bytes, written as GOMEMLIMIT writes it: a whole
+// number with an optional unit B, KiB, MiB, GiB or TiB ("128MiB"), or a
+// TOML integer of bytes. 0 (or "off") means none.
+type ByteSize int64
+
+// Sizes bounding daemon.memory_limit.
+const (
+	// defaultMemoryLimit is daemon.memory_limit's default (docs/cli.md):
+	// on the 10,000-artifact benchmark workspace the daemon's live heap is
+	// 40–60 MB, so the collector keeps some headroom and the resident
+	// memory stays under 150 MB (docs/benchmarks.md).
+	defaultMemoryLimit = ByteSize(80 << 20)
+	// minMemoryLimit: below it a daemon's live heap alone (the runtime,
+	// the store, a small workspace's index) would keep the collector
+	// running without a pause.
+	minMemoryLimit = ByteSize(32 << 20)
+	maxMemoryLimit = ByteSize(1 << 40)
+)
+
+var sizeUnits = []struct {
+	suffix string
+	shift  uint
+}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}}
+
+// ParseByteSize reads a size as ByteSize documents it.
+func ParseByteSize(s string) (ByteSize, error) {
+	t := strings.TrimSpace(s)
+	if t == "off" {
+		return 0, nil
+	}
+	shift := uint(0)
+	for _, u := range sizeUnits {
+		if n, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, shift = strings.TrimSpace(n), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("%q is not a size (a whole number of bytes, or with a unit: 96MiB, 1GiB; 0 or off: none)", s)
+	}
+	return ByteSize(n << shift), nil
+}
+
+// String writes the size in the largest unit that divides it.
+func (b ByteSize) String() string {
+	for _, u := range sizeUnits {
+		if b != 0 && b%(1<<u.shift) == 0 {
+			return strconv.FormatInt(int64(b>>u.shift), 10) + u.suffix
+		}
+	}
+	return "0"
+}
+
+// UnmarshalTOML accepts a string with a unit or an integer of bytes.
+func (b *ByteSize) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		if v < 0 {
+			return fmt.Errorf("%d is not a size: it is negative", v)
+		}
+		*b = ByteSize(v)
+		return nil
+	case string:
+		n, err := ParseByteSize(v)
+		*b = n
+		return err
+	}
+	return fmt.Errorf("%v is not a size (a string such as \"96MiB\", or an integer of bytes)", v)
+}
+
+// validateMemoryLimit checks daemon.memory_limit.
+func (c Config) validateMemoryLimit(bad func(string, ...any) error) error {
+	if l := c.Daemon.MemoryLimit; l != 0 && (l < minMemoryLimit || l > maxMemoryLimit) {
+		return bad("daemon.memory_limit %s must be 0 (none) or between %s and %s (set it in .luna/config.toml or LUNAD_MEMORY_LIMIT)", l, minMemoryLimit, maxMemoryLimit)
+	}
+	return nil
+}
+
+// loadMemoryLimitEnv reads LUNAD_MEMORY_LIMIT.
+func (c *Config) loadMemoryLimitEnv(getenv func(string) string) error {
+	v := getenv("LUNAD_MEMORY_LIMIT")
+	if v == "" {
+		return nil
+	}
+	n, err := ParseByteSize(v)
+	if err != nil {
+		return fmt.Errorf("%w: LUNAD_MEMORY_LIMIT=%v", lunad.ErrInvalid, err)
+	}
+	c.Daemon.MemoryLimit = n
+	return nil
+}
+
+// setMemoryLimit gives the Go runtime the daemon's soft memory limit
+// (which governMemory then keeps above the live heap):
+// the collector then runs more often as the heap nears it instead of
+// letting the heap grow to twice what is live (GOGC=100). A GOMEMLIMIT in
+// the environment is the user's choice and is left as the runtime read it.
+// It returns the limit in effect (math.MaxInt64: none), whether lunad
+// set it (and governs it), and what restores the previous one (the daemon
+// also runs inside tests).
+func setMemoryLimit(limit ByteSize, getenv func(string) string) (effective int64, set bool, restore func()) {
+	if getenv("GOMEMLIMIT") != "" {
+		return debug.SetMemoryLimit(-1), false, func() {}
+	}
+	n := int64(limit)
+	if n == 0 {
+		n = math.MaxInt64
+	}
+	prev := debug.SetMemoryLimit(n)
+	return debug.SetMemoryLimit(-1), limit != 0, func() { debug.SetMemoryLimit(prev) }
+}
+
+// headroomFloor is the least room a limit leaves the collector over the
+// live heap: a quarter of it (as GOGC=25 would) and 16 MiB for the
+// runtime's own memory (stacks, metadata, free spans). A limit below it
+// makes the collector run almost without pause — `lunad stale` on the
+// 10,000-artifact workspace, whose live heap exceeds 80 MiB, took 4.8×
+// the CPU under a fixed 80 MiB limit.
+func headroomFloor(live uint64) int64 {
+	return int64(live + live/4 + 16<<20)
+}
+
+// governMemory keeps the runtime's memory limit at limit while the live
+// heap leaves the collector room under it (headroomFloor), and raises it
+// to that floor when the live heap grows past, lowering it back as the
+// heap shrinks: checked after every collection, until ctx is done. The
+// limit then bounds what the daemon holds when idle and serving, without
+// making a request that needs more live memory crawl. adjusted, if not
+// nil, is called with each new limit.
+func governMemory(ctx context.Context, limit int64, log *slog.Logger, adjusted func(int64)) {
+	cycles := gcCycles(ctx)
+	current, raised := limit, false
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-cycles:
+		}
+		metrics.Read(sample)
+		live := sample[0].Value.Uint64()
+		want := max(limit, headroomFloor(live))
+		if want == current || want > limit && current > limit && max(want-current, current-want) < current/16 {
+			continue // within a sixteenth: not worth a change
+		}
+		debug.SetMemoryLimit(want)
+		current = want
+		if r := want > limit; r != raised {
+			raised = r
+			log.Info("memory limit follows the live heap (daemon.memory_limit is the least it is)",
+				"live", live, "memory_limit", want, "configured", limit)
+		}
+		if adjusted != nil {
+			adjusted(want)
+		}
+	}
+}
+
+// gcCycles signals (without blocking: one pending signal at most) after
+// each garbage collection until ctx is done: an object is dropped, and
+// its cleanup, which runs once a collection has found it unreachable,
+// drops the next one.
+func gcCycles(ctx context.Context) <-chan struct{} {
+	c := make(chan struct{}, 1)
+	var arm func()
+	arm = func() {
+		runtime.AddCleanup(new([64]byte), func(struct{}) { // not a tiny allocation, which may never be freed
+			if ctx.Err() != nil {
+				return
+			}
+			select {
+			case c <- struct{}{}:
+			default:
+			}
+			arm()
+		}, struct{}{})
+	}
+	arm()
+	return c
+}
