@@ -191,8 +191,17 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 	if bytes.IndexByte(text, '<') >= 0 {
 		anchors = scanAnchors(text)
 	}
-	if !bytes.ContainsAny(text, "`[") {
+	if !bytes.ContainsRune(text, '`') && !bytes.Contains(text, []byte("](")) {
+		// no code span, and no inline link or image ("](" is how every one
+		// is written); a [[wiki]] link needs no grammar
 		return append(out, anchors...), nil
+	}
+	if spans, ok := plainCodeSpans(text); ok {
+		// only code spans can be here: no grammar either (the common case)
+		for _, sp := range spans {
+			codeSpanRef(text, sp[0], sp[1], add)
+		}
+		return out, nil
 	}
 	tree, _, err := p.parseTree(markdownInline, nil, text)
 	if err != nil {
@@ -241,25 +250,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		}
 		switch c.tag {
 		case "reference.code":
-			raw := strings.Trim(c.tagged.Content(text), "`")
-			if rs, role := mystRoleBefore(text, s); rs >= 0 {
-				if r, ok := roleRef(role, strings.TrimSpace(raw)); ok {
-					add(&ref{Reference: r, start: rs, end: e})
-				}
-				return // a role's content is what the role says, never a plain code span
-			}
-			name, role, ok := spanName(raw)
-			if !ok {
-				return
-			}
-			if role == "" {
-				before := text[max(0, s-maxRoleWords):s]
-				role = spanRole(before, text[e:min(len(text), e+maxRoleWords)])
-				if role == "" && plainWord(name) && copulaBefore().Match(before) {
-					role = RoleVariable // "classes should be `frozen`": a state, not the function frozen()
-				}
-			}
-			add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
+			codeSpanRef(text, s, e, add)
 		case "reference.link":
 			addLink(add, c.tagged.Content(text), s, e)
 		}
@@ -270,6 +261,73 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		}
 	}
 	return out, nil
+}
+
+// codeSpanRef adds the reference the code span text[s:e] (with its
+// backticks) makes, if any: a MyST role's target, or a name with the role
+// the words around it give.
+func codeSpanRef(text []byte, s, e int, add func(*ref)) {
+	raw := strings.Trim(string(text[s:e]), "`")
+	if rs, role := mystRoleBefore(text, s); rs >= 0 {
+		if r, ok := roleRef(role, strings.TrimSpace(raw)); ok {
+			add(&ref{Reference: r, start: rs, end: e})
+		}
+		return // a role's content is what the role says, never a plain code span
+	}
+	name, role, ok := spanName(raw)
+	if !ok {
+		return
+	}
+	if role == "" {
+		before := text[max(0, s-maxRoleWords):s]
+		role = spanRole(before, text[e:min(len(text), e+maxRoleWords)])
+		if role == "" && plainWord(name) && copulaBefore().Match(before) {
+			role = RoleVariable // "classes should be `frozen`": a state, not the function frozen()
+		}
+	}
+	add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
+}
+
+// plainCodeSpans finds the code spans of an inline span without the
+// inline grammar, when nothing else in it can contain or cut one: no '['
+// (links, images, wiki links), '<' (autolinks, HTML), '\\' (escapes) or
+// '$' (the grammar's LaTeX spans), and every run of backticks of the same
+// length (the grammar closes a span of one backtick inside a longer run,
+// where CommonMark does not: "`a`` b`"). Then each run opens a code span
+// that the next one closes; a last run without a partner is text; emphasis
+// and strikethrough bind less tightly than code spans. ok is false when
+// the text is not such. Spans include their backticks. TestPlainCodeSpans
+// and FuzzPlainCodeSpans compare it with the grammar.
+func plainCodeSpans(text []byte) (spans [][2]int, ok bool) {
+	if bytes.ContainsAny(text, "[<\\$") {
+		return nil, false
+	}
+	open, width := -1, 0
+	for i := 0; i < len(text); {
+		j := bytes.IndexByte(text[i:], '`')
+		if j < 0 {
+			break
+		}
+		at := i + j
+		n := 1
+		for at+n < len(text) && text[at+n] == '`' {
+			n++
+		}
+		if width == 0 {
+			width = n
+		}
+		if n != width {
+			return nil, false
+		}
+		if open < 0 {
+			open = at
+		} else {
+			spans = append(spans, [2]int{open, at + n})
+			open = -1
+		}
+		i = at + n
+	}
+	return spans, true
 }
 
 // addLink records a relative link destination. Name is the fragment
