@@ -72,9 +72,9 @@ var cliPatterns = sync.OnceValue(func() map[string][]cliPattern {
 			{gated: gate(`Flags\(\)\.\w+\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)"`, "Flags()."), kind: "flag"},
 		},
 		LangPython: {
-			{gated: gate(`@[\w.]*\b(?:command|group)\(([^)]*)\)\s*\n`, "command(", "group("), kind: "command", name: pyCommandName},
+			{gated: gate(`@[\w.]*\b(?:command|group)\(([^)]*)\)\s*\n`, ".command(", "@command(", ".group(", "@group("), kind: "command", name: pyCommandName},
 			{gated: gate(`\badd_parser\(\s*["']([A-Za-z][\w-]*)["']`, "add_parser("), kind: "command"},
-			{gated: gate(`@[\w.]*\boption\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`, "option("), kind: "flag"},
+			{gated: gate(`@[\w.]*\boption\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`, ".option(", "@option("), kind: "flag"},
 			{gated: gate(`\badd_argument\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`, "add_argument("), kind: "flag"},
 		},
 		LangRust: {
@@ -209,7 +209,7 @@ var shortPatterns = sync.OnceValue(func() map[string][]gated {
 	return map[string][]gated{ // submatches: long, short
 		LangGo: {gate(`Flags\(\)\.\w+P\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)",\s*"([A-Za-z0-9])"`, "Flags().")},
 		LangPython: {
-			gate(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']--([A-Za-z][\w-]+)["'],\s*["']-([A-Za-z0-9])["']`, "option(", "add_argument("),
+			gate(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']--([A-Za-z][\w-]+)["'],\s*["']-([A-Za-z0-9])["']`, ".option(", "@option(", "add_argument("),
 		},
 		LangJavaScript: {gate(`\.option\(\s*['"`+"`"+`]-([A-Za-z0-9]),?\s*--([A-Za-z][\w-]+)`, ".option(")},
 	}
@@ -218,7 +218,7 @@ var shortPatterns = sync.OnceValue(func() map[string][]gated {
 // shortFirst are the patterns whose first submatch is the short flag.
 var shortFirst = sync.OnceValue(func() map[string][]gated {
 	return map[string][]gated{
-		LangPython: {gate(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']-([A-Za-z0-9])["'],\s*["']--([A-Za-z][\w-]+)`, "option(", "add_argument(")},
+		LangPython: {gate(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']-([A-Za-z0-9])["'],\s*["']--([A-Za-z][\w-]+)`, ".option(", "@option(", "add_argument(")},
 	}
 })
 

@@ -31,6 +31,7 @@ func FuzzGatedRegexps(f *testing.F) {
 		"@click.option(\"-n\", \"--name\")\np.add_argument(\"--verbose\", \"-v\")\nr = sub.add_parser(\"run\")\n",
 		"#[derive(Subcommand)]\nenum Cmd {\n    #[command(name = \"gen\")]\n    Generate,\n}\nstruct A {\n    #[arg(long, short)]\n    pub dry_run: bool,\n}\n",
 		"program.command('clone <src>').option('-f, --force-all', 'x');\n",
+		"@option(\"--x\")\n@command()\n@group()\ndef f():\n    close_option(a)\n",
 	} {
 		f.Add([]byte(s))
 	}
