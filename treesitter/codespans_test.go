@@ -15,7 +15,7 @@ func grammarCodeSpans(t testing.TB, p *Parser, text []byte) [][2]int {
 	}
 	defer tree.Close()
 	var out [][2]int
-	matches(markdownInline.query, p.queryCursor(), tree.RootNode(), text, func(c capture) {
+	matches(markdownInline, p.queryCursor(), tree.RootNode(), text, func(c capture) {
 		if c.tag == "reference.code" {
 			out = append(out, [2]int{int(c.tagged.StartByte()), int(c.tagged.EndByte())})
 		}

@@ -200,19 +200,21 @@ type capture struct {
 	other                   map[string]*sitter.Node
 }
 
-// matches runs q over root and calls fn for every match that passes the
-// query's predicates.
-func matches(q *sitter.Query, qc *sitter.QueryCursor, root *sitter.Node, src []byte, fn func(capture)) {
-	qc.Exec(q, root)
+// matches runs g's query over root and calls fn for every match that
+// passes the query's predicates.
+func matches(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byte, fn func(capture)) {
+	qc.Exec(g.query, root)
 	for {
 		m, ok := qc.NextMatch()
 		if !ok {
 			return
 		}
-		m = qc.FilterPredicates(m, src)
+		if g.filtered[m.PatternIndex] {
+			m = qc.FilterPredicates(m, src)
+		}
 		var c capture
 		for _, qcap := range m.Captures {
-			switch cn := q.CaptureNameForId(qcap.Index); {
+			switch cn := g.captures[qcap.Index]; {
 			case cn == "name":
 				c.name = qcap.Node
 			case cn == "container":
@@ -248,7 +250,7 @@ func extractQuery(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []b
 // queryItems runs the language's query over root and reports every tagged
 // definition and reference, before deduplication.
 func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byte, onDef func(*def), onRef func(*ref)) {
-	matches(g.query, qc, root, src, func(c capture) {
+	matches(g, qc, root, src, func(c capture) {
 		if c.tagged == nil {
 			return
 		}

@@ -218,7 +218,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 	}
 	if len(wikis) > 0 {
 		var spans [][2]int // code spans: a [[...]] inside one is code, not a link
-		matches(markdownInline.query, p.queryCursor(), tree.RootNode(), text, func(c capture) {
+		matches(markdownInline, p.queryCursor(), tree.RootNode(), text, func(c capture) {
 			if c.tag == "reference.code" {
 				spans = append(spans, [2]int{int(c.tagged.StartByte()), int(c.tagged.EndByte())})
 			}
@@ -240,7 +240,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		}
 	}
 	var codeSpans [][2]int
-	matches(markdownInline.query, p.queryCursor(), tree.RootNode(), text, func(c capture) {
+	matches(markdownInline, p.queryCursor(), tree.RootNode(), text, func(c capture) {
 		s, e := int(c.tagged.StartByte()), int(c.tagged.EndByte())
 		if c.tag == "reference.code" {
 			codeSpans = append(codeSpans, [2]int{s, e})
