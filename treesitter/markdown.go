@@ -290,13 +290,13 @@ func codeSpanRef(text []byte, s, e int, add func(*ref)) {
 
 // plainCodeSpans finds the code spans of an inline span without the
 // inline grammar, when nothing else in it can contain or cut one: no '['
-// (links, images, wiki links), '<' (autolinks, HTML), '\\' (escapes) or
+// (links, images, wiki links), '<' (autolinks, HTML), '\' (escapes) or
 // '$' (the grammar's LaTeX spans), and every run of backticks of the same
 // length (the grammar closes a span of one backtick inside a longer run,
-// where CommonMark does not: a, two backticks, b between single ones). Then each run opens a code span
-// that the next one closes; a last run without a partner is text; emphasis
-// and strikethrough bind less tightly than code spans. ok is false when
-// the text is not such. Spans include their backticks. TestPlainCodeSpans
+// where CommonMark does not). Then each run opens a code span that the
+// next one closes; a last run without a partner is text; emphasis and
+// strikethrough bind less tightly than code spans. ok is false when the
+// text is not such. Spans include their backticks. TestPlainCodeSpans
 // and FuzzPlainCodeSpans compare it with the grammar.
 func plainCodeSpans(text []byte) (spans [][2]int, ok bool) {
 	if bytes.ContainsAny(text, "[<\\$") {
