@@ -196,10 +196,14 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		// is written); a [[wiki]] link needs no grammar
 		return append(out, anchors...), nil
 	}
-	if spans, ok := plainCodeSpans(text); ok {
-		// only code spans can be here: no grammar either (the common case)
-		for _, sp := range spans {
+	if codes, links, ok := plainInline(text); ok {
+		// plain enough for a scan to read as the grammar would: no grammar
+		// either (most paragraphs of documentation)
+		for _, sp := range codes {
 			codeSpanRef(text, sp[0], sp[1], add)
+		}
+		for _, l := range links {
+			addLink(add, string(text[l[0]:l[1]]), l[0], l[1])
 		}
 		return out, nil
 	}
@@ -288,19 +292,28 @@ func codeSpanRef(text []byte, s, e int, add func(*ref)) {
 	add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
 }
 
-// plainCodeSpans finds the code spans of an inline span without the
-// inline grammar, when nothing else in it can contain or cut one: no '['
-// (links, images, wiki links), '<' (autolinks, HTML), '\' (escapes) or
-// '$' (the grammar's LaTeX spans), and every run of backticks of the same
-// length (the grammar closes a span of one backtick inside a longer run,
-// where CommonMark does not). Then each run opens a code span that the
-// next one closes; a last run without a partner is text; emphasis and
-// strikethrough bind less tightly than code spans. ok is false when the
-// text is not such. Spans include their backticks. TestPlainCodeSpans
-// and FuzzPlainCodeSpans compare it with the grammar.
-func plainCodeSpans(text []byte) (spans [][2]int, ok bool) {
-	if bytes.ContainsAny(text, "[<\\$") {
-		return nil, false
+// plainInline reads the code spans and inline link destinations of an
+// inline span without the inline grammar, when the span is plain enough
+// that a scan reads it as the grammar does:
+//   - no '<' (autolinks, HTML), '\' (escapes) or '$' (the grammar's LaTeX
+//     spans);
+//   - backtick runs all of one length (the grammar closes a span of one
+//     backtick inside a longer run, where CommonMark does not), which pair
+//     in order into code spans (a last one without a partner is text), no
+//     bracket inside a code span;
+//   - outside code spans, every '[' opens a link or image [text](dest) —
+//     text without '[', code spans in it whole; dest up to the first ')',
+//     without spaces, quotes, brackets, parentheses, backticks — or a
+//     [[wiki]] link (not followed by '(' or '['), and every ']' closes one
+//     of those.
+//
+// Emphasis and strikethrough bind less tightly than code spans and links.
+// ok is false when the span is not such. codes include their backticks;
+// links are the destinations. TestPlainInline and FuzzPlainInline compare
+// it with the grammar.
+func plainInline(text []byte) (codes, links [][2]int, ok bool) {
+	if bytes.ContainsAny(text, "<\\$") {
+		return nil, nil, false
 	}
 	open, width := -1, 0
 	for i := 0; i < len(text); {
@@ -317,17 +330,75 @@ func plainCodeSpans(text []byte) (spans [][2]int, ok bool) {
 			width = n
 		}
 		if n != width {
-			return nil, false
+			return nil, nil, false
 		}
 		if open < 0 {
 			open = at
 		} else {
-			spans = append(spans, [2]int{open, at + n})
+			if bytes.ContainsAny(text[open:at], "[]") {
+				return nil, nil, false
+			}
+			codes = append(codes, [2]int{open, at + n})
 			open = -1
 		}
 		i = at + n
 	}
-	return spans, true
+	// next returns the first '[' or ']' at or after i outside code spans
+	// (c: the first code span not ending before i), or len(text).
+	c := 0
+	next := func(i int) int {
+		for i < len(text) {
+			for c < len(codes) && codes[c][1] <= i {
+				c++
+			}
+			k := bytes.IndexAny(text[i:], "[]")
+			if k < 0 {
+				return len(text)
+			}
+			i += k
+			if c < len(codes) && codes[c][0] <= i && i < codes[c][1] {
+				i = codes[c][1]
+				continue
+			}
+			return i
+		}
+		return len(text)
+	}
+	for i := next(0); i < len(text); i = next(i) {
+		if text[i] == ']' {
+			return nil, nil, false
+		}
+		if i+1 < len(text) && text[i+1] == '[' { // [[wiki]]
+			k := bytes.Index(text[i+2:], []byte("]]"))
+			if k < 0 {
+				return nil, nil, false
+			}
+			inner := text[i+2 : i+2+k]
+			end := i + 2 + k + 2
+			if len(bytes.TrimSpace(inner)) == 0 || bytes.ContainsAny(inner, "[]`\n") || end < len(text) && (text[end] == '(' || text[end] == '[') {
+				return nil, nil, false
+			}
+			i = end
+			continue
+		}
+		k := next(i + 1)
+		if k+1 >= len(text) || text[k] != ']' || text[k+1] != '(' {
+			return nil, nil, false
+		}
+		e := bytes.IndexByte(text[k+2:], ')')
+		if e < 0 {
+			return nil, nil, false
+		}
+		dest := text[k+2 : k+2+e]
+		if bytes.ContainsAny(dest, " \t\r\n\f\v()[]`\"'") {
+			return nil, nil, false
+		}
+		if e > 0 {
+			links = append(links, [2]int{k + 2, k + 2 + e})
+		}
+		i = k + 2 + e + 1
+	}
+	return codes, links, true
 }
 
 // addLink records a relative link destination. Name is the fragment
