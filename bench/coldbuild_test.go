@@ -23,17 +23,7 @@ var flagWorkers = flag.Int("bench.workers", 0, "BenchmarkColdBuild: parse worker
 // counts of definitions and references, which a change that skips work
 // must keep.
 func BenchmarkColdBuild(b *testing.B) {
-	if scratch == "" {
-		var err error
-		if scratch, err = os.MkdirTemp("", "lunad-bench-"); err != nil {
-			b.Fatal(err)
-		}
-	}
-	root := filepath.Join(scratch, "refs-tree")
-	os.RemoveAll(root)
-	if _, err := generateRefsTree(root, *flagFiles); err != nil {
-		b.Fatal(err)
-	}
+	root := generatedRefsTree(b)
 	srcs, err := readSources(root)
 	if err != nil {
 		b.Fatal(err)
@@ -66,4 +56,21 @@ func BenchmarkColdBuild(b *testing.B) {
 	b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cpu/wall")
 	b.ReportMetric(float64(nsyms), "definitions")
 	b.ReportMetric(float64(nrefs), "references")
+}
+
+// generatedRefsTree generates the references tree of -bench.files files
+// afresh in scratch/refs-tree and returns its root.
+func generatedRefsTree(b *testing.B) string {
+	if scratch == "" {
+		var err error
+		if scratch, err = os.MkdirTemp("", "lunad-bench-"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	root := filepath.Join(scratch, "refs-tree")
+	os.RemoveAll(root)
+	if _, err := generateRefsTree(root, *flagFiles); err != nil {
+		b.Fatal(err)
+	}
+	return root
 }
