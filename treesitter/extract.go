@@ -254,12 +254,14 @@ func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byt
 		if c.tagged == nil {
 			return
 		}
-		text := c.name.Content(src)
+		// each offset is a cgo call: read once
+		ns, ne := int(c.name.StartByte()), int(c.name.EndByte())
+		text := string(src[ns:ne])
 		if kind, ok := strings.CutPrefix(c.tag, "definition."); ok {
 			d := &def{
 				Symbol: Symbol{Name: text, Kind: intern(kind)},
 				start:  int(c.tagged.StartByte()), end: int(c.tagged.EndByte()),
-				nameStart: int(c.name.StartByte()), nameEnd: int(c.name.EndByte()),
+				nameStart: ns, nameEnd: ne,
 			}
 			if c.container != nil {
 				d.Container, d.explicitContainer = c.container.Content(src), true
@@ -274,7 +276,6 @@ func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byt
 		if q := c.other["qualifier"]; q != nil {
 			text = q.Content(src) + "." + text
 		}
-		onRef(&ref{Reference: Reference{Name: text, Kind: kind},
-			start: int(c.name.StartByte()), end: int(c.name.EndByte())})
+		onRef(&ref{Reference: Reference{Name: text, Kind: kind}, start: ns, end: ne})
 	})
 }
