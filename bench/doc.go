@@ -34,7 +34,11 @@
 // tree, the second re-parses incrementally) and reports p50/p95 overall and
 // per language; and reports the Go heap the index holds, the process's RSS
 // and the cache file's size. It prints tables and the ratios to ctags'
-// files/s, and reports the key figures as benchmark metrics.
+// files/s, the CPU time of ctags and of the cold Build (their ratio is
+// what a machine shared with other work distorts least), and reports the
+// key figures as benchmark metrics. BenchmarkColdBuild times only the cold
+// Build (-bench.workers; files/s, CPU ms per file, CPU/wall and the counts
+// a change that skips work must keep): the loop to profile.
 //
 // BenchmarkLSP and BenchmarkMCP drive `lunad lsp` and `lunad mcp` as
 // child processes from real protocol clients in an adopted references tree

@@ -23,17 +23,7 @@ func BenchmarkIndexHeap(b *testing.B) {
 		defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
 		runtime.MemProfileRate = 4096 // a profile exact to a few kB per row, not 512 kB
 	}
-	if scratch == "" {
-		var err error
-		if scratch, err = os.MkdirTemp("", "lunad-bench-"); err != nil {
-			b.Fatal(err)
-		}
-	}
-	root := filepath.Join(scratch, "refs-tree")
-	os.RemoveAll(root)
-	if _, err := generateRefsTree(root, *flagFiles); err != nil {
-		b.Fatal(err)
-	}
+	root := generatedRefsTree(b)
 	srcs, err := readSources(root)
 	if err != nil {
 		b.Fatal(err)

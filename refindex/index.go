@@ -75,6 +75,13 @@ func (ix *Index) BuildFrom(ctx context.Context, n int, source func(i int) (Sourc
 
 // BuildWith is BuildFrom with options: the workers, and a Progress told
 // of every artifact parsed.
+//
+// Reading, parsing and filing into the graph overlap: each worker reads
+// and parses one source at a time (so at most workers contents are in
+// memory), and one goroutine files the parsed artifacts into the new
+// graph in source order as they come, so that the graph is complete
+// shortly after the last parse rather than a serial pass after all of
+// them (same graph, built in the same order, as before).
 func (ix *Index) BuildWith(ctx context.Context, n int, source func(i int) (Source, error), opts BuildOptions) error {
 	workers := opts.Workers
 	if workers <= 0 {
@@ -84,13 +91,15 @@ func (ix *Index) BuildWith(ctx context.Context, n int, source func(i int) (Sourc
 	srcs := make([]Source, n) // without their content
 	pkgs := make([]string, n) // the package a manifest declares, read before its content is dropped
 	work := make(chan int)
+	parsed := make(chan int, n) // never blocks a worker
 	errs := make(chan error, workers)
 	done := &counter{total: n, p: opts.Progress}
+	g := treesitter.NewGraph()
+	var filer sync.WaitGroup
+	filer.Go(func() { ix.file(g, parsed, files, srcs, pkgs) })
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			p := treesitter.NewParser()
 			defer p.Close()
 			for i := range work {
@@ -105,9 +114,10 @@ func (ix *Index) BuildWith(ctx context.Context, n int, source func(i int) (Sourc
 				pkgs[i] = packageName(s.Path, s.Content)
 				s.Content = nil
 				srcs[i] = s
+				parsed <- i
 				done.add()
 			}
-		}()
+		})
 	}
 	var err error
 feed:
@@ -123,6 +133,8 @@ feed:
 	}
 	close(work)
 	wg.Wait()
+	close(parsed)
+	filer.Wait()
 	if err != nil {
 		return err
 	}
@@ -131,20 +143,32 @@ feed:
 		return err
 	default:
 	}
-	in := interner{} // one copy of each name: most references repeat a few thousand names
-	g := treesitter.NewGraph()
-	for i, s := range srcs {
-		files[i].Intern(in.s)
-		e := entry(s, nil)
-		e.Package = pkgs[i]
-		g.PutPacked(e, files[i])
-		ix.logIndexed(s, files[i].Skipped, files[i].Partial)
-	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.graph = g
 	ix.docs.clear()
 	return nil
+}
+
+// file puts the artifacts parsed (their indexes arrive on parsed, in any
+// order) into g in index order, each as soon as those before it are in;
+// it returns when parsed is closed. After an error some never arrive, and
+// g is dropped.
+func (ix *Index) file(g *treesitter.Graph, parsed <-chan int, files []*treesitter.PackedFile, srcs []Source, pkgs []string) {
+	in := interner{} // one copy of each name: most references repeat a few thousand names
+	ready := make([]bool, len(files))
+	next := 0
+	for i := range parsed {
+		ready[i] = true
+		for ; next < len(files) && ready[next]; next++ {
+			s, f := srcs[next], files[next]
+			f.Intern(in.s)
+			e := entry(s, nil)
+			e.Package = pkgs[next]
+			g.PutPacked(e, f)
+			ix.logIndexed(s, f.Skipped, f.Partial)
+		}
+	}
 }
 
 // logIndexed says when an artifact was not indexed, or only in part: the

@@ -161,3 +161,68 @@ func TestParseDefinitions(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildOutOfOrder: the graph is filed as artifacts are parsed, in any
+// order — here the first source is read last of all — and the result is
+// the graph a single worker builds in order: the same entries, each
+// resolving the same way, also for sources sharing one content (and so one
+// cached parse).
+func TestBuildOutOfOrder(t *testing.T) {
+	ctx := context.Background()
+	var srcs []Source
+	for i := range 60 {
+		s := cacheSrcs[i%len(cacheSrcs)]
+		s.ID = fmt.Sprintf("s%02d", i)
+		if i%3 == 0 { // a content of its own
+			s.Content = fmt.Appendf(nil, "def f%d(x):\n    return parse_config(x)\n", i)
+		}
+		srcs = append(srcs, s)
+	}
+	want := NewIndex()
+	defer want.Close()
+	if err := want.Build(ctx, srcs, 1); err != nil {
+		t.Fatal(err)
+	}
+	ix := NewIndex()
+	defer ix.Close()
+	var others atomic.Int32
+	release := make(chan struct{})
+	err := ix.BuildFrom(ctx, len(srcs), func(i int) (Source, error) {
+		if i == 0 {
+			<-release // every other source is read (and handed on) first
+		} else if others.Add(1) == int32(len(srcs)-1) {
+			close(release)
+		}
+		return srcs[i], nil
+	}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotIDs, wantIDs []string
+	ix.View(func(g *treesitter.Graph) { gotIDs = g.IDs() })
+	want.View(func(g *treesitter.Graph) { wantIDs = g.IDs() })
+	if !reflect.DeepEqual(gotIDs, wantIDs) || len(gotIDs) != len(srcs) {
+		t.Fatalf("IDs %v, want %v", gotIDs, wantIDs)
+	}
+	resolved := 0
+	for _, id := range wantIDs {
+		var got, exp treesitter.Entry
+		var gotRes, expRes []treesitter.Resolution
+		ix.View(func(g *treesitter.Graph) { got, _ = g.Entry(id); gotRes = g.Resolve(id) })
+		want.View(func(g *treesitter.Graph) { exp, _ = g.Entry(id); expRes = g.Resolve(id) })
+		if !reflect.DeepEqual(got, exp) {
+			t.Errorf("%s: entry %+v, want %+v", id, got, exp)
+		}
+		if !reflect.DeepEqual(gotRes, expRes) {
+			t.Errorf("%s: resolves to %+v, want %+v", id, gotRes, expRes)
+		}
+		for _, r := range expRes {
+			if r.State == treesitter.Resolved || r.State == treesitter.Ambiguous {
+				resolved++
+			}
+		}
+	}
+	if resolved == 0 {
+		t.Error("no reference resolves: the comparison shows nothing")
+	}
+}

@@ -200,19 +200,21 @@ type capture struct {
 	other                   map[string]*sitter.Node
 }
 
-// matches runs q over root and calls fn for every match that passes the
-// query's predicates.
-func matches(q *sitter.Query, qc *sitter.QueryCursor, root *sitter.Node, src []byte, fn func(capture)) {
-	qc.Exec(q, root)
+// matches runs g's query over root and calls fn for every match that
+// passes the query's predicates.
+func matches(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byte, fn func(capture)) {
+	qc.Exec(g.query, root)
 	for {
 		m, ok := qc.NextMatch()
 		if !ok {
 			return
 		}
-		m = qc.FilterPredicates(m, src)
+		if g.filtered[m.PatternIndex] {
+			m = qc.FilterPredicates(m, src)
+		}
 		var c capture
 		for _, qcap := range m.Captures {
-			switch cn := q.CaptureNameForId(qcap.Index); {
+			switch cn := g.captures[qcap.Index]; {
 			case cn == "name":
 				c.name = qcap.Node
 			case cn == "container":
@@ -248,16 +250,18 @@ func extractQuery(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []b
 // queryItems runs the language's query over root and reports every tagged
 // definition and reference, before deduplication.
 func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byte, onDef func(*def), onRef func(*ref)) {
-	matches(g.query, qc, root, src, func(c capture) {
+	matches(g, qc, root, src, func(c capture) {
 		if c.tagged == nil {
 			return
 		}
-		text := c.name.Content(src)
+		// each offset is a cgo call: read once
+		ns, ne := int(c.name.StartByte()), int(c.name.EndByte())
+		text := string(src[ns:ne])
 		if kind, ok := strings.CutPrefix(c.tag, "definition."); ok {
 			d := &def{
 				Symbol: Symbol{Name: text, Kind: intern(kind)},
 				start:  int(c.tagged.StartByte()), end: int(c.tagged.EndByte()),
-				nameStart: int(c.name.StartByte()), nameEnd: int(c.name.EndByte()),
+				nameStart: ns, nameEnd: ne,
 			}
 			if c.container != nil {
 				d.Container, d.explicitContainer = c.container.Content(src), true
@@ -272,7 +276,6 @@ func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byt
 		if q := c.other["qualifier"]; q != nil {
 			text = q.Content(src) + "." + text
 		}
-		onRef(&ref{Reference: Reference{Name: text, Kind: kind},
-			start: int(c.name.StartByte()), end: int(c.name.EndByte())})
+		onRef(&ref{Reference: Reference{Name: text, Kind: kind}, start: ns, end: ne})
 	})
 }

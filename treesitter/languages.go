@@ -45,7 +45,12 @@ type grammar struct {
 	once  sync.Once
 	ts    *sitter.Language
 	query *sitter.Query // compiled once, shared read-only; cursors are per call
-	err   error
+	// captures names each capture id of query, and filtered says which
+	// patterns have predicates (#match?): read once, not per match through
+	// cgo (a capture's name is a C call and a fresh string).
+	captures []string
+	filtered []bool
+	err      error
 }
 
 func (g *grammar) load() error {
@@ -62,6 +67,14 @@ func (g *grammar) load() error {
 			return
 		}
 		g.query = q
+		g.captures = make([]string, q.CaptureCount())
+		for i := range g.captures {
+			g.captures[i] = q.CaptureNameForId(uint32(i))
+		}
+		g.filtered = make([]bool, q.PatternCount())
+		for i := range g.filtered {
+			g.filtered[i] = len(q.PredicatesForPattern(uint32(i))) > 0
+		}
 	})
 	return g.err
 }

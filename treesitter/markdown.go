@@ -191,8 +191,21 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 	if bytes.IndexByte(text, '<') >= 0 {
 		anchors = scanAnchors(text)
 	}
-	if !bytes.ContainsAny(text, "`[") {
+	if !bytes.ContainsRune(text, '`') && !bytes.Contains(text, []byte("](")) {
+		// no code span, and no inline link or image ("](" is how every one
+		// is written); a [[wiki]] link needs no grammar
 		return append(out, anchors...), nil
+	}
+	if codes, links, ok := plainInline(text); ok {
+		// plain enough for a scan to read as the grammar would: no grammar
+		// either (most paragraphs of documentation)
+		for _, sp := range codes {
+			codeSpanRef(text, sp[0], sp[1], add)
+		}
+		for _, l := range links {
+			addLink(add, string(text[l[0]:l[1]]), l[0], l[1])
+		}
+		return out, nil
 	}
 	tree, _, err := p.parseTree(markdownInline, nil, text)
 	if err != nil {
@@ -209,7 +222,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 	}
 	if len(wikis) > 0 {
 		var spans [][2]int // code spans: a [[...]] inside one is code, not a link
-		matches(markdownInline.query, p.queryCursor(), tree.RootNode(), text, func(c capture) {
+		matches(markdownInline, p.queryCursor(), tree.RootNode(), text, func(c capture) {
 			if c.tag == "reference.code" {
 				spans = append(spans, [2]int{int(c.tagged.StartByte()), int(c.tagged.EndByte())})
 			}
@@ -231,7 +244,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		}
 	}
 	var codeSpans [][2]int
-	matches(markdownInline.query, p.queryCursor(), tree.RootNode(), text, func(c capture) {
+	matches(markdownInline, p.queryCursor(), tree.RootNode(), text, func(c capture) {
 		s, e := int(c.tagged.StartByte()), int(c.tagged.EndByte())
 		if c.tag == "reference.code" {
 			codeSpans = append(codeSpans, [2]int{s, e})
@@ -241,25 +254,7 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		}
 		switch c.tag {
 		case "reference.code":
-			raw := strings.Trim(c.tagged.Content(text), "`")
-			if rs, role := mystRoleBefore(text, s); rs >= 0 {
-				if r, ok := roleRef(role, strings.TrimSpace(raw)); ok {
-					add(&ref{Reference: r, start: rs, end: e})
-				}
-				return // a role's content is what the role says, never a plain code span
-			}
-			name, role, ok := spanName(raw)
-			if !ok {
-				return
-			}
-			if role == "" {
-				before := text[max(0, s-maxRoleWords):s]
-				role = spanRole(before, text[e:min(len(text), e+maxRoleWords)])
-				if role == "" && plainWord(name) && copulaBefore().Match(before) {
-					role = RoleVariable // "classes should be `frozen`": a state, not the function frozen()
-				}
-			}
-			add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
+			codeSpanRef(text, s, e, add)
 		case "reference.link":
 			addLink(add, c.tagged.Content(text), s, e)
 		}
@@ -270,6 +265,140 @@ func (p *Parser) inlineRefs(text []byte) ([]ref, error) {
 		}
 	}
 	return out, nil
+}
+
+// codeSpanRef adds the reference the code span text[s:e] (with its
+// backticks) makes, if any: a MyST role's target, or a name with the role
+// the words around it give.
+func codeSpanRef(text []byte, s, e int, add func(*ref)) {
+	raw := strings.Trim(string(text[s:e]), "`")
+	if rs, role := mystRoleBefore(text, s); rs >= 0 {
+		if r, ok := roleRef(role, strings.TrimSpace(raw)); ok {
+			add(&ref{Reference: r, start: rs, end: e})
+		}
+		return // a role's content is what the role says, never a plain code span
+	}
+	name, role, ok := spanName(raw)
+	if !ok {
+		return
+	}
+	if role == "" {
+		before := text[max(0, s-maxRoleWords):s]
+		role = spanRole(before, text[e:min(len(text), e+maxRoleWords)])
+		if role == "" && plainWord(name) && copulaBefore().Match(before) {
+			role = RoleVariable // "classes should be `frozen`": a state, not the function frozen()
+		}
+	}
+	add(&ref{Reference: Reference{Name: name, Kind: "code", Role: intern(role)}, start: s, end: e})
+}
+
+// plainInline reads the code spans and inline link destinations of an
+// inline span without the inline grammar, when the span is plain enough
+// that a scan reads it as the grammar does:
+//   - no '<' (autolinks, HTML), '\' (escapes) or '$' (the grammar's LaTeX
+//     spans);
+//   - backtick runs all of one length (the grammar closes a span of one
+//     backtick inside a longer run, where CommonMark does not), which pair
+//     in order into code spans (a last one without a partner is text), no
+//     bracket inside a code span;
+//   - outside code spans, every '[' opens a link or image [text](dest) —
+//     text without '[', code spans in it whole; dest up to the first ')',
+//     without spaces, quotes, brackets, parentheses, backticks — or a
+//     [[wiki]] link (not followed by '(' or '['), and every ']' closes one
+//     of those.
+//
+// Emphasis and strikethrough bind less tightly than code spans and links.
+// ok is false when the span is not such. codes include their backticks;
+// links are the destinations. TestPlainInline and FuzzPlainInline compare
+// it with the grammar.
+func plainInline(text []byte) (codes, links [][2]int, ok bool) {
+	if bytes.ContainsAny(text, "<\\$") {
+		return nil, nil, false
+	}
+	open, width := -1, 0
+	for i := 0; i < len(text); {
+		j := bytes.IndexByte(text[i:], '`')
+		if j < 0 {
+			break
+		}
+		at := i + j
+		n := 1
+		for at+n < len(text) && text[at+n] == '`' {
+			n++
+		}
+		if width == 0 {
+			width = n
+		}
+		if n != width {
+			return nil, nil, false
+		}
+		if open < 0 {
+			open = at
+		} else {
+			if bytes.ContainsAny(text[open:at], "[]") {
+				return nil, nil, false
+			}
+			codes = append(codes, [2]int{open, at + n})
+			open = -1
+		}
+		i = at + n
+	}
+	// next returns the first '[' or ']' at or after i outside code spans
+	// (c: the first code span not ending before i), or len(text).
+	c := 0
+	next := func(i int) int {
+		for i < len(text) {
+			for c < len(codes) && codes[c][1] <= i {
+				c++
+			}
+			k := bytes.IndexAny(text[i:], "[]")
+			if k < 0 {
+				return len(text)
+			}
+			i += k
+			if c < len(codes) && codes[c][0] <= i && i < codes[c][1] {
+				i = codes[c][1]
+				continue
+			}
+			return i
+		}
+		return len(text)
+	}
+	for i := next(0); i < len(text); i = next(i) {
+		if text[i] == ']' {
+			return nil, nil, false
+		}
+		if i+1 < len(text) && text[i+1] == '[' { // [[wiki]]
+			k := bytes.Index(text[i+2:], []byte("]]"))
+			if k < 0 {
+				return nil, nil, false
+			}
+			inner := text[i+2 : i+2+k]
+			end := i + 2 + k + 2
+			if len(bytes.TrimSpace(inner)) == 0 || bytes.ContainsAny(inner, "[]`\n") || end < len(text) && (text[end] == '(' || text[end] == '[') {
+				return nil, nil, false
+			}
+			i = end
+			continue
+		}
+		k := next(i + 1)
+		if k+1 >= len(text) || text[k] != ']' || text[k+1] != '(' {
+			return nil, nil, false
+		}
+		e := bytes.IndexByte(text[k+2:], ')')
+		if e < 0 {
+			return nil, nil, false
+		}
+		dest := text[k+2 : k+2+e]
+		if bytes.ContainsAny(dest, " \t\r\n\f\v()[]`\"'") {
+			return nil, nil, false
+		}
+		if e > 0 {
+			links = append(links, [2]int{k + 2, k + 2 + e})
+		}
+		i = k + 2 + e + 1
+	}
+	return codes, links, true
 }
 
 // addLink records a relative link destination. Name is the fragment

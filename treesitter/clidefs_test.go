@@ -1,0 +1,47 @@
+package treesitter
+
+import (
+	"slices"
+	"testing"
+)
+
+// everyGated is every gated regular expression of clidefs.go.
+func everyGated() []gated {
+	var out []gated
+	for _, pats := range cliPatterns() {
+		for _, p := range pats {
+			out = append(out, p.gated)
+		}
+	}
+	for _, m := range []map[string][]gated{shortPatterns(), shortFirst()} {
+		for _, gs := range m {
+			out = append(out, gs...)
+		}
+	}
+	return out
+}
+
+// FuzzGatedRegexps: a gate is a literal every match of its expression
+// contains, so gating never changes what is found — on any text.
+func FuzzGatedRegexps(f *testing.F) {
+	for _, s := range []string{
+		"var c = &cobra.Command{\n\tUse: \"serve [addr]\",\n}\nc.Flags().StringVarP(&addr, \"listen-addr\", \"l\", \"\", \"\")\n",
+		"var c = &cli.Command{\n\tName: \"deploy\",\n}\n",
+		"@cli.command()\n@click.option(\n    \"--dev-addr\",\n)\ndef build_command():\n    pass\n\n@cli.group(name=\"plugins\")\ndef p():\n    pass\n",
+		"@click.option(\"-n\", \"--name\")\np.add_argument(\"--verbose\", \"-v\")\nr = sub.add_parser(\"run\")\n",
+		"#[derive(Subcommand)]\nenum Cmd {\n    #[command(name = \"gen\")]\n    Generate,\n}\nstruct A {\n    #[arg(long, short)]\n    pub dry_run: bool,\n}\n",
+		"program.command('clone <src>').option('-f, --force-all', 'x');\n",
+		"@option(\"--x\")\n@command()\n@group()\ndef f():\n    close_option(a)\n",
+	} {
+		f.Add([]byte(s))
+	}
+	pats := everyGated()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, g := range pats {
+			got, want := g.findAll(src), g.re.FindAllSubmatchIndex(src, -1)
+			if !slices.EqualFunc(got, want, slices.Equal) {
+				t.Fatalf("%s gated by %q: found %v, ungated %v", g.re, g.lits, got, want)
+			}
+		}
+	})
+}
