@@ -89,13 +89,7 @@ func BenchmarkReferencesRequest(b *testing.B) {
 // referencesTo is what workspace.At asks the graph for a definition: the
 // references of other artifacts resolved to it.
 func referencesTo(g *treesitter.Graph, t treesitter.Target) []treesitter.Resolution {
-	var out []treesitter.Resolution
-	for _, r := range g.IncomingResolved(t.ID) {
-		if r.Target.Name == t.Name && r.Target.Container == t.Container {
-			out = append(out, r)
-		}
-	}
-	return out
+	return g.IncomingResolvedTo(t.ID, t.Name, t.Container)
 }
 
 // probeTargets are the definitions the first code span of each Markdown
