@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"testing"
@@ -95,31 +94,16 @@ func referencesTo(g *treesitter.Graph, t treesitter.Target) []treesitter.Resolut
 // probeTargets are the definitions the first code span of each Markdown
 // artifact resolves to, n probes at most (codeSpanProbes).
 func probeTargets(b *testing.B, ix *refindex.Index, ids map[string]string, root string, tree *rwTree, n int) []treesitter.Target {
-	span := regexp.MustCompile("`[A-Za-z_][A-Za-z0-9_.]*`")
 	var out []treesitter.Target
-	probes := 0
-	for _, i := range tree.byLng["markdown"] {
-		f := tree.files[i]
-		content, err := os.ReadFile(filepath.Join(root, f.path))
-		if err != nil {
-			b.Fatal(err)
-		}
-		loc := span.FindIndex(content)
-		if loc == nil {
-			continue
-		}
-		probes++
+	for _, c := range codeSpans(b, root, tree, n) {
 		ix.View(func(g *treesitter.Graph) {
-			for _, r := range g.Resolve(ids[f.path]) {
-				if sp := r.Ref.Span; sp.Start.Byte <= loc[0]+1 && loc[0]+1 <= sp.End.Byte && r.State == treesitter.Resolved && r.Target.Name != "" {
+			for _, r := range g.Resolve(ids[c.path]) {
+				if sp := r.Ref.Span; sp.Start.Byte <= c.at+1 && c.at+1 <= sp.End.Byte && r.State == treesitter.Resolved && r.Target.Name != "" {
 					out = append(out, r.Target)
 					break
 				}
 			}
 		})
-		if probes == n {
-			break
-		}
 	}
 	return out
 }

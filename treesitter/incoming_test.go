@@ -53,18 +53,27 @@ func withoutAmbiguous(rs []Resolution) []Resolution {
 	return out
 }
 
-// TestIncomingResolved: IncomingResolved is Incoming without the
-// ambiguous references, on every artifact of the resolution fixture and
-// of a graph where one name has many definitions.
-func TestIncomingResolved(t *testing.T) {
-	for _, tt := range []struct {
+// incomingGraphs are the graphs the incoming tests ask about: the
+// resolution fixture and graphs where one name has many definitions.
+func incomingGraphs(t *testing.T) []struct {
+	name string
+	g    *Graph
+} {
+	return []struct {
 		name string
 		g    *Graph
 	}{
 		{"fixture", buildGraph(t)},
 		{"many definers", manyDefiners(t, 20, 10)},
 		{"go methods", goMethodDefiners(t, 20, 10)},
-	} {
+	}
+}
+
+// TestIncomingResolved: IncomingResolved is Incoming without the
+// ambiguous references, on every artifact of the resolution fixture and
+// of a graph where one name has many definitions.
+func TestIncomingResolved(t *testing.T) {
+	for _, tt := range incomingGraphs(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			ambiguous := 0
 			for _, id := range tt.g.IDs() {
@@ -166,14 +175,7 @@ func allocated(fn func()) uint64 {
 // every definition and heading of every artifact of the resolution fixture
 // and of graphs where one name has many definitions.
 func TestIncomingResolvedTo(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		g    *Graph
-	}{
-		{"fixture", buildGraph(t)},
-		{"many definers", manyDefiners(t, 20, 10)},
-		{"go methods", goMethodDefiners(t, 20, 10)},
-	} {
+	for _, tt := range incomingGraphs(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			found := 0
 			for _, id := range tt.g.IDs() {
