@@ -16,8 +16,8 @@ import (
 
 // BenchmarkReferencesRequest is the graph side of a language server
 // references request, without the daemon: on the generated workspace of
-// -bench.files artifacts (its index built once and its parse cache kept in
-// the scratch directory), the definitions BenchmarkLSP's probes (the first
+// -bench.files artifacts (its index built with the parse cache a previous
+// run saved in -bench.dir, if any), the definitions BenchmarkLSP's probes (the first
 // code span of each Markdown artifact) resolve to, and for each the
 // references of other artifacts to it, as workspace.At asks the graph for
 // them. It reports the p50, p99 and maximum time of one request, and the
