@@ -157,8 +157,28 @@ type probe struct {
 // codeSpanProbes are the first code span of each Markdown artifact of
 // tree, n at most: the positions BenchmarkLSP asks about.
 func codeSpanProbes(b *testing.B, root string, tree *rwTree, n int) []probe {
-	span := regexp.MustCompile("`[A-Za-z_][A-Za-z0-9_.]*`")
 	var probes []probe
+	for _, c := range codeSpans(b, root, tree, n) {
+		line := strings.Count(string(c.content[:c.at]), "\n")
+		col := c.at + 1 - (strings.LastIndex(string(c.content[:c.at]), "\n") + 1)
+		probes = append(probes, probe{uri.File(filepath.Join(root, c.path)), protocol.Position{Line: uint32(line), Character: uint32(col)}})
+	}
+	return probes
+}
+
+// codeSpan is the first code span of a Markdown artifact: its path,
+// content and the span's byte offset (its opening backquote).
+type codeSpan struct {
+	path    string
+	content []byte
+	at      int
+}
+
+// codeSpans are the first code span of each Markdown artifact of tree
+// that has one, n at most.
+func codeSpans(b *testing.B, root string, tree *rwTree, n int) []codeSpan {
+	span := regexp.MustCompile("`[A-Za-z_][A-Za-z0-9_.]*`")
+	var out []codeSpan
 	for _, i := range tree.byLng["markdown"] {
 		f := tree.files[i]
 		content, err := os.ReadFile(filepath.Join(root, f.path))
@@ -169,14 +189,11 @@ func codeSpanProbes(b *testing.B, root string, tree *rwTree, n int) []probe {
 		if loc == nil {
 			continue
 		}
-		line := strings.Count(string(content[:loc[0]]), "\n")
-		col := loc[0] + 1 - (strings.LastIndex(string(content[:loc[0]]), "\n") + 1)
-		probes = append(probes, probe{uri.File(filepath.Join(root, f.path)), protocol.Position{Line: uint32(line), Character: uint32(col)}})
-		if len(probes) == n {
+		if out = append(out, codeSpan{f.path, content, loc[0]}); len(out) == n {
 			break
 		}
 	}
-	return probes
+	return out
 }
 
 func slicesMax(ds []time.Duration) time.Duration {

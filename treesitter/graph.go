@@ -278,11 +278,15 @@ func newMemo(f focus) memo { return memo{done: map[refShape]Resolution{}, focus:
 // thousands of candidates in every file that uses it. With id set
 // (Incoming), a name none of whose definitions is in artifact id is left
 // unresolved; with resolved set too (IncomingResolved), so is a name that
-// stays ambiguous once narrowed (Graph.narrowLocs). The zero focus
-// resolves everything.
+// stays ambiguous once narrowed (Graph.narrowLocs); with name set too
+// (IncomingResolvedTo), only references that can name that definition are
+// resolved. The zero focus resolves everything.
 type focus struct {
 	id       string
 	resolved bool
+	// name and container, when name is set (IncomingResolvedTo): the one
+	// definition of id asked about.
+	name, container string
 }
 
 // resolve is g.resolve(e, r) for r of shape sh.
@@ -313,14 +317,32 @@ func (g *Graph) IncomingResolved(id string) []Resolution {
 	return g.incoming(focus{id: id, resolved: true})
 }
 
+// IncomingResolvedTo is IncomingResolved for one definition of id, the
+// one named name in container: the references resolved to it
+// (Target.Name and Target.Container), what a references request on a
+// definition asks. Only the artifacts that use the name or name id itself
+// (a link, an import, a [[wiki]] link) are read, and of them only the
+// references that can point at it: a request on one function of a file
+// defining hundreds no longer resolves what points at the other ones.
+func (g *Graph) IncomingResolvedTo(id, name, container string) []Resolution {
+	if name == "" {
+		return nil
+	}
+	return g.incoming(focus{id: id, resolved: true, name: name, container: container})
+}
+
 func (g *Graph) incoming(f focus) []Resolution {
 	id := f.id
 	e := g.entries[id]
 	if e == nil {
 		return nil
 	}
+	keys := targetKeys(e)
+	if f.name != "" { // one definition: the other names' keys dropped
+		keys = slices.DeleteFunc(keys, func(k userKey) bool { return k.kind == keyName && k.s != f.name })
+	}
 	from := map[uint32]struct{}{}
-	for _, k := range targetKeys(e) {
+	for _, k := range keys {
 		for _, n := range g.users[k] {
 			if n != e.num {
 				from[n] = struct{}{}
@@ -333,7 +355,7 @@ func (g *Graph) incoming(f focus) []Resolution {
 	}
 	sort.Slice(users, func(i, j int) bool { return users[i].ID < users[j].ID })
 	want := map[userKey]bool{}
-	for _, k := range targetKeys(e) {
+	for _, k := range keys {
 		want[k] = true
 	}
 	var out []Resolution
@@ -353,6 +375,9 @@ func (g *Graph) incoming(f focus) []Resolution {
 				continue // cannot point at id: not resolved at all
 			}
 			r := m.resolve(g, u, ref, sh)
+			if f.name != "" && (r.Target.Name != f.name || r.Target.Container != f.container) {
+				continue
+			}
 			if r.Target.ID == id && (r.State == Resolved || r.State == Broken || r.State == Unverified) || !f.resolved && r.State == Ambiguous && hasCandidate(r.Candidates, id) {
 				out = append(out, r)
 			}

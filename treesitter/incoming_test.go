@@ -53,18 +53,27 @@ func withoutAmbiguous(rs []Resolution) []Resolution {
 	return out
 }
 
-// TestIncomingResolved: IncomingResolved is Incoming without the
-// ambiguous references, on every artifact of the resolution fixture and
-// of a graph where one name has many definitions.
-func TestIncomingResolved(t *testing.T) {
-	for _, tt := range []struct {
+// incomingGraphs are the graphs the incoming tests ask about: the
+// resolution fixture and graphs where one name has many definitions.
+func incomingGraphs(t *testing.T) []struct {
+	name string
+	g    *Graph
+} {
+	return []struct {
 		name string
 		g    *Graph
 	}{
 		{"fixture", buildGraph(t)},
 		{"many definers", manyDefiners(t, 20, 10)},
 		{"go methods", goMethodDefiners(t, 20, 10)},
-	} {
+	}
+}
+
+// TestIncomingResolved: IncomingResolved is Incoming without the
+// ambiguous references, on every artifact of the resolution fixture and
+// of a graph where one name has many definitions.
+func TestIncomingResolved(t *testing.T) {
+	for _, tt := range incomingGraphs(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			ambiguous := 0
 			for _, id := range tt.g.IDs() {
@@ -159,4 +168,56 @@ func allocated(fn func()) uint64 {
 	fn()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestIncomingResolvedTo: IncomingResolvedTo is IncomingResolved kept to
+// the references resolved to one definition (its name and container), for
+// every definition and heading of every artifact of the resolution fixture
+// and of graphs where one name has many definitions.
+func TestIncomingResolvedTo(t *testing.T) {
+	for _, tt := range incomingGraphs(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			found := 0
+			for _, id := range tt.g.IDs() {
+				_, syms, _ := tt.g.Symbols(id)
+				all := tt.g.IncomingResolved(id)
+				for _, s := range syms {
+					var want []Resolution
+					for _, r := range all {
+						if r.Target.Name == s.Name && r.Target.Container == s.Container {
+							want = append(want, r)
+						}
+					}
+					found += len(want)
+					if got := tt.g.IncomingResolvedTo(id, s.Name, s.Container); !reflect.DeepEqual(got, want) {
+						t.Errorf("%s: IncomingResolvedTo(%q, %q)\n%v\nwant\n%v", id, s.Name, s.Container, got, want)
+					}
+				}
+			}
+			if found == 0 {
+				t.Error("no definition has incoming references: the test checks nothing")
+			}
+		})
+	}
+}
+
+// TestIncomingResolvedToReadsOneName: a references request on one
+// definition of a file does not resolve the references to the file's other
+// definitions — here 200 users of other, none of get.
+func TestIncomingResolvedToReadsOneName(t *testing.T) {
+	g, put, done := packedGraph(t)
+	put("T.py", "def get():\n    return 0\n\ndef other():\n    return 1\n")
+	for i := range 200 {
+		put(fmt.Sprintf("use/u%03d.py", i), "def f():\n    return other() + other()\n")
+	}
+	done()
+	if n := len(g.IncomingResolvedTo("T.py", "other", "")); n != 400 {
+		t.Fatalf("IncomingResolvedTo(T.py, other) = %d references, want 400", n)
+	}
+	var got []Resolution
+	one := allocated(func() { got = g.IncomingResolvedTo("T.py", "get", "") })
+	whole := allocated(func() { g.IncomingResolved("T.py") })
+	if len(got) != 0 || one*20 > whole {
+		t.Errorf("IncomingResolvedTo(T.py, get) = %d references, allocated %d bytes (IncomingResolved %d; want a twentieth at most)", len(got), one, whole)
+	}
 }

@@ -64,11 +64,8 @@ func (s *Service) At(ctx context.Context, ref string, offset int) (Point, error)
 		ls := lunad.Symbol{Name: sym.Name, Kind: sym.Kind, Container: sym.Container, Span: span(sym.Span), Fingerprint: sym.Fingerprint}
 		pt.Symbol = &ls
 		var incoming []treesitter.Resolution
-		ix.View(func(g *treesitter.Graph) { incoming = g.IncomingResolved(a.ID) })
+		ix.View(func(g *treesitter.Graph) { incoming = g.IncomingResolvedTo(a.ID, sym.Name, sym.Container) })
 		for _, in := range incoming {
-			if in.Target.Name != sym.Name || in.Target.Container != sym.Container {
-				continue
-			}
 			got, ok, err := ev.evaluate(in)
 			if err != nil {
 				return Point{}, err
