@@ -13,11 +13,13 @@
 //
 // Trim marks those mappings MADV_NOHUGEPAGE, which the kernel honours for
 // file folios too (do_set_pmd refuses a PMD mapping in a VMA with THP
-// disabled, since Linux 6.11), and drops their current mappings with
+// disabled), and drops their current mappings with
 // MADV_DONTNEED. The pages stay in the page cache (nothing is read again
 // from disk); what the process touches afterwards is mapped back with
-// 4 KiB page table entries (and the kernel's fault-around, 64 KiB), so the
-// RSS counts what the process uses instead of 2 MiB per touched folio.
+// 4 KiB page table entries. The kernel still maps a whole large folio at
+// a fault in it (~1 MiB on average for lunad's binary), so the RSS keeps
+// the folios the process touches, but no longer the untouched rest of the
+// 2 MiB ones: 60 → 46 MiB for the daemon (docs/benchmarks.md).
 // Only clean, private, non-writable mappings of the executable itself with
 // no anonymous (copy-on-write) page are trimmed: dropping them loses
 // nothing. Elsewhere than Linux Trim does nothing.
