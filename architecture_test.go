@@ -43,6 +43,7 @@ func TestArchitecture(t *testing.T) {
 		{pkg: ".", siblings: []string{}},
 		{pkg: "editor", siblings: []string{}},
 		{pkg: "textpos", siblings: []string{}},
+		{pkg: "exemem", siblings: []string{mod}, stdOnly: true, noCgo: true},
 		{pkg: "treesitter", siblings: []string{mod + "/textpos"}},
 		// The workflow engine speaks to git only through its Store
 		// interface, and to the workspace through Effects.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/exemem"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/runs/natsqueue"
@@ -107,6 +108,13 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		out = f
 	}
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// The executable's code and read-only data count in the daemon's RSS
+	// by what it touches, not by 2 MiB page-cache folios (package exemem).
+	if r, err := exemem.Trim(); err != nil {
+		log.Warn("executable mappings not trimmed", "err", err)
+	} else {
+		log.Info("executable mappings trimmed", "mappings", r.Mappings, "released_bytes", r.Released)
+	}
 
 	opts, err := m.options()
 	if err != nil {
