@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/lunad/lunad"
 )
 
 // The keys each table of a policy file may have.
@@ -204,11 +206,6 @@ func (ps parser) duration(m map[string]any, at keyPath, key string) (time.Durati
 	return d, true
 }
 
-var sizeUnits = []struct {
-	suffix string
-	bytes  int64
-}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"B", 1}}
-
 // size reads a size: an integer (bytes) or a string with a binary unit.
 func (ps parser) size(m map[string]any, at keyPath, key string) (int64, bool) {
 	v, ok := m[key]
@@ -224,22 +221,12 @@ func (ps parser) size(m map[string]any, at keyPath, key string) (int64, bool) {
 	case int64:
 		n = v
 	case string:
-		s := strings.TrimSpace(v)
-		for _, u := range sizeUnits {
-			num, found := strings.CutSuffix(s, u.suffix)
-			if !found {
-				continue
-			}
-			x, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
-			if err != nil || x > (1<<62)/u.bytes {
-				return bad()
-			}
-			n = x * u.bytes
-			break
-		}
-		if n == 0 && !strings.HasPrefix(s, "0") {
+		// a string names its unit (every one ends in B): "512" is not a size here
+		x, ok := lunad.ParseSize(v)
+		if !ok || !strings.HasSuffix(strings.TrimSpace(v), "B") {
 			return bad()
 		}
+		n = x
 	default:
 		return bad()
 	}

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 
 	"github.com/lunad/lunad"
@@ -33,40 +32,20 @@ const (
 	maxMemoryLimit = ByteSize(1 << 40)
 )
 
-var sizeUnits = []struct {
-	suffix string
-	shift  uint
-}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}}
-
 // ParseByteSize reads a size as ByteSize documents it.
 func ParseByteSize(s string) (ByteSize, error) {
-	t := strings.TrimSpace(s)
-	if t == "off" {
+	if strings.TrimSpace(s) == "off" {
 		return 0, nil
 	}
-	shift := uint(0)
-	for _, u := range sizeUnits {
-		if n, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, shift = strings.TrimSpace(n), u.shift
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 || n > math.MaxInt64>>shift {
+	n, ok := lunad.ParseSize(s)
+	if !ok {
 		return 0, fmt.Errorf("%q is not a size (a whole number of bytes, or with a unit: 96MiB, 1GiB; 0 or off: none)", s)
 	}
-	return ByteSize(n << shift), nil
+	return ByteSize(n), nil
 }
 
 // String writes the size in the largest unit that divides it.
-func (b ByteSize) String() string {
-	for _, u := range sizeUnits {
-		if b != 0 && b%(1<<u.shift) == 0 {
-			return strconv.FormatInt(int64(b>>u.shift), 10) + u.suffix
-		}
-	}
-	return "0"
-}
+func (b ByteSize) String() string { return lunad.FormatSize(int64(b)) }
 
 // UnmarshalTOML accepts a string with a unit or an integer of bytes.
 func (b *ByteSize) UnmarshalTOML(v any) error {

@@ -1,0 +1,45 @@
+package lunad
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// sizeUnits are the binary units a size may be written with, as
+// GOMEMLIMIT writes them, largest first.
+var sizeUnits = []struct {
+	suffix string
+	shift  uint
+}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}}
+
+// ParseSize reads a size in bytes: a whole number, optionally followed by
+// a unit B, KiB, MiB, GiB or TiB ("512MiB", " 1 GiB "). ok is false for
+// anything else, a negative number, or one that overflows; the caller
+// says what it expected, where.
+func ParseSize(s string) (n int64, ok bool) {
+	t := strings.TrimSpace(s)
+	shift := uint(0)
+	for _, u := range sizeUnits {
+		if num, found := strings.CutSuffix(t, u.suffix); found {
+			t, shift = strings.TrimSpace(num), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64>>shift {
+		return 0, false
+	}
+	return n << shift, true
+}
+
+// FormatSize writes n in the largest unit that divides it ("96MiB",
+// "1000B"); 0 is "0". ParseSize reads it back.
+func FormatSize(n int64) string {
+	for _, u := range sizeUnits {
+		if n != 0 && n%(1<<u.shift) == 0 {
+			return strconv.FormatInt(n>>u.shift, 10) + u.suffix
+		}
+	}
+	return "0"
+}
