@@ -19,6 +19,11 @@ func Trim() (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return trim(ms)
+}
+
+// trim is Trim on the mappings ms (as Mappings read them).
+func trim(ms []Mapping) (Result, error) {
 	var r Result
 	for _, m := range ms {
 		if m.Anonymous != 0 {
