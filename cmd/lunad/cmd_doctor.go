@@ -217,7 +217,7 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 		p.printf("  unsandboxed = %q, network = %t, shell = %t, read-only: %s\n", pol.Unsandboxed, pol.Network, pol.Shell, strings.Join(pol.ReadOnly, ", "))
 		lim := pol.Limits
 		p.printf("  limits: timeout %s, cpu %s, memory %s, processes %d, file size %s, output %s\n",
-			lim.Timeout, lim.CPU, sizeText(lim.Memory), lim.Processes, sizeText(lim.FileSize), sizeText(int64(lim.Output)))
+			lim.Timeout, lim.CPU, lunad.FormatSize(lim.Memory), lim.Processes, lunad.FormatSize(lim.FileSize), lunad.FormatSize(int64(lim.Output)))
 	}
 	l := r.LLM
 	if !l.Configured {
@@ -257,19 +257,6 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// sizeText is a byte count in the policy file's units.
-func sizeText(n int64) string {
-	for _, u := range []struct {
-		unit string
-		size int64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d%s", n/u.size, u.unit)
-		}
-	}
-	return fmt.Sprintf("%dB", n)
 }
 
 // sandboxHome is the goals' commands' $HOME: LUNAD_SANDBOX_HOME, else
