@@ -8,10 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,7 +17,7 @@ import (
 // pausedGit starts a real git command in dir that stops at its first read
 // from a pack: GIT_TRACE_PACK_ACCESS names a FIFO whose buffer is full, so
 // git's first trace line blocks. git lists the pack directory before it
-// reads from any pack, so once it has the FIFO open its list of packs is
+// reads from any pack, so once it has opened the FIFO its list of packs is
 // fixed; resume lets it go on and returns its exit error and output.
 func pausedGit(t *testing.T, dir string, args ...string) (resume func() (error, string)) {
 	t.Helper()
@@ -32,16 +30,30 @@ func pausedGit(t *testing.T, dir string, args ...string) (resume func() (error, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := make([]byte, 4096)
-	for {
-		if _, err := unix.Write(fd, full); errors.Is(err, unix.EAGAIN) {
-			break
-		} else if err != nil {
-			unix.Close(fd)
-			t.Fatal(err)
+	// Fill the buffer: by pages, then to the last byte.
+	for _, size := range []int{4096, 1} {
+		for {
+			if _, err := unix.Write(fd, make([]byte, size)); errors.Is(err, unix.EAGAIN) {
+				break
+			} else if err != nil {
+				unix.Close(fd)
+				t.Fatal(err)
+			}
 		}
 	}
 	trace := os.NewFile(uintptr(fd), fifo)
+	// git opening the FIFO is an inotify event: no polling.
+	in, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		trace.Close()
+		t.Fatal(err)
+	}
+	opens := os.NewFile(uintptr(in), "inotify")
+	defer opens.Close()
+	if _, err := unix.InotifyAddWatch(in, fifo, unix.IN_OPEN); err != nil {
+		trace.Close()
+		t.Fatal(err)
+	}
 	var out strings.Builder
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -53,23 +65,24 @@ func pausedGit(t *testing.T, dir string, args ...string) (resume func() (error, 
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	// Wait until git holds the FIFO open (or has exited: then it read no
-	// pack and the test fails below).
-	deadline := time.Now().Add(30 * time.Second)
-	for !holds(cmd.Process.Pid, fifo) {
-		select {
-		case err := <-exited:
-			trace.Close()
-			t.Fatalf("git %s exited before reading a pack: %v\n%s", strings.Join(args, " "), err, out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
+	// Wait until git opens the FIFO (or exits: then it read no pack and
+	// the test fails).
+	opened := make(chan error, 1)
+	go func() {
+		_, err := opens.Read(make([]byte, 4096)) // one event or more
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err != nil {
 			cmd.Process.Kill()
 			<-exited
 			trace.Close()
-			t.Fatalf("git %s never read a pack", strings.Join(args, " "))
+			t.Fatal(err)
 		}
-		runtime.Gosched()
+	case err := <-exited:
+		trace.Close()
+		t.Fatalf("git %s exited before reading a pack: %v\n%s", strings.Join(args, " "), err, out.String())
 	}
 	return func() (error, string) {
 		drained := make(chan struct{})
@@ -82,17 +95,6 @@ func pausedGit(t *testing.T, dir string, args ...string) (resume func() (error, 
 		<-drained
 		return err, out.String()
 	}
-}
-
-// holds reports whether process pid has the file name open.
-func holds(pid int, name string) bool {
-	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	for _, fd := range fds {
-		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && l == name {
-			return true
-		}
-	}
-	return false
 }
 
 // TestGitAcrossConsolidation pins down the window a pack consolidation
