@@ -21,7 +21,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
-	"github.com/lunad/lunad/unixsock"
+	"github.com/lunad/lunad/internal/unixsock"
 	"github.com/lunad/lunad/workspace"
 )
 

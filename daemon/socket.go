@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/unixsock"
+	"github.com/lunad/lunad/internal/unixsock"
 )
 
 // Where a workspace's daemon lives, all in the store's state directory

@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/unixsock"
+	"github.com/lunad/lunad/internal/unixsock"
 )
 
 // HTTPPath is where Serve answers streamable HTTP.

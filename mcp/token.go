@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/lunad/lunad/unixsock"
+	"github.com/lunad/lunad/internal/unixsock"
 )
 
 // Token is the bearer token a Serve requires of every request, and the
