@@ -26,7 +26,7 @@ func TestValidate(t *testing.T) {
 		{name: "process without command", cfg: llm.Config{Provider: "process"}, want: "[llm] command"},
 		{name: "scripted without script", cfg: llm.Config{Provider: "scripted"}, want: "[llm] script"},
 		{name: "base url not http", cfg: llm.Config{Provider: "openai", Model: "m", BaseURL: "localhost:11434"}, want: "not an http(s) URL"},
-		{name: "unparsable base url with credentials", cfg: llm.Config{Provider: "openai", Model: "m", BaseURL: "htp//user:sk-secret@host:port:x"}, want: `"…@host:port:x" is not an http(s) URL`},
+		{name: "unparsable base url with credentials", cfg: llm.Config{Provider: "openai", Model: "m", BaseURL: "htp//user:sk-secret@host:port:x"}, want: `"REDACTED@host:port:x" is not an http(s) URL`},
 		{name: "base url with credentials", cfg: llm.Config{Provider: "openai", Model: "m", BaseURL: "https://u:sk-1@example.com/v1"}, want: "must not carry credentials"},
 		{name: "key in api_key_env", cfg: llm.Config{Provider: "openai", Model: "m", APIKeyEnv: "sk-proj-abc-123"}, want: "not hold the key itself"},
 		{name: "temperature", cfg: llm.Config{Provider: "openai", Model: "m", Temperature: ptr(2.5)}, want: "temperature 2.5 is out of range"},

@@ -117,11 +117,13 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// Redact replaces every occurrence of secret in s. An empty secret
+// Redact replaces every occurrence of each secret in s. An empty secret
 // changes nothing.
-func Redact(s, secret string) string {
-	if secret == "" {
-		return s
+func Redact(s string, secrets ...string) string {
+	for _, secret := range secrets {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[REDACTED]")
+		}
 	}
-	return strings.ReplaceAll(s, secret, "[REDACTED]")
+	return s
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/lunad/lunad/agents/llm"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,5 +186,78 @@ func TestSnapshotHoldsNoKey(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("snapshot lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// TestSnapshotHoldsNoURLSecret attacks the snapshot every run records in
+// refs/luna/runs/* with credentials in URLs: an api-key in a gateway's
+// query (Azure style), a signature in a role's base_url, a NATS token
+// written as the user. None may reach it; the rest of the URLs must.
+func TestSnapshotHoldsNoURLSecret(t *testing.T) {
+	const key, sig, token = "azkey0123456789", "sig0123456789", "natstok0123456789"
+	c, err := LoadConfig(agentsRoot(t, "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5\"\nbase_url = \"https://gw.example/openai/v1?api-version=2024-02-01&api-key="+key+"\"\n"+
+		"[agents.coder]\nbase_url = \"http://127.0.0.1:8080/v1?sig="+sig+"\"\n[queue]\nurl = \"nats://"+token+"@127.0.0.1:4222\"\n"), envOf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := c.snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(snap)
+	for _, secret := range []string{key, sig, token} {
+		if strings.Contains(s, secret) {
+			t.Errorf("the snapshot holds %q:\n%s", secret, s)
+		}
+	}
+	for _, want := range []string{"https://gw.example/openai/v1?api-version=2024-02-01&api-key=REDACTED", "http://127.0.0.1:8080/v1?sig=REDACTED", "nats://REDACTED@127.0.0.1:4222"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the snapshot lacks %q:\n%s", want, s)
+		}
+	}
+	if c.LLM.BaseURL != "https://gw.example/openai/v1?api-version=2024-02-01&api-key="+key {
+		t.Errorf("the configuration itself lost the key: %q", c.LLM.BaseURL)
+	}
+}
+
+// TestMaxResponse: [llm] max_response from the file, the environment over
+// it, a role's over [llm], and the bounds.
+func TestMaxResponse(t *testing.T) {
+	const base = "[llm]\nprovider = \"openai\"\nmodel = \"m\"\n"
+	for _, c := range []struct {
+		name, toml string
+		env        []string
+		role       string
+		want       int64
+		err        string
+	}{
+		{name: "default", toml: base, role: "coder", want: llm.DefaultMaxResponse},
+		{name: "file", toml: base + "max_response = \"8MiB\"\n", role: "coder", want: 8 << 20},
+		{name: "integer", toml: base + "max_response = 131072\n", role: "coder", want: 128 << 10},
+		{name: "environment", toml: base + "max_response = \"8MiB\"\n", env: []string{"LUNAD_LLM_MAX_RESPONSE", "16MiB"}, role: "coder", want: 16 << 20},
+		{name: "role", toml: base + "max_response = \"8MiB\"\n[agents.writer]\nmax_response = \"1MiB\"\n", role: "writer", want: 1 << 20},
+		{name: "too small", toml: base + "max_response = \"1KiB\"\n", err: "llm.max_response (or LUNAD_LLM_MAX_RESPONSE) 1KiB must be between 64KiB and 1GiB"},
+		{name: "too large for a role", toml: base + "[agents.goal]\nmax_response = \"2GiB\"\n", err: "agents.goal.max_response 2GiB must be between"},
+		{name: "not a size", toml: base, env: []string{"LUNAD_LLM_MAX_RESPONSE", "lots"}, err: `LUNAD_LLM_MAX_RESPONSE="lots" is not a size`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := LoadConfig(agentsRoot(t, c.toml), envOf(c.env...))
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err = %v, want one containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := cfg.LLMFor(c.role)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := l.ResponseLimit(); got != c.want {
+				t.Errorf("ResponseLimit = %d, want %d", got, c.want)
+			}
+		})
 	}
 }
