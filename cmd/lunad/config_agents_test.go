@@ -1,12 +1,13 @@
 package main
 
 import (
-	"github.com/lunad/lunad/agents/llm"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lunad/lunad/agents/llm"
 )
 
 // agentsRoot is a directory whose .luna/config.toml is toml.
