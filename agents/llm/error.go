@@ -22,8 +22,9 @@ const (
 // Error is a failed call. Setting names the configuration key or
 // environment variable to fix ("[llm] base_url", "[llm] model",
 // "OPENAI_API_KEY") when one is to blame. RetryAfter is the server's
-// Retry-After, if any. It never contains an API key: providers redact it
-// (Redact) from everything they quote.
+// Retry-After, if any. It never contains an API key or a secret of the
+// base URL's: providers redact them (Secrets, Quote) from everything they
+// quote.
 type Error struct {
 	Provider   string
 	Kind       ErrorKind
