@@ -166,12 +166,11 @@ func TestAgentsConfigRefused(t *testing.T) {
 	}
 }
 
-// TestSnapshotHoldsNoKey: the configuration every run records names the
-// key's variable, never a key — with the key in the environment.
-func TestSnapshotHoldsNoKey(t *testing.T) {
-	const key = "sk-live-0123456789abcdef"
-	c, err := LoadConfig(agentsRoot(t, "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5\"\n[agents.writer]\nprovider = \"anthropic\"\n"),
-		envOf("OPENAI_API_KEY", key, "ANTHROPIC_API_KEY", key, "LUNAD_LLM_API_KEY_ENV", "OPENAI_API_KEY"))
+// snapshotOf loads the configuration of a workspace whose config.toml is
+// toml and returns it with its snapshot.
+func snapshotOf(t *testing.T, toml string, getenv func(string) string) (Config, string) {
+	t.Helper()
+	c, err := LoadConfig(agentsRoot(t, toml), getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +178,15 @@ func TestSnapshotHoldsNoKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(snap)
+	return c, string(snap)
+}
+
+// TestSnapshotHoldsNoKey: the configuration every run records names the
+// key's variable, never a key — with the key in the environment.
+func TestSnapshotHoldsNoKey(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	_, s := snapshotOf(t, "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5\"\n[agents.writer]\nprovider = \"anthropic\"\n",
+		envOf("OPENAI_API_KEY", key, "ANTHROPIC_API_KEY", key, "LUNAD_LLM_API_KEY_ENV", "OPENAI_API_KEY"))
 	if strings.Contains(s, key) || strings.Contains(s, "sk-") {
 		t.Fatalf("the snapshot holds the key:\n%s", s)
 	}
@@ -196,16 +203,8 @@ func TestSnapshotHoldsNoKey(t *testing.T) {
 // written as the user. None may reach it; the rest of the URLs must.
 func TestSnapshotHoldsNoURLSecret(t *testing.T) {
 	const key, sig, token = "azkey0123456789", "sig0123456789", "natstok0123456789"
-	c, err := LoadConfig(agentsRoot(t, "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5\"\nbase_url = \"https://gw.example/openai/v1?api-version=2024-02-01&api-key="+key+"\"\n"+
-		"[agents.coder]\nbase_url = \"http://127.0.0.1:8080/v1?sig="+sig+"\"\n[queue]\nurl = \"nats://"+token+"@127.0.0.1:4222\"\n"), envOf())
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := c.snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(snap)
+	c, s := snapshotOf(t, "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5\"\nbase_url = \"https://gw.example/openai/v1?api-version=2024-02-01&api-key="+key+"\"\n"+
+		"[agents.coder]\nbase_url = \"http://127.0.0.1:8080/v1?sig="+sig+"\"\n[queue]\nurl = \"nats://"+token+"@127.0.0.1:4222\"\n", envOf())
 	for _, secret := range []string{key, sig, token} {
 		if strings.Contains(s, secret) {
 			t.Errorf("the snapshot holds %q:\n%s", secret, s)
