@@ -14,8 +14,8 @@ const MaxRun = maxRun
 // EncodeWhole counts text with the named encoding in one call to
 // tiktoken, as the counter did before it cut long runs.
 func EncodeWhole(name, text string) int {
-	c := &tiktokenCounter{name: name}
-	c.count("")
+	c := encoding(name).c.(*tiktokenCounter)
+	c.count("") // loads the vocabulary once
 	return len(c.enc.EncodeOrdinary(text))
 }
 
