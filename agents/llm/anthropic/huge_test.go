@@ -21,6 +21,7 @@ func TestHugeAnswer(t *testing.T) {
 	llmtest.RunHugeCases(t, []llmtest.HugeReply{
 		{Name: "json with length", ContentType: "application/json", Prefix: head, Fill: 'a', Size: llmtest.PayloadSize, Suffix: tail, Length: true},
 		{Name: "json chunked", ContentType: "application/json", Prefix: head, Fill: 'a', Size: llmtest.PayloadSize, Suffix: tail},
+		{Name: "gzip bomb", ContentType: "application/json", Prefix: head, Fill: 'a', Size: llmtest.PayloadSize, Suffix: tail, Gzip: true},
 		{Name: "event stream", ContentType: "text/event-stream", Prefix: events, Fill: 'a', Size: llmtest.PayloadSize, Suffix: "\\\"}\"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"},
 	}, func(t *testing.T, url string) llm.Provider { return newProviderAt(t, url, nil) })
 }

@@ -20,6 +20,7 @@ func TestHugeAnswer(t *testing.T) {
 	llmtest.RunHugeCases(t, []llmtest.HugeReply{
 		{Name: "json with length", ContentType: "application/json", Prefix: head, Fill: 'a', Size: llmtest.PayloadSize, Suffix: tail, Length: true},
 		{Name: "json chunked", ContentType: "application/json", Prefix: head, Fill: 'a', Size: llmtest.PayloadSize, Suffix: tail},
+		{Name: "gzip bomb", ContentType: "application/json", Prefix: head, Fill: 'a', Size: llmtest.PayloadSize, Suffix: tail, Gzip: true},
 		{Name: "event stream", ContentType: "text/event-stream", Prefix: chunk, Fill: 'a', Size: llmtest.PayloadSize, Suffix: "\"}}]}}]}\n\ndata: [DONE]\n\n"},
 	}, func(t *testing.T, url string) llm.Provider { return newProviderAt(t, url+"/v1", nil) })
 }
