@@ -32,6 +32,9 @@ func TestValidate(t *testing.T) {
 		{name: "temperature", cfg: llm.Config{Provider: "openai", Model: "m", Temperature: ptr(2.5)}, want: "temperature 2.5 is out of range"},
 		{name: "max tokens", cfg: llm.Config{Provider: "openai", Model: "m", MaxTokens: -1}, want: "max_tokens -1"},
 		{name: "timeout", cfg: llm.Config{Provider: "openai", Model: "m", Timeout: -time.Second}, want: "timeout -1s"},
+		{name: "max response too small", cfg: llm.Config{Provider: "openai", Model: "m", MaxResponse: 1 << 10}, want: "[llm] max_response 1KiB must be between 64KiB and 1GiB (0: 4MiB)"},
+		{name: "max response too large", cfg: llm.Config{Provider: "openai", Model: "m", MaxResponse: 2 << 30}, want: "max_response 2GiB"},
+		{name: "base url with a key in its query", cfg: llm.Config{Provider: "openai", Model: "m", BaseURL: "localhost:1/v1?api-key=sk-1"}, want: "not an http(s) URL"},
 		{name: "openai ok", cfg: llm.Config{Provider: "openai", Model: "gpt-5", BaseURL: "http://127.0.0.1:8080/v1", APIKeyEnv: "MY_KEY", Temperature: ptr(0.0)}},
 		{name: "process ok", cfg: llm.Config{Provider: "process", Command: []string{"ollama-bridge"}}},
 		{name: "scripted ok", cfg: llm.Config{Provider: "scripted", Script: "demo.jsonl"}},
@@ -63,6 +66,8 @@ func TestMergeAndEnv(t *testing.T) {
 		want llm.Config
 	}{
 		{name: "empty override keeps the base", over: llm.Config{}, want: base},
+		{name: "max response", over: llm.Config{MaxResponse: 8 << 20},
+			want: llm.Config{Provider: "openai", Model: "gpt-5", BaseURL: base.BaseURL, APIKeyEnv: "K", Temperature: ptr(0.3), MaxTokens: 100, Timeout: time.Minute, MaxResponse: 8 << 20}},
 		{name: "same provider, other model", over: llm.Config{Model: "gpt-5-mini", Seed: ptr(int64(1))},
 			want: llm.Config{Provider: "openai", Model: "gpt-5-mini", BaseURL: base.BaseURL, APIKeyEnv: "K", Temperature: ptr(0.3), Seed: ptr(int64(1)), MaxTokens: 100, Timeout: time.Minute}},
 		{name: "other provider drops the base's endpoint", over: llm.Config{Provider: "anthropic", Model: "claude-x", Fallback: "coder"},
