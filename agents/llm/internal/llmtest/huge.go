@@ -3,9 +3,9 @@ package llmtest
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
