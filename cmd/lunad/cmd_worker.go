@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/runs/natsqueue"
 )
 
@@ -62,7 +62,7 @@ func runWorker(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		filter = strings.Split(*agents, ",")
 	}
 	root := findRoot(m.workDir())
-	log.Info("worker serving", "queue", redact(q.URL), "root", root, "slots", *slots)
+	log.Info("worker serving", "queue", lunad.RedactURL(q.URL), "root", root, "slots", *slots)
 	return natsqueue.NewWorker(queue, root, natsqueue.WorkerOptions{Slots: *slots, Agents: filter, Logger: log}).Run(ctx)
 }
 
@@ -70,15 +70,7 @@ func runWorker(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 func openQueue(ctx context.Context, q QueueConfig, log *slog.Logger) (*natsqueue.Queue, error) {
 	queue, err := natsqueue.Open(ctx, q.URL, natsqueue.Options{Name: q.Name, AckWait: q.AckWait, MaxDeliver: q.MaxDeliver, Logger: log})
 	if err != nil {
-		return nil, fmt.Errorf("queue %s: %w", redact(q.URL), err)
+		return nil, fmt.Errorf("queue %s: %w", lunad.RedactURL(q.URL), err)
 	}
 	return queue, nil
-}
-
-// redact is a URL without its password, for messages and logs.
-func redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	return "(a URL that does not parse)"
 }
