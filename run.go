@@ -253,11 +253,22 @@ type StageAck struct {
 // an artifact (a path no artifact has): its title (default: the file's
 // name) and type (default: inferred from the path); an existing
 // artifact's are left as they are.
+//
+// Base is the commit of the version the content was computed from (the
+// Artifact.Commit the stage read). When the artifact has moved since, the
+// workspace merges three ways — base, the artifact now, Content — and
+// commits the merge when it is clean; Edits, the SEARCH/REPLACE edits that
+// took base to Content, are applied to the artifact as it is now instead,
+// when each still matches exactly once as it is. A write without Base
+// overwrites. It is recorded with the stage's response, so a replay or a
+// resumed commit merges the same way.
 type StageWrite struct {
-	Path    string `json:"path"`
-	Content string `json:"content"`
-	Title   string `json:"title,omitempty"`
-	Type    string `json:"type,omitempty"`
+	Path    string  `json:"path"`
+	Content string  `json:"content"`
+	Title   string  `json:"title,omitempty"`
+	Type    string  `json:"type,omitempty"`
+	Base    string  `json:"base,omitempty"`
+	Edits   []Block `json:"edits,omitempty"`
 }
 
 // Agent processes one stage. It never writes to the workspace and never
