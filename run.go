@@ -59,6 +59,12 @@ const (
 	// EventStageCommitted follows STAGE_SUCCEEDED once the stage's writes
 	// are commits on the branch (Writes names them).
 	EventStageCommitted EventType = "STAGE_COMMITTED"
+	// EventStageConflict follows STAGE_SUCCEEDED when the stage's writes
+	// conflict with a change made to an artifact since the version the
+	// stage read (Error names both): nothing was written, and the attempt
+	// counts as failed — the stage is tried again on the new content
+	// within its attempt limit, else the run is dead-lettered.
+	EventStageConflict EventType = "STAGE_CONFLICT"
 	// EventRunPruned is the summary a pruned run's log is replaced by.
 	EventRunPruned EventType = "RUN_PRUNED"
 	// EventRunAccepted: a finished isolated run's work was accepted — the

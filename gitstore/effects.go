@@ -262,6 +262,7 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 			return nil, "", Result{}, err
 		}
 	}
+	humans := t.mark() // a person's changes recorded: kept whatever follows
 	changes := map[string]fileChange{}
 	var rec record
 	for i := range targets {
@@ -281,6 +282,9 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 				return nil, "", Result{}, err
 			}
 			if tg.content, err = t.mergeWrite(tg.id, cur, writes[i]); err != nil {
+				if mc := (*lunad.MergeConflictError)(nil); errors.As(err, &mc) {
+					err = &keptError{err: err, mark: humans}
+				}
 				return nil, "", Result{}, err
 			}
 			if bytes.Equal(cur, tg.content) {

@@ -92,8 +92,12 @@ func TestApplyWritesConflictWritesNothing(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(s.root, "config.md")); string(b) != cfgPerson {
 				t.Fatalf("working tree %q, want the person's save", b)
 			}
-			// The person's save is left for the watcher to record.
-			git(t, s.root, "fsck", "--strict", "--no-progress")
+			// The person's save is recorded: the version the conflict names.
+			h, err := s.History(context.Background(), "config.md")
+			if err != nil || len(h) != 2 || h[1].Op != lunad.OpHuman || h[1].Commit != mc.Current {
+				t.Fatalf("history %+v, %v: want the person's save as version 2, named by the conflict", h, err)
+			}
+			checkRepo(t, s)
 		})
 	}
 }

@@ -24,6 +24,7 @@ const (
 // Each pass takes the step the run's log calls for; an attempt runs right
 // after the events that start it are durable.
 func (e *Engine) loop(ctx context.Context, r *run) {
+	full := 0 // steps in a row that failed for want of space
 	for ctx.Err() == nil {
 		r.mu.Lock()
 		st := r.st
@@ -54,7 +55,14 @@ func (e *Engine) loop(ctx context.Context, r *run) {
 		case phaseSucceeded, phaseCommitted:
 			err = e.commitStage(ctx, r)
 		}
+		if full++; !noSpace(err) {
+			full = 0 // nil or another failure: the count starts again
+		}
 		if err != nil && ctx.Err() == nil {
+			if full >= e.opts.SpaceRetries {
+				e.failNoSpace(r, full, err)
+				return
+			}
 			e.opts.Logger.Error("run step failed; trying again", "run", r.id, "err", err)
 			sleep(ctx, time.Second)
 		}
@@ -242,6 +250,11 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 	}
 	if len(resp.Writes) > 0 {
 		refs, err = e.applyWrites(ctx, r, st, fx, resp.Writes, ch)
+		if mc := (*lunad.MergeConflictError)(nil); errors.As(err, &mc) {
+			// A person (or another writer) changed what the stage read:
+			// never put over it; the stage tries again on the new content.
+			return e.appendAndGo(ctx, r, st.onConflict(r.wf, err.Error(), e.now(), e.opts.Jitter()))
+		}
 		if refused(err) {
 			ab := st.event(lunad.EventRunAborted, e.now())
 			ab.Stage, ab.Visit, ab.Error = st.stage, st.visit, "the stage's writes were refused, nothing was written: "+err.Error()
