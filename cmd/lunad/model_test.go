@@ -266,6 +266,10 @@ func work(s seen) modelCall {
 		return modelCall{Name: "create_artifact", Args: mustJSON(map[string]string{"title": "Reading a TOML config", "type": "text/markdown", "path": "docs/config.md", "content": text})}
 	case active == nil:
 		return modelCall{Name: "finish", Args: `{"summary": "there was nothing to change"}`}
+	case strings.Contains(req, "mark the second paragraph with "):
+		p := paragraphs(active.lines)[1]
+		fields := strings.Fields(request(s))
+		return editCall(active.id, p, p+" "+fields[len(fields)-1])
 	case strings.Contains(req, "second paragraph"):
 		paras := paragraphs(active.lines)
 		p := paras[1]

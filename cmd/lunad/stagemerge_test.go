@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -9,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/wstest"
 )
 
 const (
@@ -83,4 +88,161 @@ func (w *ws) awaitHumanVersion(path string) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// markStage is a workflow stage's process agent: it reads a.md as HEAD
+// has it, works a while (a slow agent), and writes it back with its
+// run's marker before the first paragraph, naming HEAD as its base.
+const markStage = `import json, subprocess, sys, time
+req = json.load(sys.stdin)
+base = subprocess.check_output(["git", "rev-parse", "HEAD"]).decode().strip()
+text = subprocess.check_output(["git", "show", base + ":a.md"]).decode()
+time.sleep(0.3)
+text = text.replace("The first paragraph.\n", req["params"]["marker"] + "\nThe first paragraph.\n", 1)
+print(json.dumps({"status": "ok", "writes": [{"path": "a.md", "content": text, "base": base}]}))
+`
+
+// TestHandAndStages is TestHandAndAgent for stage writes: a real daemon
+// and watcher, a person saving a.md over and over (a line appended, by
+// temp file and rename, as editors save) while asks edit its second
+// paragraph and workflow runs insert lines before its first, each stage
+// computing its write from a version the person has saved past.
+// Afterwards every line the person saved is in a.md — no stage's write
+// put an older version over it — and every completed ask's and run's
+// marker is in a.md's history; git fsck --strict is clean.
+func TestHandAndStages(t *testing.T) {
+	const asks, stages = 4, 6
+	m := &testModel{Key: scenarioKey}
+	srv := openAIServer(t, m)
+	w := askWS(t, "openai", srv.URL+"/v1", "gpt-test")
+	w.create("a.md", "# A\n\nThe first paragraph.\n\nThe second paragraph.\n\ntail\n")
+	for _, d := range []string{"agents", ".luna/workflows"} {
+		if err := os.MkdirAll(filepath.Join(w.dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(w.dir, "agents", "mark.py"), []byte(markStage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wf := "name = \"mark\"\nversion = \"1\"\nstart = \"s\"\n[stages.s]\ncommand = [\"" + wstest.Python(t) + "\", \"agents/mark.py\"]\n" +
+		"retry = { max_attempts = 5, initial = \"10ms\", max = \"100ms\" }\n[[stages.s.next]]\nto = \"end\"\n"
+	if err := os.WriteFile(filepath.Join(w.dir, ".luna", "workflows", "mark.toml"), []byte(wf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu     sync.Mutex
+		acked  []string // markers of asks and runs that completed
+		saved  []string // lines the person saved
+		failed []string
+	)
+	note := func(list *[]string, s string) {
+		mu.Lock()
+		*list = append(*list, s)
+		mu.Unlock()
+	}
+	var agents, person sync.WaitGroup
+	agents.Go(func() {
+		for i := range asks {
+			marker := fmt.Sprintf("A-%d", i)
+			out, err := w.lunadStdout("ask", "--json", "mark the second paragraph with "+marker, "--artifact", "a.md")
+			var res lunad.AskResult
+			if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Status != lunad.AskDone {
+				note(&failed, fmt.Sprintf("ask %s: %v: %s", marker, err, out))
+				continue
+			}
+			note(&acked, marker)
+		}
+	})
+	agents.Go(func() {
+		for i := range stages {
+			marker := fmt.Sprintf("S-%d", i)
+			out, err := w.lunad("run", "start", "mark", "--param", "marker="+marker, "--wait")
+			if err != nil {
+				note(&failed, fmt.Sprintf("run %s: %v: %s", marker, err, out))
+				continue
+			}
+			note(&acked, marker)
+		}
+	})
+	done := make(chan struct{})
+	person.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			marker := fmt.Sprintf("H-%d", i)
+			if err := saveByHand(filepath.Join(w.dir, "a.md"), marker); err != nil {
+				note(&failed, fmt.Sprintf("save %s: %v", marker, err))
+			} else {
+				note(&saved, marker)
+			}
+			time.Sleep(40 * time.Millisecond) // a person's pace
+		}
+	})
+	agents.Wait()
+	close(done)
+	person.Wait()
+	if err := w.awaitRecorded("a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if len(acked) < (asks+stages)/2 || len(saved) < 10 {
+		t.Fatalf("too little happened: %d asks and runs completed, %d saves\nfailures:\n%s", len(acked), len(saved), strings.Join(failed, "\n"))
+	}
+	final, err := os.ReadFile(filepath.Join(w.dir, "a.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []string
+	for _, m := range saved {
+		if !bytes.Contains(final, []byte("\n"+m+"\n")) {
+			lost = append(lost, m)
+		}
+	}
+	if len(lost) > 0 {
+		t.Fatalf("%d of the person's %d saved lines are no longer in a.md: %v\na.md:\n%s", len(lost), len(saved), lost, final)
+	}
+	history := w.git("log", "-p", "--format=%H", "--", "a.md")
+	for _, m := range acked {
+		if !strings.Contains(history, m) {
+			t.Errorf("completed %s is not in a.md's history", m)
+		}
+	}
+	w.git("fsck", "--strict", "--no-progress")
+	t.Logf("%d asks and runs completed, %d saves, %d failures", len(acked), len(saved), len(failed))
+	for _, f := range failed {
+		t.Logf("failed (a conflict with a save the person made over the stage's work is one): %.400s", f)
+	}
+}
+
+// awaitRecorded waits until the watcher has recorded the working tree's
+// path: git sees no change to it (at most 30 s).
+func (w *ws) awaitRecorded(path string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, err := w.gitRun("status", "--porcelain", "--", path)
+		if err == nil && strings.TrimSpace(out) == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is still not recorded: %s", path, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// lunadStdout runs lunad in the workspace from any goroutine and returns
+// its stdout; its stderr is in the error.
+func (w *ws) lunadStdout(args ...string) (string, error) {
+	cmd := exec.Command(lunadBin, append(args, "--dir", w.dir)...)
+	cmd.Dir = w.dir
+	cmd.Env = env(w.home, w.env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		err = fmt.Errorf("%w: %s", err, stderr.String())
+	}
+	return string(out), err
 }
