@@ -77,7 +77,12 @@ func newWorkspace(t *testing.T, workflows map[string]string) *workspace {
 // configure at each open.
 func newWorkspaceWith(t *testing.T, workflows map[string]string, configure func(*runs.Options)) *workspace {
 	t.Helper()
-	root := t.TempDir()
+	return newWorkspaceAt(t, t.TempDir(), workflows, configure)
+}
+
+// newWorkspaceAt is newWorkspaceWith in the directory root.
+func newWorkspaceAt(t *testing.T, root string, workflows map[string]string, configure func(*runs.Options)) *workspace {
+	t.Helper()
 	n := 0
 	store, _, err := gitstore.Init(root, gitstore.Options{Clock: clock(), NewID: func() string { n++; return fmt.Sprintf("a%07d", n) },
 		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}, LockTimeout: 5 * time.Second, IndexSyncDelay: 50 * time.Millisecond,

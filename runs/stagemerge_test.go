@@ -2,6 +2,7 @@ package runs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -144,4 +145,72 @@ func TestFullDiskFailsRun(t *testing.T) {
 		t.Fatalf("out.md = %q", b)
 	}
 	w.fsck()
+}
+
+// TestFullDiskFailsRunReal is TestFullDiskFailsRun on a real full disk:
+// the repository on a 4 MiB tmpfs that the stage's agent fills, so that
+// neither the stage's outcome nor the run's abort can be written. The run
+// is reported aborted with the reason instead of retrying for ever, and
+// once there is space again `run retry` finishes it.
+func TestFullDiskFailsRunReal(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root (CI runs as root)")
+	}
+	root := filepath.Join(t.TempDir(), "ws")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size=4m"); err != nil {
+		t.Fatalf("mount a tmpfs on %s: %v", root, err)
+	}
+	t.Cleanup(func() { syscall.Unmount(root, syscall.MNT_DETACH) })
+	filler := filepath.Join(root, "filler.bin")
+	a := &goAgent{fn: func(req lunad.StageRequest, call int) lunad.StageResponse {
+		if call == 1 {
+			if err := fillDisk(filler); err != nil {
+				return lunad.StageResponse{Status: "fail", Permanent: true, Error: err.Error()}
+			}
+		}
+		return lunad.StageResponse{Status: "ok", Writes: []lunad.StageWrite{{Path: "out.md", Content: "done\n"}}}
+	}}
+	w := newWorkspaceAt(t, root, nil, withAgent(a, func(o *runs.Options) { o.SpaceRetries = 2 }))
+	w.file(".luna/workflows/m.toml", agentWorkflow("m", toEnd))
+	info := w.run(lunad.RunRequest{Workflow: "m"})
+	if info.Status != lunad.RunAborted || !strings.Contains(info.Error, "disk holding the repository is full") || !strings.Contains(info.Error, "no space left on device") {
+		t.Fatalf("run %s: %q; want aborted for the full disk", info.Status, info.Error)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.eng.Retry(context.Background(), info.ID); err != nil {
+		t.Fatal(err)
+	}
+	if info = w.wait(info.ID); info.Status != lunad.RunCompleted {
+		t.Fatalf("after retry: %s (%s)", info.Status, info.Error)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "out.md")); string(b) != "done\n" {
+		t.Fatalf("out.md = %q", b)
+	}
+	w.fsck()
+}
+
+// fillDisk writes path until the filesystem holding it is full.
+func fillDisk(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for _, size := range []int{64 << 10, 4 << 10, 1} {
+		buf := make([]byte, size)
+		for {
+			if _, err := f.Write(buf); err != nil {
+				if errors.Is(err, syscall.ENOSPC) {
+					break
+				}
+				return err
+			}
+		}
+	}
+	return nil
 }
