@@ -32,7 +32,7 @@ type Conflict struct {
 // a clean merge does not depend on which side is ours.
 func Merge3(base, ours, theirs []byte) ([]byte, []Conflict) {
 	b, o, t := rawLines(newDoc(base)), rawLines(newDoc(ours)), rawLines(newDoc(theirs))
-	toOurs, toTheirs := matches(b, o), matches(b, t)
+	toOurs, toTheirs := shared(o, b), shared(t, b) // for each base line, its line in ours, in theirs
 	var out strings.Builder
 	var conflicts []Conflict
 	i, j, k := 0, 0, 0
@@ -67,20 +67,6 @@ func Merge3(base, ours, theirs []byte) ([]byte, []Conflict) {
 		return nil, conflicts
 	}
 	return []byte(out.String()), nil
-}
-
-// matches maps each line of a to the line of b a longest common
-// subsequence pairs it with, or -1.
-func matches(a, b []string) []int {
-	ia, ib := intern(a, b)
-	m := make([]int, len(a))
-	for i := range m {
-		m[i] = -1
-	}
-	for _, p := range lcs(ia, ib) {
-		m[p[0]] = p[1]
-	}
-	return m
 }
 
 func writeLines(out *strings.Builder, ls []string) {
