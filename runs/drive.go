@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/lunad/lunad"
@@ -249,7 +250,7 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 		}
 	}
 	if len(resp.Writes) > 0 {
-		refs, err = e.applyWrites(ctx, r, st, fx, resp.Writes, ch)
+		refs, err = e.applyWrites(ctx, r, st, fx, withBases(resp.Writes, st.inputs()), ch)
 		if mc := (*lunad.MergeConflictError)(nil); errors.As(err, &mc) {
 			// A person (or another writer) changed what the stage read:
 			// never put over it; the stage tries again on the new content.
@@ -490,4 +491,23 @@ func (e *Engine) Complete(ctx context.Context, req lunad.StageRequest, resp luna
 		}
 	}
 	return e.complete(r, req, outcome{resp: resp, err: agentErr})
+}
+
+// withBases is writes with each write to one of the stage's inputs that
+// names no base given the input's commit: the version the stage was
+// handed, so that a change made to it since is merged, not overwritten,
+// even when the agent did not say what it read.
+func withBases(writes []lunad.StageWrite, inputs []lunad.ArtifactRef) []lunad.StageWrite {
+	out := slices.Clone(writes)
+	for i, w := range out {
+		if w.Base != "" {
+			continue
+		}
+		for _, in := range inputs {
+			if in.Path == w.Path && in.Commit != "" {
+				out[i].Base = in.Commit
+			}
+		}
+	}
+	return out
 }

@@ -211,7 +211,7 @@ func (s *simulation) run(ctx context.Context, events []lunad.RunEvent) (*state, 
 			recs := s.rec[st.visit]
 			resp := recs[used[st.visit]-1].o.resp
 			var refs []lunad.ArtifactRef
-			for _, w := range resp.Writes {
+			for _, w := range withBases(resp.Writes, st.inputs()) {
 				content, err := s.written(ctx, st.visit, w)
 				if err != nil {
 					return st, err

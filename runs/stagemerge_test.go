@@ -100,6 +100,40 @@ func TestStageWriteKeepsPersonsSave(t *testing.T) {
 	}
 }
 
+// TestStageWriteBaseFromInput: a write that names no base, to an artifact
+// the stage was handed as an input, is merged from the input's version: an
+// agent that does not say what it read still does not revert a person's
+// save made while it worked.
+func TestStageWriteBaseFromInput(t *testing.T) {
+	var w *workspace
+	a := &goAgent{fn: func(req lunad.StageRequest, call int) lunad.StageResponse {
+		in := req.Inputs[0]
+		old, _, err := w.store.Read(context.Background(), in.ID, in.Commit)
+		if err != nil {
+			return lunad.StageResponse{Status: "fail", Error: err.Error()}
+		}
+		w.file("config.md", docHand) // the person saves while the stage works
+		out := strings.Replace(string(old), "second\n", "second, by the agent\n", 1)
+		return lunad.StageResponse{Status: "ok", Writes: []lunad.StageWrite{{Path: in.Path, Content: out}}}
+	}}
+	w = newWorkspaceWith(t, nil, withAgent(a, nil))
+	w.file(".luna/workflows/m.toml", agentWorkflow("m", toEnd))
+	if _, err := w.store.Create(context.Background(), lunad.CreateSpec{Title: "config", Path: "config.md", Content: []byte(docBase)}); err != nil {
+		t.Fatal(err)
+	}
+	info := w.run(lunad.RunRequest{Workflow: "m", Inputs: []string{"config.md"}})
+	if info.Status != lunad.RunCompleted {
+		t.Fatalf("run %s (%s)", info.Status, info.Error)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.root, "config.md")); string(b) != docBoth {
+		t.Fatalf("config.md = %q, want %q", b, docBoth)
+	}
+	if rep, err := w.eng.Replay(context.Background(), info.ID, false); err != nil || !rep.Identical {
+		t.Fatalf("replay: %+v %v", rep, err)
+	}
+	w.fsck()
+}
+
 // fullStore is a run log whose appends fail with ENOSPC while full is set
 // (the disk holding the repository is full).
 type fullStore struct {
