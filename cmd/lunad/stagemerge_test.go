@@ -46,7 +46,9 @@ func TestAskKeepsPersonsSave(t *testing.T) {
 				err = os.WriteFile(path, []byte(strings.Replace(string(b), "The third paragraph.\n", personsLine, 1)), 0o644)
 			}
 			if err == nil {
-				err = w.awaitHumanVersion("docs/config.md")
+				// The watcher commits the save as a human version.
+				err = w.awaitGit(func(op string) bool { return strings.TrimSpace(op) == "human" },
+					"log", "-1", "--format=%(trailers:key=Luna-Op,valueonly,separator=)", "--", "docs/config.md")
 			}
 			saveErr = err
 		})
@@ -74,17 +76,17 @@ func TestAskKeepsPersonsSave(t *testing.T) {
 	w.git("fsck", "--strict", "--no-progress")
 }
 
-// awaitHumanVersion waits until the watcher has committed a person's
-// save of path as a human version (at most 30 s), from any goroutine.
-func (w *ws) awaitHumanVersion(path string) error {
+// awaitGit waits until git's output for args satisfies ok (at most 30 s),
+// from any goroutine: what the watcher has recorded.
+func (w *ws) awaitGit(ok func(out string) bool, args ...string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		out, err := w.gitRun("log", "-1", "--format=%(trailers:key=Luna-Op,valueonly,separator=)", "--", path)
-		if err == nil && strings.TrimSpace(out) == "human" {
+		out, err := w.gitRun(args...)
+		if err == nil && ok(out) {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return os.ErrDeadlineExceeded
+			return fmt.Errorf("git %s: still %q after 30 s", strings.Join(args, " "), out)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -184,7 +186,8 @@ func TestHandAndStages(t *testing.T) {
 	agents.Wait()
 	close(done)
 	person.Wait()
-	if err := w.awaitRecorded("a.md"); err != nil {
+	// The person's last save recorded: git sees no change to a.md.
+	if err := w.awaitGit(func(st string) bool { return strings.TrimSpace(st) == "" }, "status", "--porcelain", "--", "a.md"); err != nil {
 		t.Fatal(err)
 	}
 	if len(acked) < (asks+stages)/2 || len(saved) < 10 {
@@ -213,22 +216,6 @@ func TestHandAndStages(t *testing.T) {
 	t.Logf("%d asks and runs completed, %d saves, %d failures", len(acked), len(saved), len(failed))
 	for _, f := range failed {
 		t.Logf("failed (a conflict with a save the person made over the stage's work is one): %.400s", f)
-	}
-}
-
-// awaitRecorded waits until the watcher has recorded the working tree's
-// path: git sees no change to it (at most 30 s).
-func (w *ws) awaitRecorded(path string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, err := w.gitRun("status", "--porcelain", "--", path)
-		if err == nil && strings.TrimSpace(out) == "" {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s is still not recorded: %s", path, out)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
