@@ -29,10 +29,14 @@ func mergeStageWrite(base, ours, theirs []byte, edits []lunad.Block) ([]byte, []
 	return nil, lines
 }
 
+// maxReapplied bounds the edits applied again (under the workspace's
+// write lock): a write with more is merged by lines.
+const maxReapplied = 64
+
 // reapply applies edits to ours when they take base to theirs exactly and
 // each matches ours exactly.
 func reapply(base, ours, theirs []byte, edits []lunad.Block) ([]byte, bool) {
-	if len(edits) == 0 {
+	if len(edits) == 0 || len(edits) > maxReapplied {
 		return nil, false
 	}
 	blocks := make([]editor.Block, len(edits))
