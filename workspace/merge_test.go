@@ -42,6 +42,18 @@ func TestMergeStageWrite(t *testing.T) {
 			}
 		})
 	}
+	// More edits than are applied again under the write lock: merged by
+	// lines, where this one conflicts.
+	many := []lunad.Block{{Search: "c\n", Replace: "C\n"}}
+	for len(many) <= 64 {
+		many = append(many, lunad.Block{Search: "a\n", Replace: "z\n"}, lunad.Block{Search: "z\n", Replace: "a\n"})
+	}
+	if got, c := workspace.MergeStageWrite([]byte("a\nb\nc\n"), []byte("a\nB\nc\n"), []byte("a\nb\nC\n"), many[:63]); len(c) > 0 || string(got) != "a\nB\nC\n" {
+		t.Fatalf("63 edits: %q %v, want them applied again", got, c)
+	}
+	if _, c := workspace.MergeStageWrite([]byte("a\nb\nc\n"), []byte("a\nB\nc\n"), []byte("a\nb\nC\n"), many); len(c) == 0 {
+		t.Fatal("65 edits were applied again")
+	}
 	if _, c := workspace.MergeStageWrite([]byte("a\nb\n"), []byte("a\nB1\n"), []byte("a\nB2\n"), nil); !slices.Equal(c, []int{2}) {
 		t.Fatalf("conflict lines %v, want [2]", c)
 	}
