@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/lunad/lunad"
 )
@@ -155,4 +156,37 @@ func indexOf(tool string) int {
 		}
 	}
 	return 0
+}
+
+// FuzzMatchPath: the path matcher ignores case on both sides — a
+// pattern matches a path exactly when it matches the path in upper or
+// lower case, and the upper-cased pattern matches as the pattern — and
+// never panics.
+func FuzzMatchPath(f *testing.F) {
+	for _, s := range [][2]string{
+		{".github/workflows", ".GitHub/Workflows/ci.yml"}, {"*.pem", "keys/A.PEM"}, {"db/**/x", "DB/a/b/X"},
+		{"config/secrets", "config/secrets"}, {`\*`, "*"}, {"?", "İ"}, {"k", "\u212A"}, {"**", "."},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, rel string) {
+		got := matchPath(pattern, rel)
+		for _, variant := range []struct{ p, r string }{
+			{pattern, strings.ToUpper(rel)}, {pattern, strings.ToLower(rel)},
+			{strings.ToUpper(pattern), rel}, {strings.ToLower(pattern), rel},
+		} {
+			if !foldsLike(variant.p, pattern) || !foldsLike(variant.r, rel) {
+				continue // a case mapping that is not a simple fold (ß → SS)
+			}
+			if matchPath(variant.p, variant.r) != got {
+				t.Fatalf("matchPath(%q, %q) = %v but matchPath(%q, %q) = %v", pattern, rel, got, variant.p, variant.r, !got)
+			}
+		}
+	})
+}
+
+// foldsLike reports whether a and b are the same text ignoring case as
+// strings.EqualFold takes it, rune for rune.
+func foldsLike(a, b string) bool {
+	return strings.EqualFold(a, b) && utf8.RuneCountInString(a) == utf8.RuneCountInString(b)
 }
