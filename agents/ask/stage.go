@@ -70,7 +70,7 @@ type calls struct {
 }
 
 func (a *Agents) newCalls(req lunad.StageRequest) (*calls, error) {
-	src, err := newSource(a.o.Workspace, req)
+	src, err := newSource(hide(a.o.Workspace, a.o.Reads), req)
 	if err != nil {
 		return nil, err
 	}
