@@ -219,7 +219,7 @@ func (s *Set) create(ctx context.Context, call llm.ToolCall) Result {
 		return fail(a.Path, "%s: %v", call.Name, err)
 	}
 	title, typ := s.ov.newMeta(a.Path, a.Title, a.Type)
-	if err := s.mayWrite(a.Path, a.Path); err != nil {
+	if err := s.mayWrite("", a.Path); err != nil {
 		return fail(a.Path, "%s refused: %v", call.Name, err)
 	}
 	if err := fitsPath(typ, a.Path); err != nil {

@@ -35,19 +35,25 @@ func RoleFor(p string) string {
 	return Writer
 }
 
-// mayWrite refuses a write by the set's role of the artifact at a.Path
-// when the path is not the role's (RoleFor), whatever a.Type says.
+// mayWrite refuses a write by the set's role of the artifact id at p
+// (a new one: id is "") when the path is not the role's (RoleFor),
+// whatever its type says.
 func (s *Set) mayWrite(id, p string) error {
 	owner := RoleFor(p)
-	switch {
-	case s.role == Reviewer:
+	if s.role == Reviewer {
 		return fmt.Errorf("the reviewer cannot write: report a finding instead")
-	case s.role == Writer && owner == Coder:
-		return fmt.Errorf("%s (%s) is code or configuration by its path: code is read-only for the writer; hand off to the coder (handoff {\"to\":\"coder\",\"target\":%q}) for a change to it", id, p, p)
-	case s.role == Coder && owner == Writer:
-		return fmt.Errorf("%s (%s) is prose by its path: prose is the writer's; hand off to the writer (handoff {\"to\":\"writer\",\"target\":%q}) for a change to it", id, p, p)
 	}
-	return nil
+	if owner == s.role {
+		return nil
+	}
+	what, handoff := p, fmt.Sprintf(`{"to":%q}`, owner)
+	if id != "" {
+		what, handoff = id+" ("+p+")", fmt.Sprintf(`{"to":%q,"target":%q}`, owner, id)
+	}
+	if owner == Coder {
+		return fmt.Errorf("%s is code or configuration by its path: code is read-only for the writer; hand off to the coder (handoff %s) for a change to it", what, handoff)
+	}
+	return fmt.Errorf("%s is prose by its path: prose is the writer's; hand off to the writer (handoff %s) for a change to it", what, handoff)
 }
 
 // fitsPath refuses a declared type of the other kind than p's: a writer
