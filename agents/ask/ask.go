@@ -58,13 +58,14 @@ type Options struct {
 	// every SweepEvery (default TTL/4; negative: no janitor) until Close.
 	TTL        time.Duration
 	SweepEvery time.Duration
-	// Reads decides which artifacts the agents may be shown: nil for an
-	// artifact's path whose content they may read, else why not (the
-	// workspace policy's denial, as the model should read it). The
-	// artifacts it refuses are left out of every listing, search,
-	// reference report and compiled context, and reading one is refused.
-	// Nil: every artifact may be shown.
-	Reads func(path string) error
+	// Reads gives, at the start of each stage, what decides which
+	// artifacts the stage's agents may be shown: nil for an artifact's
+	// path whose content they may read, else why not (the workspace
+	// policy's denial, as the model should read it). The artifacts it
+	// refuses are left out of every listing, reference report and
+	// compiled context, and reading one is refused. Nil: every artifact
+	// may be shown.
+	Reads func() func(path string) error
 	// TypeForPath infers a new artifact's type (default
 	// tools.TypeForPath; the daemon gives gitstore's).
 	TypeForPath func(string) string

@@ -117,11 +117,13 @@ func TestDeniedReadsWithheld(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, memory.Options{}, 0, func(o *ask.Options) {
-		o.Reads = func(path string) error {
-			if d := p.CheckRead(path); d.Verdict != policy.Allow {
-				return errors.New(d.Message())
+		o.Reads = func() func(string) error {
+			return func(path string) error {
+				if d := p.CheckRead(path); d.Verdict != policy.Allow {
+					return errors.New(d.Message())
+				}
+				return nil
 			}
-			return nil
 		}
 	})
 	code := wstest.Create(t, e.s, "src/config.py", wstest.Src)

@@ -157,6 +157,22 @@ func (h *goalHost) Check(root string, a policy.Action) policy.Decision {
 	return st.pol.Check(root, a)
 }
 
+// reads is the asks' ask.Options.Reads: the artifacts the policy of now
+// lets the agents be shown (policy.CheckRead); a policy file that does
+// not check withholds every one, saying so.
+func (h *goalHost) reads() func(path string) error {
+	st := h.setup(context.Background())
+	return func(path string) error {
+		if st.polErr != nil {
+			return policyFileError(st.polErr)
+		}
+		if d := st.pol.CheckRead(path); d.Verdict != policy.Allow {
+			return errors.New(d.Message())
+		}
+		return nil
+	}
+}
+
 // policyFileError says which file to fix.
 func policyFileError(err error) error {
 	return fmt.Errorf("%s does not check, so no goal runs until it is fixed (lunad doctor shows its problems): %w", policy.File, err)
