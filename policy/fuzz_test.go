@@ -190,3 +190,31 @@ func FuzzMatchPath(f *testing.F) {
 func foldsLike(a, b string) bool {
 	return strings.EqualFold(a, b) && utf8.RuneCountInString(a) == utf8.RuneCountInString(b)
 }
+
+// FuzzLaunchers: reading a launcher's commands — find -exec, flock,
+// strace, awk programs, perl and ruby inline code — never panics, is
+// deterministic, and finds make deploy only where the text says deploy.
+func FuzzLaunchers(f *testing.F) {
+	for _, s := range []string{`BEGIN{system("make deploy")}`, `exec "make", "deploy"`, "print `make deploy`", `qx{make deploy}`,
+		`system('a\'b', "c\"d")`, `"x" | getline; print | "y"`, "make\x00deploy\x00;", `system("`, `exec "`} {
+		f.Add(s)
+	}
+	root, home := fixture(f)
+	p := mustParse(f, shellOn+denyDeploy, home)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, argv := range [][]string{
+			{"awk", s}, {"gawk", "-e", s}, {"perl", "-e", s}, {"ruby", "-we", s},
+			append([]string{"find", ".", "-exec"}, strings.Split(s, "\x00")...),
+			append([]string{"strace", "-f", "flock", "/tmp/l"}, strings.Split(s, "\x00")...),
+			{"flock", "/tmp/l", "-c", s},
+		} {
+			d := p.Check(root, run(argv...))
+			if again := p.Check(root, run(argv...)); again != d {
+				t.Fatalf("Check(%q) is not deterministic: %+v, then %+v", argv, d, again)
+			}
+			if d.Rule == "no-deploy" && !strings.Contains(s, "deploy") {
+				t.Fatalf("Check(%q) found a deploy that is not there", argv)
+			}
+		}
+	})
+}
