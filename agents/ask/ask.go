@@ -66,6 +66,12 @@ type Options struct {
 	// compiled context, and reading one is refused. Nil: every artifact
 	// may be shown.
 	Reads func() func(path string) error
+	// Writes gives, at the start of each worker's stage, what every write
+	// of its tools passes first (tools.Set.Guard): nil for a path the
+	// stage may write, else why not — the workspace policy's rules on
+	// writing (.git, .luna, dotfiles, CI configuration, read_only,
+	// [[deny]] paths). Nil: the tools' own rules only.
+	Writes func() func(path string) error
 	// TypeForPath infers a new artifact's type (default
 	// tools.TypeForPath; the daemon gives gitstore's).
 	TypeForPath func(string) string

@@ -171,3 +171,57 @@ func TestDeniedReadsWithheld(t *testing.T) {
 		t.Errorf("create over the secret: %q", results[4])
 	}
 }
+
+// TestCoderWritesChecked: an ask's writes pass the workspace policy's
+// rules on writing, as a goal's do: a coder creating a CI workflow (in
+// any case), an .envrc or a path under read_only is refused by the rule,
+// and only the route's file changes.
+func TestCoderWritesChecked(t *testing.T) {
+	p, err := policy.Parse("policy.toml", []byte("read_only = [\"vendor\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e *env
+	e = newEnv(t, memory.Options{}, 0, func(o *ask.Options) {
+		o.Writes = func() func(string) error {
+			return func(path string) error {
+				if d := p.Check(e.s.Root(), policy.Action{Tool: policy.ToolWriteFile, Paths: []string{path}, Writes: true}); d.Verdict != policy.Allow {
+					return errors.New(d.Message())
+				}
+				return nil
+			}
+		}
+	})
+	code := wstest.Create(t, e.s, "src/config.py", wstest.Src)
+	before := e.head()
+	e.models["supervisor"].add(route(lunad.AskRoute{Intent: "edit", Worker: "coder", Target: ptr(code), Reason: "code"}))
+	attacks := []struct {
+		path, rule string
+	}{
+		{".github/workflows/x.yml", "denied by rule ci-config"},
+		{".GitHub/Workflows/y.yml", "denied by rule ci-config"},
+		{".envrc", "denied by rule dotfile"},
+		{"tools/.vscode/tasks.json", "denied by rule dotfile"},
+		{"Vendor/lib.py", "denied by rule read-only"},
+	}
+	for _, a := range attacks {
+		e.models["coder"].add(tool("create_artifact", map[string]any{"title": "x", "path": a.path, "content": "x\n"}))
+	}
+	e.models["coder"].add(
+		tool("edit_artifact", map[string]any{"id": code, "blocks": []map[string]string{{"search": "def parse_config(path):\n", "replace": "def load_config(path):\n"}}}),
+		finish("renamed"))
+	_, res := e.ask("rename parse_config", "", false)
+	if res.Status != lunad.AskDone {
+		t.Fatalf("status %s: %s", res.Status, res.Reason)
+	}
+	results := toolResults(e.models["coder"])
+	for i, a := range attacks {
+		if !strings.Contains(results[i], "create_artifact refused: "+a.rule) {
+			t.Errorf("create %s: %q; want it refused %s", a.path, results[i], a.rule)
+		}
+	}
+	if changed := wstest.GitRun(t, e.s.Root(), "diff", "--name-only", before, "HEAD"); changed != "src/config.py\n" {
+		t.Errorf("the ask changed %q", changed)
+	}
+	wstest.GitRun(t, e.s.Root(), "fsck", "--strict")
+}

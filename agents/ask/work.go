@@ -122,6 +122,9 @@ func (w work) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageR
 		return a.respond(req, mem, out, c, nil)
 	}
 	set.Scope(scope(so.Route, prev)...)
+	if a.o.Writes != nil {
+		set.Guard(a.o.Writes())
+	}
 	res, err := worker.Run(ctx, o, task)
 	if err != nil {
 		return lunad.StageResponse{}, err

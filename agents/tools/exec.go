@@ -140,6 +140,9 @@ func (s *Set) writable(ctx context.Context, tool, ref string) ([]byte, lunad.Art
 	if err == nil {
 		err = s.inScope(art, s.ov.created(art.Path))
 	}
+	if err == nil {
+		err = s.guarded(art.Path)
+	}
 	if err != nil {
 		r := fail(art.ID, "%s refused: %v", tool, err)
 		return nil, art, &r
@@ -222,7 +225,10 @@ func (s *Set) create(ctx context.Context, call llm.ToolCall) Result {
 	if err := s.mayWrite("", a.Path); err != nil {
 		return fail(a.Path, "%s refused: %v", call.Name, err)
 	}
-	if err := fitsPath(typ, a.Path); err != nil {
+	if err := fitsPath(s.ov.declaredType(a.Path, a.Type), a.Path); err != nil {
+		return fail(a.Path, "%s refused: %v", call.Name, err)
+	}
+	if err := s.guarded(a.Path); err != nil {
 		return fail(a.Path, "%s refused: %v", call.Name, err)
 	}
 	if err := editor.Validate([]byte(a.Content)); err != nil {

@@ -89,6 +89,14 @@ func (o *Overlay) newMeta(p, title, typ string) (string, string) {
 	return title, typ
 }
 
+// declaredType is the type a model gave a new artifact at p: typ, else
+// the plan's ("" when neither did, and the type is inferred).
+func (o *Overlay) declaredType(p, typ string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return cmp.Or(typ, o.plans[p].Type)
+}
+
 // Source is the Source the overlay stages over.
 func (o *Overlay) Source() Source { return o.src }
 

@@ -56,9 +56,10 @@ func (s *Set) mayWrite(id, p string) error {
 	return fmt.Errorf("%s is prose by its path: prose is the writer's; hand off to the writer (handoff %s) for a change to it", what, handoff)
 }
 
-// fitsPath refuses a declared type of the other kind than p's: a writer
-// may not make evil.py a text/markdown artifact, nor a coder notes.md a
-// code/python one.
+// fitsPath refuses a type declared by a model (the call's or the route's)
+// of the other kind than p's: a writer may not make evil.py a
+// text/markdown artifact, nor a coder notes.md a code/python one. An
+// inferred type is not checked: a Makefile is text/plain and the coder's.
 func fitsPath(typ, p string) error {
 	if typ == "" || IsCode(typ) == (RoleFor(p) == Coder) {
 		return nil

@@ -54,6 +54,7 @@ type Set struct {
 	// scoped: writes are limited to scope and the created artifacts.
 	scoped   bool
 	scope    []string
+	guard    func(path string) error
 	findings []lunad.AskFinding
 	acks     []Ack
 }
@@ -153,6 +154,28 @@ func (s *Set) Scope(refs ...string) {
 			s.scope = append(s.scope, r)
 		}
 	}
+}
+
+// Guard makes every write of the set — an edit, a rewrite, a create —
+// pass check first: the workspace policy's rules on writing a path (.git,
+// .luna, dotfiles, CI configuration, read_only, [[deny]] paths). A
+// non-nil error refuses the write with its words, which should name the
+// rule.
+func (s *Set) Guard(check func(path string) error) {
+	s.mu.Lock()
+	s.guard = check
+	s.mu.Unlock()
+}
+
+// guarded is the Guard's answer for a write of p (nil without a Guard).
+func (s *Set) guarded(p string) error {
+	s.mu.Lock()
+	g := s.guard
+	s.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	return g(p)
 }
 
 // inScope refuses a write of an existing artifact the set's Scope does

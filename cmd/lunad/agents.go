@@ -51,6 +51,7 @@ func withAgents(ro *runs.Options, ws agentWorkspace, cfg Config, getenv func(str
 	agents, err := ask.New(ask.Options{
 		Workspace: ws,
 		Reads:     host.reads,
+		Writes:    host.writes,
 		Providers: providers,
 		Memory: memory.Options{Budget: memory.Budget{Tokens: b.Tokens, Calls: b.Calls, Time: b.Time},
 			Stall: stall},
