@@ -108,8 +108,8 @@ func TestWriterSteeredByArticle(t *testing.T) {
 // TestDeniedReadsWithheld: with docs/goals.md's no-secrets rule, nothing
 // of a secret artifact reaches any model — not the supervisor's list,
 // not the worker's context, list_artifacts, find_references (a reference
-// written in the secret) or read_artifact, which says which rule — and a
-// create over it is refused.
+// written in the secret) or read_artifact, which says which rule — a
+// create over it is refused, and a create elsewhere is done.
 func TestDeniedReadsWithheld(t *testing.T) {
 	const secret = "sk-live-51f0aa"
 	p, err := policy.Parse("policy.toml", []byte("[[deny]]\nname = \"no-secrets\"\npaths = [\"config/secrets\", \"*.pem\"]\nreason = \"secrets stay out of the model's context; use the fixtures in testdata\"\n"))
@@ -138,6 +138,7 @@ func TestDeniedReadsWithheld(t *testing.T) {
 		tool("read_artifact", map[string]any{"id": "certs/server.pem"}),
 		tool("find_references", map[string]any{"id": code}),
 		tool("create_artifact", map[string]any{"title": "x", "path": "Config/Secrets/notes.md", "content": "x\n"}),
+		tool("create_artifact", map[string]any{"title": "Keys", "path": "docs/keys.md", "content": "# Keys\n\nAsk the operator.\n"}),
 		finish("looked"))
 	_, res := e.ask("what reads the keys?", "", false)
 	if res.Status != lunad.AskDone {
@@ -153,7 +154,7 @@ func TestDeniedReadsWithheld(t *testing.T) {
 		}
 	}
 	results := toolResults(e.models["writer"])
-	if len(results) != 5 {
+	if len(results) != 6 {
 		t.Fatalf("%d results: %q", len(results), results)
 	}
 	if strings.Contains(results[0], "notes.md") || strings.Contains(results[0], "server.pem") || !strings.Contains(results[0], "docs/guide.md") {
@@ -169,6 +170,9 @@ func TestDeniedReadsWithheld(t *testing.T) {
 	}
 	if !strings.Contains(results[4], "refused") && !strings.Contains(results[4], "withheld") {
 		t.Errorf("create over the secret: %q", results[4])
+	}
+	if !strings.HasPrefix(results[5], "created docs/keys.md") || len(res.Changes) != 1 || res.Changes[0].Path != "docs/keys.md" {
+		t.Errorf("a create beside the withheld artifacts: %q; changes %+v", results[5], res.Changes)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/tools"
 )
 
 // withheld is the workspace as the agents may see it: the artifacts whose
@@ -96,6 +97,11 @@ func (w withheld) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lu
 func (w withheld) Stale(ctx context.Context) ([]lunad.Reference, error) {
 	refs, err := w.Workspace.Stale(ctx)
 	return w.written(refs), err
+}
+
+// FileAt is the workspace's (tools.FileAt): a withheld file is a file.
+func (w withheld) FileAt(ctx context.Context, path string) (bool, error) {
+	return tools.FileAt(ctx, w.Workspace, path)
 }
 
 // written leaves out the references written in withheld artifacts.
