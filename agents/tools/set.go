@@ -119,7 +119,7 @@ func (s *Set) Call(ctx context.Context, call llm.ToolCall) Result {
 	case RewriteArtifact:
 		return s.rewrite(ctx, call)
 	case Handoff:
-		return s.handoff(call)
+		return s.handoff(ctx, call)
 	case Finish:
 		var a struct {
 			Summary string `json:"summary"`
@@ -193,7 +193,7 @@ func (s *Set) inScope(a lunad.Artifact, created bool) error {
 	return fmt.Errorf("%s (%s) is not the artifact this request is about (%s) nor one this stage created: leave it alone, or finish and say what else should change (a new request can target it)", a.ID, a.Path, what)
 }
 
-func (s *Set) handoff(call llm.ToolCall) Result {
+func (s *Set) handoff(ctx context.Context, call llm.ToolCall) Result {
 	var a struct {
 		To     string `json:"to"`
 		Reason string `json:"reason"`
@@ -209,7 +209,7 @@ func (s *Set) handoff(call llm.ToolCall) Result {
 		return fail("", "handoff: you are the %s: hand off to another worker, or finish", s.role)
 	}
 	if a.Target != "" {
-		if _, err := s.ov.Artifact(context.Background(), a.Target); err != nil {
+		if _, err := s.ov.Artifact(ctx, a.Target); err != nil {
 			return fail("", "handoff: target: %v", notFound(err, a.Target))
 		}
 	}
