@@ -35,8 +35,8 @@ func toolResults(m *model) []string {
 
 // TestWriterSteeredByArticle: a writer obeying the injection in the
 // article it edits tries each forbidden write — code and CI workflows
-// declared as Markdown, a create over a file that is not an artifact (the
-// user's, not yet committed), a rewrite of SECURITY.md, which is not the route's target —
+// declared as Markdown, a create over a file git tracks (staged by the
+// user) that is not an artifact, a rewrite of SECURITY.md, which is not the route's target —
 // and each is refused with the rule in words; only the article changes.
 func TestWriterSteeredByArticle(t *testing.T) {
 	e := newEnv(t, memory.Options{}, 0)
@@ -46,8 +46,9 @@ func TestWriterSteeredByArticle(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "CONTRIBUTING.md"), []byte("# Contributing\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	wstest.GitRun(t, root, "add", "CONTRIBUTING.md")
 	if _, err := e.s.Artifact(context.Background(), "CONTRIBUTING.md"); !errors.Is(err, lunad.ErrNotFound) {
-		t.Fatalf("CONTRIBUTING.md should be a file, not an artifact: %v", err)
+		t.Fatalf("CONTRIBUTING.md should be a tracked file, not an artifact: %v", err)
 	}
 	before := e.head()
 
