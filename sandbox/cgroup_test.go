@@ -36,7 +36,7 @@ func TestParseMountinfo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := parseMountinfo(tt.in)
+			got, ok := parseMountinfo(tt.in, "pids")
 			if got != tt.want || ok != tt.ok {
 				t.Errorf("parseMountinfo = %+v, %v; want %+v, %v", got, ok, tt.want, tt.ok)
 			}
@@ -62,7 +62,7 @@ func TestParseProcCgroup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := parseProcCgroup(tt.in, tt.version)
+			got, ok := parseProcCgroup(tt.in, tt.version, "pids")
 			if got != tt.want || ok != tt.ok {
 				t.Errorf("parseProcCgroup = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
 			}
@@ -114,14 +114,14 @@ func FuzzParseMountinfo(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		if m, ok := parseMountinfo(data); ok {
+		if m, ok := parseMountinfo(data, "pids"); ok {
 			if m.Version != 1 && m.Version != 2 {
 				t.Fatalf("version %d", m.Version)
 			}
 			cgroupDir(m, "/x")
 		}
 		for _, v := range []int{1, 2} {
-			if p, ok := parseProcCgroup(data, v); ok && !strings.HasPrefix(p, "/") {
+			if p, ok := parseProcCgroup(data, v, "pids"); ok && !strings.HasPrefix(p, "/") {
 				t.Fatalf("cgroup path %q is not absolute", p)
 			}
 		}

@@ -17,10 +17,19 @@ type Spec struct {
 	// (the empty mount point bwrap makes for it is removed afterwards).
 	ReadOnly []string
 	// Home is a directory (absolute, lunad's own) bound as the command's
-	// $HOME, writable, so caches (GOCACHE, pip's) persist between
-	// commands; "" gives an empty private home. It is bound at its own
-	// path, and the user's home (Options.UserHome) is an empty tmpfs.
+	// $HOME, writable, so caches (GOCACHE, pip's) persist between the
+	// commands given it: whatever one command plants there (a
+	// usercustomize.py, a .bashrc) the next one runs, so a Home must
+	// never be shared by commands of different trust (two goals). ""
+	// gives a fresh, empty home for this command alone. It is bound at
+	// its own path, and the user's home (Options.UserHome) is an empty
+	// tmpfs.
 	Home string
+	// Hidden are paths under Root the command must not read (the
+	// policy's denied paths): each existing file is covered by /dev/null
+	// (opening it fails), each directory by an empty read-only tmpfs.
+	// One that does not exist is skipped.
+	Hidden []string
 	// Binds are host paths outside Root mounted at the same path inside,
 	// read-only unless Writable: a toolchain outside the system
 	// directories, a module cache, a directory for a test report. None
