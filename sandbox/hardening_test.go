@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,7 +133,7 @@ func TestRootWithoutLandlock(t *testing.T) {
 	root := workspace(t, t.TempDir())
 	bin := attackProgram(t, root)
 	probe := "/etc/lunad-attack-" + filepath.Base(root)
-	attacks := []string{"mount_setattr=/etc", "remount=/etc", "umount=/etc/shadow", "umount=/etc", "write=" + probe, "read=/etc/shadow"}
+	attacks := []string{"mount_setattr=/etc", "remount=/etc", "write=" + probe, "umount=/etc/shadow", "read=/etc/shadow"}
 	res := runWithin(t, without, Spec{Argv: append([]string{bin}, attacks...), Root: root}, 30*time.Second)
 	if res.Landlock != "" {
 		t.Fatalf("Landlock %q was applied", res.Landlock)
@@ -155,5 +156,90 @@ func TestRootWithoutLandlock(t *testing.T) {
 		if strings.Contains(res.Stdout.Text, string(first)) {
 			t.Error("the command read /etc/shadow")
 		}
+	}
+}
+
+// TestTmpfsMemory: a command under a 256 MiB memory limit that fills
+// /tmp or /dev/shm with 1 GiB — pages RLIMIT_AS does not count — is
+// stopped at the limit: with a memory cgroup, which counts them, it is
+// killed or refused; without one, the tmpfs's size refuses it (ENOSPC).
+// Either way it never holds more than the limit of the host's memory.
+func TestTmpfsMemory(t *testing.T) {
+	t.Parallel()
+	r, home := newRunner(t)
+	caps := r.caps
+	caps.MemoryLimit, caps.MemoryCgroupDir = LimitRlimit, ""
+	noCgroup, err := New(caps, Options{UserHome: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runners := []struct {
+		name string
+		r    *Runner
+	}{{"as probed", r}, {"without a memory cgroup", noCgroup}}
+	const limit = 256 << 20
+	for _, rr := range runners {
+		for _, dir := range []string{"/tmp", "/dev/shm", "$HOME"} {
+			t.Run(rr.name+" "+dir, func(t *testing.T) {
+				root := workspace(t, t.TempDir())
+				script := "head -c 1073741824 /dev/zero > " + dir + "/fill; echo status $?; stat -c 'size %s' " + dir + "/fill"
+				res := runWithin(t, rr.r, Spec{Argv: sh(script), Root: root, Limits: Limits{Memory: limit}}, 60*time.Second)
+				if strings.Contains(res.Stdout.Text, "status 0") {
+					t.Errorf("1 GiB written to %s under a 256 MiB limit: %q", dir, res.Stdout.Text)
+				}
+				for line := range strings.Lines(res.Stdout.Text) {
+					var n int64
+					if _, err := fmt.Sscanf(line, "size %d", &n); err == nil && n > limit {
+						t.Errorf("%s holds %d bytes under a %d-byte limit", dir, n, limit)
+					}
+				}
+				if rr.r.caps.MemoryCgroupDir != "" && !slices.Contains(res.Hit, "memory") && !strings.Contains(res.Stderr.Text, "No space left") {
+					t.Errorf("Hit %q, stderr %q: the memory cgroup neither killed nor refused it", res.Hit, res.Stderr.Text)
+				}
+			})
+		}
+	}
+}
+
+// TestHiddenPaths: the policy's denied paths, files and directories,
+// cannot be read by cat, grep -r or through a symlink the command makes,
+// while the rest of the workspace can.
+func TestHiddenPaths(t *testing.T) {
+	t.Parallel()
+	r, _ := newRunner(t)
+	root := workspace(t, t.TempDir())
+	for path, data := range map[string]string{"config/secrets/db": "SECRET-DB", "deploy.pem": "SECRET-KEY", "main.go": "package main"} {
+		p := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hidden := []string{filepath.Join(root, "config/secrets"), filepath.Join(root, "deploy.pem"), filepath.Join(root, "absent.pem")}
+	tests := []struct{ name, script string }{
+		{"cat", "cat deploy.pem config/secrets/db"},
+		{"grep -r", "grep -rs SECRET ."},
+		{"a symlink", "ln -s deploy.pem link; cat link; rm link"},
+		{"a hard link", "ln deploy.pem hard; cat hard; rm -f hard"},
+		{"a copy", "cp -r config/secrets /tmp/s; cat /tmp/s/*"},
+		{"unmounting the cover", "umount deploy.pem; umount -l config/secrets; cat deploy.pem config/secrets/db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res := runWithin(t, r, Spec{Argv: sh(tt.script), Root: root, Hidden: hidden}, 20*time.Second)
+			if strings.Contains(res.Stdout.Text, "SECRET") {
+				t.Errorf("the command read a hidden path:\n%s", res.Stdout.Text)
+			}
+		})
+	}
+	res := runWithin(t, r, Spec{Argv: sh("cat main.go"), Root: root, Hidden: hidden}, 20*time.Second)
+	if res.Stdout.Text != "package main" {
+		t.Errorf("the rest of the workspace: stdout %q, stderr %q", res.Stdout.Text, res.Stderr.Text)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "deploy.pem")); err != nil || string(b) != "SECRET-KEY" {
+		t.Errorf("a hidden file changed on the host: %q, %v", b, err)
 	}
 }
