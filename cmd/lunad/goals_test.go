@@ -119,3 +119,39 @@ func TestGoalHomes(t *testing.T) {
 		t.Errorf("after goal A's worktree is gone, the homes are %q; want goal B's alone", left)
 	}
 }
+
+// TestGoalHostHidesDenied: the paths a [[deny]] rule of the policy
+// forbids reading (docs/goals.md's no-secrets example) cannot be read by
+// a goal's command through grep -r or cat, though the policy's checks
+// never see what a shell script or a program reads.
+func TestGoalHostHidesDenied(t *testing.T) {
+	ctx := context.Background()
+	root := agentsRoot(t, "")
+	policyText := "[[deny]]\nname = \"no-secrets\"\npaths = [\"config/secrets\", \"*.pem\"]\nreason = \"secrets stay out of the model's context\"\n"
+	if err := os.WriteFile(filepath.Join(root, ".luna", "policy.toml"), []byte(policyText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newGoalHost(root, envOf("LUNAD_SANDBOX_HOME", t.TempDir()), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	worktree := t.TempDir()
+	for path, data := range map[string]string{"config/secrets/prod.env": "SECRET=1", "keys/deploy.pem": "SECRET KEY", "main.go": "package main"} {
+		p := filepath.Join(worktree, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, argv := range [][]string{{"grep", "-r", "SECRET", "."}, {"cat", "keys/deploy.pem", "config/secrets/prod.env", "main.go"}} {
+		res, err := h.Run(ctx, sandbox.Spec{Argv: argv, Root: worktree, Dir: worktree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(res.Stdout.Text, "SECRET") {
+			t.Errorf("%q read a denied path: %q", argv, res.Stdout.Text)
+		}
+		if argv[0] == "cat" && !strings.Contains(res.Stdout.Text, "package main") {
+			t.Errorf("%q: the rest of the worktree is not readable: %+v", argv, res)
+		}
+	}
+}
