@@ -243,3 +243,42 @@ func TestHiddenPaths(t *testing.T) {
 		t.Errorf("a hidden file changed on the host: %q, %v", b, err)
 	}
 }
+
+// TestMitigations: lunad doctor's lines say each mitigation in force and
+// warn where one is missing.
+func TestMitigations(t *testing.T) {
+	full := Capabilities{Bwrap: "/usr/bin/bwrap", Namespaces: true, Network: true, Hardened: true, Root: true, Seccomp: true, Landlock: 7,
+		ProcessLimit: LimitCgroupV1, CgroupDir: "/sys/fs/cgroup/pids", MemoryLimit: LimitCgroupV1, MemoryCgroupDir: "/sys/fs/cgroup/memory"}
+	tests := []struct {
+		name    string
+		change  func(*Capabilities)
+		warns   []string // the mitigations that must be missing
+		present []string // lines String must have
+	}{
+		{"everything", func(*Capabilities) {}, nil, []string{"capabilities: all dropped", "command uid: 1000 in its user namespace", "no_new_privs: set", "seccomp: filter refusing the mount family", "memory limit: cgroup-v1", "tmpfs: /tmp, /dev/shm and the empty home each sized"}},
+		{"no seccomp", func(c *Capabilities) { c.Seccomp, c.SeccompError = false, "no filter for riscv" }, []string{"seccomp"}, []string{"seccomp: WARNING: NONE: no filter for riscv"}},
+		{"no memory cgroup", func(c *Capabilities) { c.MemoryLimit, c.MemoryCgroupDir, c.MemoryLimitNote = LimitRlimit, "", "RLIMIT_AS alone" }, []string{"memory limit"}, []string{"memory limit: WARNING: rlimit with RLIMIT_AS: RLIMIT_AS alone"}},
+		{"root without Landlock", func(c *Capabilities) { c.Landlock = 0 }, []string{"root without landlock"}, []string{"root without landlock: WARNING: lunad runs as root"}},
+		{"an old bwrap", func(c *Capabilities) { c.Hardened, c.HardenedError = false, "bwrap: Unknown option --disable-userns" }, []string{"capabilities", "command uid", "no_new_privs", "seccomp", "tmpfs"}, []string{"capabilities: WARNING: NOT dropped: bwrap: Unknown option --disable-userns", "sandbox: unusable: bwrap cannot drop a command's privileges"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := full
+			tt.change(&c)
+			var missing []string
+			for _, m := range c.Mitigations() {
+				if m.Missing {
+					missing = append(missing, m.Name)
+				}
+			}
+			if !slices.Equal(missing, tt.warns) {
+				t.Errorf("missing %q; want %q", missing, tt.warns)
+			}
+			for _, line := range tt.present {
+				if !strings.Contains(c.String(), line) {
+					t.Errorf("String() lacks %q:\n%s", line, c)
+				}
+			}
+		})
+	}
+}

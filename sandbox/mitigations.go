@@ -59,9 +59,9 @@ func (c Capabilities) Mitigations() []Mitigation {
 	}
 	add("memory limit", c.MemoryCgroupDir != "", ml, ml)
 	add("tmpfs", hardened, "/tmp, /dev/shm and the empty home each sized to the memory limit", "unknown: "+why)
-	if c.Root && hardened {
-		add("root without landlock", c.landlockApplied() != "", "not the case: Landlock is applied",
-			"lunad runs as root and Landlock is not applied: bwrap's mounts, the dropped capabilities and seccomp alone keep commands in; only a policy with root_without_landlock = \"warn\" lets goals run commands")
+	if c.Root && hardened && c.landlockApplied() == "" {
+		ms = append(ms, Mitigation{Name: "root without landlock", Missing: true,
+			State: "lunad runs as root and Landlock is not applied: bwrap's mounts, the dropped capabilities and seccomp alone keep commands in; only a policy with root_without_landlock = \"warn\" lets goals run commands"})
 	}
 	return ms
 }

@@ -106,7 +106,11 @@ func (c Capabilities) String() string {
 	b.WriteString("network namespace: " + okOr(c.Network, c.NetworkError) + "\n")
 	b.WriteString("landlock: " + c.LandlockStatus() + "\n")
 	for _, m := range c.Mitigations() {
-		b.WriteString(m.Name + ": " + m.State + "\n")
+		if m.Missing {
+			b.WriteString(m.Name + ": WARNING: " + m.State + "\n")
+		} else {
+			b.WriteString(m.Name + ": " + m.State + "\n")
+		}
 	}
 	if c.Usable() {
 		b.WriteString("sandbox: usable\n")
