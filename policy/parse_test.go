@@ -125,8 +125,8 @@ func TestParseFull(t *testing.T) {
 	}
 	want := SandboxSettings{
 		Unsandboxed: Warn, RootWithoutLandlock: Refuse,
-		Network:     true,
-		Shell:       true,
+		Network: true,
+		Shell:   true,
 		Limits: Limits{Timeout: 90 * time.Second, CPU: time.Minute, Memory: 512 << 20, Processes: 64,
 			FileSize: 1 << 20, Output: 64 << 10},
 		ReadOnly: []string{".git", ".luna", "testdata/golden", "vendor"},

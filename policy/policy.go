@@ -26,7 +26,7 @@ type Policy struct {
 	// the kernel gives no Landlock (Refuse or Warn).
 	rootWithoutLandlock Unsandboxed
 	readOnly            []string // workspace-relative slash paths, sorted
-	limits      Limits
+	limits              Limits
 	// The workspace's rules in file order, by kind.
 	deny, confirm, allow []*rule
 	// home is the user's home directory, for rm-home (captured when the

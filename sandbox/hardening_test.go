@@ -257,7 +257,9 @@ func TestMitigations(t *testing.T) {
 	}{
 		{"everything", func(*Capabilities) {}, nil, []string{"capabilities: all dropped", "command uid: 1000 in its user namespace", "no_new_privs: set", "seccomp: filter refusing the mount family", "memory limit: cgroup-v1", "tmpfs: /tmp, /dev/shm and the empty home each sized"}},
 		{"no seccomp", func(c *Capabilities) { c.Seccomp, c.SeccompError = false, "no filter for riscv" }, []string{"seccomp"}, []string{"seccomp: WARNING: NONE: no filter for riscv"}},
-		{"no memory cgroup", func(c *Capabilities) { c.MemoryLimit, c.MemoryCgroupDir, c.MemoryLimitNote = LimitRlimit, "", "RLIMIT_AS alone" }, []string{"memory limit"}, []string{"memory limit: WARNING: rlimit with RLIMIT_AS: RLIMIT_AS alone"}},
+		{"no memory cgroup", func(c *Capabilities) {
+			c.MemoryLimit, c.MemoryCgroupDir, c.MemoryLimitNote = LimitRlimit, "", "RLIMIT_AS alone"
+		}, []string{"memory limit"}, []string{"memory limit: WARNING: rlimit with RLIMIT_AS: RLIMIT_AS alone"}},
 		{"root without Landlock", func(c *Capabilities) { c.Landlock = 0 }, []string{"root without landlock"}, []string{"root without landlock: WARNING: lunad runs as root"}},
 		{"an old bwrap", func(c *Capabilities) { c.Hardened, c.HardenedError = false, "bwrap: Unknown option --disable-userns" }, []string{"capabilities", "command uid", "no_new_privs", "seccomp", "tmpfs"}, []string{"capabilities: WARNING: NOT dropped: bwrap: Unknown option --disable-userns", "sandbox: unusable: bwrap cannot drop a command's privileges"}},
 	}

@@ -40,15 +40,15 @@ type plan struct {
 	// them (under root), symlinks resolved.
 	hiddenFiles []string
 	hiddenDirs  []string
-	home     string
-	userHome string // the user's home, covered by a tmpfs ("" when not needed)
-	binds    []Bind
-	network  bool
-	env      map[string]string
-	timeout  time.Duration
-	grace    time.Duration
-	limits   Limits
-	stdin    []byte
+	home        string
+	userHome    string // the user's home, covered by a tmpfs ("" when not needed)
+	binds       []Bind
+	network     bool
+	env         map[string]string
+	timeout     time.Duration
+	grace       time.Duration
+	limits      Limits
+	stdin       []byte
 }
 
 func invalid(format string, a ...any) error {
