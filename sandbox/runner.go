@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -127,9 +128,14 @@ func New(caps Capabilities, o Options) (*Runner, error) {
 			warnings = append(warnings, "ROOT WITHOUT LANDLOCK: "+why+"; bwrap's mounts, dropped capabilities and seccomp alone kept this command in; the policy allowed it (root_without_landlock = \"warn\")")
 			r.log.Warn("sandbox: lunad runs as root without Landlock beneath bwrap", "landlock", caps.LandlockStatus())
 		}
-		if r.seccomp, err = seccompProgram(); err != nil {
+		if caps.Seccomp {
+			r.seccomp, err = seccompProgram()
+		} else {
+			err = errors.New(cmp.Or(caps.SeccompError, "Probe found none"))
+		}
+		if err != nil {
 			r.seccomp = nil
-			warnings = append(warnings, "NO SECCOMP FILTER: "+err.Error()+": the command could call mount_setattr, ptrace, bpf and the like, refused only by its missing capabilities")
+			warnings = append(warnings, "NO SECCOMP FILTER ("+err.Error()+"): the command could call ptrace, bpf, keyctl, perf_event_open and the like, and the mount family, refused only by its missing capabilities")
 		}
 	}
 	if !rlimitsEnforced {
