@@ -208,15 +208,7 @@ func TestHiddenPaths(t *testing.T) {
 	t.Parallel()
 	r, _ := newRunner(t)
 	root := workspace(t, t.TempDir())
-	for path, data := range map[string]string{"config/secrets/db": "SECRET-DB", "deploy.pem": "SECRET-KEY", "main.go": "package main"} {
-		p := filepath.Join(root, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, map[string]string{"config/secrets/db": "SECRET-DB", "deploy.pem": "SECRET-KEY", "main.go": "package main"})
 	hidden := []string{filepath.Join(root, "config/secrets"), filepath.Join(root, "deploy.pem"), filepath.Join(root, "absent.pem")}
 	tests := []struct{ name, script string }{
 		{"cat", "cat deploy.pem config/secrets/db"},
@@ -282,5 +274,20 @@ func TestMitigations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// writeFiles writes files (slash paths under dir: contents), making
+// their directories.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for path, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -34,8 +34,9 @@ static long clear_rdonly(const char *path) {
 	return syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof attr);
 }
 
-static long clone_newuser(void) {
-	long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+/* reaped ends a child made by clone or clone3 at once and waits for it
+ * in the parent. */
+static long reaped(long pid) {
 	if (pid == 0)
 		_exit(0);
 	if (pid > 0)
@@ -43,14 +44,13 @@ static long clone_newuser(void) {
 	return pid;
 }
 
+static long clone_newuser(void) {
+	return reaped(syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0));
+}
+
 static long clone3_newuser(void) {
 	struct clone_args args = {.flags = CLONE_NEWUSER, .exit_signal = SIGCHLD};
-	long pid = syscall(SYS_clone3, &args, sizeof args);
-	if (pid == 0)
-		_exit(0);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return pid;
+	return reaped(syscall(SYS_clone3, &args, sizeof args));
 }
 
 static long ptrace_child(void) {
