@@ -107,6 +107,26 @@ func TestParsePidsEvents(t *testing.T) {
 	}
 }
 
+// TestParseCount reads the OOM kills of v1's memory.oom_control and
+// v2's memory.events.
+func TestParseCount(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     int64
+	}{
+		{"v1 memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", 2},
+		{"v2 memory.events", "low 0\nhigh 0\nmax 5\noom 1\noom_kill 1\noom_group_kill 0\n", 1},
+		{"none", "oom_kill_disable 0\n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := parseCount(tt.in, "oom_kill"); got != tt.want {
+				t.Errorf("parseCount = %d; want %d", got, tt.want)
+			}
+		})
+	}
+}
+
 // FuzzParseMountinfo feeds the /proc parsers anything: they never panic,
 // and what they find is a path.
 func FuzzParseMountinfo(f *testing.F) {

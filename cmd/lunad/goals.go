@@ -184,8 +184,12 @@ func (h *goalHost) describe(ctx context.Context) string {
 	if c.LandlockApplied != "" {
 		landlock = "Landlock beneath it: " + c.LandlockApplied
 	}
-	return fmt.Sprintf("bwrap %s: the system read-only, the user's home hidden, the workspace writable but .git and .luna, a private /tmp, no network unless .luna/policy.toml allows it; processes limited by %s; %s",
-		c.BwrapVersion, c.ProcessLimit, landlock)
+	filter := "a seccomp filter"
+	if !c.Seccomp {
+		filter = "NO seccomp filter (" + c.SeccompError + ")"
+	}
+	return fmt.Sprintf("bwrap %s: the system read-only, the user's home hidden, the workspace writable but .git and .luna, a private /tmp, no network unless .luna/policy.toml allows it; no capabilities, not uid 0, %s; processes limited by %s, memory by %s; %s",
+		c.BwrapVersion, filter, c.ProcessLimit, c.MemoryLimit, landlock)
 }
 
 // preflight is why a goal's stage must not run now: the policy file does
