@@ -148,3 +148,17 @@ func FuzzParseMountinfo(f *testing.F) {
 		parsePidsEvents(data)
 	})
 }
+
+// FuzzParseCount feeds the flat keyed file parser anything: it never
+// panics, and a file without the key counts 0.
+func FuzzParseCount(f *testing.F) {
+	f.Add("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", "oom_kill")
+	f.Add("max 17\n", "max")
+	f.Add("", "oom_kill")
+	f.Fuzz(func(t *testing.T, data, key string) {
+		n := parseCount(data, key)
+		if !strings.Contains(data, key+" ") && n != 0 {
+			t.Errorf("parseCount(%q, %q) = %d without the key", data, key, n)
+		}
+	})
+}
