@@ -183,6 +183,8 @@ func (h *goalHost) describe(ctx context.Context) string {
 	landlock := "no Landlock beneath it: " + c.LandlockStatus()
 	if c.LandlockApplied != "" {
 		landlock = "Landlock beneath it: " + c.LandlockApplied
+	} else if c.Root {
+		landlock = "ROOT WITHOUT LANDLOCK: lunad runs as root with no Landlock beneath bwrap (" + c.LandlockStatus() + "), run only because .luna/policy.toml says root_without_landlock = \"warn\""
 	}
 	filter := "a seccomp filter"
 	if !c.Seccomp {

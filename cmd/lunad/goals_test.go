@@ -155,3 +155,19 @@ func TestGoalHostHidesDenied(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeRootWithoutLandlock: a goal's report says loudly that its
+// commands ran as root without Landlock, and when there is no seccomp
+// filter.
+func TestDescribeRootWithoutLandlock(t *testing.T) {
+	h := newGoalHost(agentsRoot(t, ""), envOf("LUNAD_SANDBOX_HOME", t.TempDir()), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h.probeOnce.Do(func() {})
+	h.caps = sandbox.Capabilities{Bwrap: "/usr/bin/bwrap", BwrapVersion: "0.8.0", Namespaces: true, Network: true, Hardened: true, Root: true,
+		LandlockError: "the kernel has none", SeccompError: "no filter for riscv64", ProcessLimit: sandbox.LimitCgroupV1, MemoryLimit: sandbox.LimitRlimit}
+	d := h.describe(context.Background())
+	for _, want := range []string{"ROOT WITHOUT LANDLOCK", `root_without_landlock = "warn"`, "NO seccomp filter (no filter for riscv64)", "memory by rlimit"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the goal's sandbox line %q lacks %q", d, want)
+		}
+	}
+}
