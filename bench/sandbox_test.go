@@ -22,7 +22,9 @@ var flagSandboxReps = flag.Int("bench.sandboxreps", 200, "BenchmarkSandboxStart:
 //   - unsandboxed: sandbox.Runner without bwrap (the gate shell, the pids
 //     cgroup, the rlimits, the pipes, the scrubbed environment);
 //   - sandboxed: sandbox.Runner with bwrap, without Landlock (all of
-//     that, and bwrap's namespaces, mounts and its two processes);
+//     that, and bwrap's namespaces, mounts and its two processes, the
+//     dropped capabilities and the seccomp filter), and the same without
+//     the seccomp filter, to show what the filter costs;
 //   - landlock: sandbox.Runner with bwrap and the Landlock shim — the
 //     lunad binary (built from ./cmd/lunad) started inside, its package
 //     inits, the ruleset, the exec of the command.
@@ -50,7 +52,13 @@ func BenchmarkSandboxStart(b *testing.B) {
 	}
 	bare := caps
 	bare.Landlock, bare.LandlockApplied = 0, ""
-	boxed, err := sandbox.New(bare, sandbox.Options{})
+	boxed, err := sandbox.New(bare, sandbox.Options{AllowRootWithoutLandlock: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	noFilter := bare
+	noFilter.Seccomp = false
+	unfiltered, err := sandbox.New(noFilter, sandbox.Options{AllowRootWithoutLandlock: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,15 +88,17 @@ func BenchmarkSandboxStart(b *testing.B) {
 	}
 	// Warm up each way (the page cache, bwrap's first namespaces).
 	run(boxed)
+	run(unfiltered)
 	run(landlocked)
 	run(plain)
 	direct()
 	b.ResetTimer()
-	var dd, du, ds, dl []time.Duration
+	var dd, du, ds, dn, dl []time.Duration
 	for range *flagSandboxReps {
 		dd = append(dd, direct())
 		du = append(du, run(plain))
 		ds = append(ds, run(boxed))
+		dn = append(dn, run(unfiltered))
 		dl = append(dl, run(landlocked))
 	}
 	b.StopTimer()
@@ -106,11 +116,11 @@ func BenchmarkSandboxStart(b *testing.B) {
 	for _, row := range []struct {
 		name string
 		d    []time.Duration
-	}{{"direct exec (os/exec)", dd}, {"sandbox.Runner, unsandboxed (gate, cgroup)", du}, {"sandbox.Runner, bwrap", ds}, {"sandbox.Runner, bwrap + Landlock shim", dl}} {
+	}{{"direct exec (os/exec)", dd}, {"sandbox.Runner, unsandboxed (gate, cgroup)", du}, {"sandbox.Runner, bwrap without seccomp", dn}, {"sandbox.Runner, bwrap", ds}, {"sandbox.Runner, bwrap + Landlock shim", dl}} {
 		fmt.Printf("%-44s %10.2f %10.2f %10.2f ms\n", row.name, ms(pct(row.d, 0.5)), ms(pct(row.d, 0.9)), ms(mean(row.d)))
 	}
 	ratio := float64(pct(ds, 0.5)) / float64(pct(dd, 0.5))
-	fmt.Printf("sandboxed / direct (p50): %.1f×; the Landlock shim adds %.2f ms (p50)\n", ratio, ms(pct(dl, 0.5)-pct(ds, 0.5)))
+	fmt.Printf("sandboxed / direct (p50): %.1f×; the seccomp filter adds %.2f ms, the Landlock shim %.2f ms (p50)\n", ratio, ms(pct(ds, 0.5)-pct(dn, 0.5)), ms(pct(dl, 0.5)-pct(ds, 0.5)))
 	b.ReportMetric(float64(pct(ds, 0.5).Nanoseconds()), "sandboxed-ns/op")
 	b.ReportMetric(float64(pct(dl, 0.5).Nanoseconds()), "landlock-ns/op")
 	b.ReportMetric(float64(pct(du, 0.5).Nanoseconds()), "unsandboxed-ns/op")

@@ -30,6 +30,7 @@
 //	network = false         # commands may reach the network (lifts no-network)
 //	shell = false           # sh -c and bash -c may run (lifts no-shell); their commands are still checked
 //	unsandboxed = "refuse"  # where the sandbox cannot run: "refuse", or "warn" and run without it
+//	root_without_landlock = "refuse"  # lunad is root and the kernel has no Landlock: "refuse", or "warn" and run
 //	commands = "any"        # "allowed": only commands an [[allow]] rule matches run
 //	read_only = []          # workspace paths kept read-only besides .git and .luna: ["vendor"]
 //

@@ -17,7 +17,7 @@ import (
 
 // The keys each table of a policy file may have.
 var (
-	topKeys   = []string{"network", "shell", "unsandboxed", "commands", "read_only", "limits", "deny", "confirm", "allow"}
+	topKeys   = []string{"network", "shell", "unsandboxed", "root_without_landlock", "commands", "read_only", "limits", "deny", "confirm", "allow"}
 	limitKeys = []string{"timeout", "cpu", "memory", "processes", "file_size", "output"}
 	ruleKeys  = []string{"name", "reason", "tools", "program", "args", "paths", "writes"}
 )
@@ -88,6 +88,9 @@ func (ps parser) policy(raw map[string]any, p *Policy) {
 	}
 	if v, ok := ps.choice(raw, nil, "unsandboxed", string(Refuse), string(Warn)); ok {
 		p.unsandboxed = Unsandboxed(v)
+	}
+	if v, ok := ps.choice(raw, nil, "root_without_landlock", string(Refuse), string(Warn)); ok {
+		p.rootWithoutLandlock = Unsandboxed(v)
 	}
 	if v, ok := ps.choice(raw, nil, "commands", "any", "allowed"); ok {
 		p.allowedOnly = v == "allowed"

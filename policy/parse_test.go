@@ -124,9 +124,9 @@ func TestParseFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := SandboxSettings{
-		Unsandboxed: Warn,
-		Network:     true,
-		Shell:       true,
+		Unsandboxed: Warn, RootWithoutLandlock: Refuse,
+		Network: true,
+		Shell:   true,
 		Limits: Limits{Timeout: 90 * time.Second, CPU: time.Minute, Memory: 512 << 20, Processes: 64,
 			FileSize: 1 << 20, Output: 64 << 10},
 		ReadOnly: []string{".git", ".luna", "testdata/golden", "vendor"},
@@ -151,7 +151,7 @@ func TestParseFull(t *testing.T) {
 }
 
 func TestDefault(t *testing.T) {
-	want := SandboxSettings{Unsandboxed: Refuse, Limits: DefaultLimits(), ReadOnly: []string{".git", ".luna"}}
+	want := SandboxSettings{Unsandboxed: Refuse, RootWithoutLandlock: Refuse, Limits: DefaultLimits(), ReadOnly: []string{".git", ".luna"}}
 	if got := Default().Sandbox(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Default().Sandbox() = %+v; want %+v", got, want)
 	}
@@ -203,7 +203,7 @@ func TestLoad(t *testing.T) {
 	t.Run("invalid", func(t *testing.T) {
 		root := writePolicy(t, "shell = true\nnetwrok = true\n")
 		_, err := Load(root)
-		want := filepath.Join(root, ".luna", "policy.toml") + `:2:1: unknown key "netwrok" in the policy (did you mean "network"?); the known keys are network, shell, unsandboxed, commands, read_only, limits, deny, confirm, allow`
+		want := filepath.Join(root, ".luna", "policy.toml") + `:2:1: unknown key "netwrok" in the policy (did you mean "network"?); the known keys are network, shell, unsandboxed, root_without_landlock, commands, read_only, limits, deny, confirm, allow`
 		if err == nil || err.Error() != want || !errors.Is(err, lunad.ErrInvalid) {
 			t.Errorf("Load error %v;\nwant %s", err, want)
 		}
@@ -249,7 +249,14 @@ func TestDocs(t *testing.T) {
 		t.Fatalf("the documented policy does not parse: %v", err)
 	}
 	def := Default().Sandbox()
-	if got := p.Sandbox(); !reflect.DeepEqual(got, def) {
+	got := p.Sandbox()
+	// The example's no-secrets rule denies reading paths: the sandbox
+	// hides them.
+	if want := []string{"config/secrets", "*.pem"}; !reflect.DeepEqual(got.Denied, want) {
+		t.Errorf("the documented denied paths are %q; want %q", got.Denied, want)
+	}
+	got.Denied = nil
+	if !reflect.DeepEqual(got, def) {
 		t.Errorf("the documented values %+v are not the defaults %+v", got, def)
 	}
 	if msg := p.Check(t.TempDir(), run("make", "deploy")).Message(); !strings.Contains(doc, "\n"+msg+"\n") {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,8 +22,11 @@ type Policy struct {
 	shell       bool
 	allowedOnly bool // commands = "allowed"
 	unsandboxed Unsandboxed
-	readOnly    []string // workspace-relative slash paths, sorted
-	limits      Limits
+	// rootWithoutLandlock: whether commands run when lunad is root and
+	// the kernel gives no Landlock (Refuse or Warn).
+	rootWithoutLandlock Unsandboxed
+	readOnly            []string // workspace-relative slash paths, sorted
+	limits              Limits
 	// The workspace's rules in file order, by kind.
 	deny, confirm, allow []*rule
 	// home is the user's home directory, for rm-home (captured when the
@@ -67,6 +71,10 @@ func DefaultLimits() Limits {
 // policy.
 type SandboxSettings struct {
 	Unsandboxed Unsandboxed
+	// RootWithoutLandlock: Warn lets commands run when lunad is root and
+	// Landlock cannot be applied beneath bwrap, every result saying so;
+	// Refuse (the default) does not.
+	RootWithoutLandlock Unsandboxed
 	// Network: commands may reach the network (--share-net).
 	Network bool
 	// Shell: commands may run sh -c / bash -c scripts.
@@ -76,6 +84,9 @@ type SandboxSettings struct {
 	// read-only inside the sandbox: .git and .luna, then the policy's
 	// read_only, sorted.
 	ReadOnly []string
+	// Denied are the patterns of the [[deny]] rules that forbid reading
+	// paths (DeniedReads), which the sandbox hides (HiddenUnder).
+	Denied []string
 }
 
 // ReadOnlyUnder is ReadOnly as absolute paths under root (sandbox.Spec's
@@ -96,7 +107,7 @@ func Default() *Policy {
 	if err != nil || !filepath.IsAbs(home) {
 		home = "" // rm-home then knows only ~ and $HOME
 	}
-	return &Policy{unsandboxed: Refuse, limits: DefaultLimits(), home: cleanHome(home)}
+	return &Policy{unsandboxed: Refuse, rootWithoutLandlock: Refuse, limits: DefaultLimits(), home: cleanHome(home)}
 }
 
 // Load reads the policy of the workspace at root (.luna/policy.toml):
@@ -124,11 +135,13 @@ func (p *Policy) Sandbox() SandboxSettings {
 	ro := append([]string{".git", ".luna"}, p.readOnly...)
 	slices.Sort(ro)
 	return SandboxSettings{
-		Unsandboxed: p.unsandboxed,
-		Network:     p.network,
-		Shell:       p.shell,
-		Limits:      p.limits,
-		ReadOnly:    slices.Compact(ro),
+		Unsandboxed:         cmp.Or(p.unsandboxed, Refuse),
+		RootWithoutLandlock: cmp.Or(p.rootWithoutLandlock, Refuse),
+		Network:             p.network,
+		Shell:               p.shell,
+		Limits:              p.limits,
+		ReadOnly:            slices.Compact(ro),
+		Denied:              p.DeniedReads(),
 	}
 }
 

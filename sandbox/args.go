@@ -11,9 +11,10 @@ import (
 // /bin, /sbin and /lib* are symlinks, made again as symlinks inside.
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
 
-// secretFiles are files of /etc a command must not read even as uid 0
-// (bwrap drops capabilities, but root still owns these): each one present
-// is covered by /dev/null, which bwrap mounts nodev, so opening it fails.
+// secretFiles are files of /etc a command must not read: its uid maps
+// to lunad's, and when lunad is root it owns these, so owner permissions
+// would let it read them. Each one present is covered by /dev/null,
+// which bwrap mounts nodev, so opening it fails.
 var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh/ssh_host_*key", "/etc/sudoers"}
 
 // secretDirs are directories of /etc covered by an empty tmpfs.
@@ -40,19 +41,21 @@ func systemMounts() []string {
 	if !etc {
 		return args
 	}
+	var files, dirs []string
 	for _, pattern := range secretFiles {
 		matches, _ := filepath.Glob(pattern)
 		for _, f := range matches {
 			if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
-				args = append(args, "--ro-bind", "/dev/null", f)
+				files = append(files, f)
 			}
 		}
 	}
 	for _, d := range secretDirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
-			args = append(args, "--tmpfs", d, "--remount-ro", d)
+			dirs = append(dirs, d)
 		}
 	}
+	args = append(args, coverArgs(files, dirs)...)
 	// systemd-resolved's hosts make /etc/resolv.conf a symlink into /run:
 	// its target, read-only, so that a command let on the network
 	// resolves names.
@@ -94,25 +97,49 @@ func (p *plan) visibleDir(d string) bool {
 // pid and namespaces): the gate's ExtraFiles[1].
 const infoFD = 4
 
-// bwrapArgs are bwrap's arguments for plan p, given the system mounts:
-// new namespaces (the network's unless p.network), the system read-only,
-// /dev, /proc, a private /tmp, the user's home an empty tmpfs, the binds,
-// Home and Root writable, the read-only paths over Root, the working
-// directory, then the command. The environment is not passed as
-// arguments (--setenv would put it in the world-readable
-// /proc/PID/cmdline): bwrap hands its own, the scrubbed one, on. With
-// a shim (the host path of lunad's executable), the command is run
+// sandboxUID is the uid (and gid) a command has inside its user
+// namespace when lunad runs as root: never 0, so that nothing in the
+// sandbox is root even in its own namespace. It maps to lunad's uid
+// outside, so the workspace stays the command's to write.
+const sandboxUID = 1000
+
+// bwrapConfig is what bwrap's arguments take besides the plan.
+type bwrapConfig struct {
+	mounts    []string // the system mounts (systemMounts)
+	shim      string   // the Landlock shim's host path ("" without Landlock)
+	seccompFD int      // the descriptor bwrap reads the seccomp filter from (0: none)
+	uid       int      // the command's uid and gid inside (0: lunad's own, unchanged)
+}
+
+// bwrapArgs are bwrap's arguments for plan p: new namespaces (the
+// network's unless p.network) with a user namespace of the command's
+// own in which it holds no capability and can make no other (and, when
+// lunad is root, a uid that is not 0), the seccomp filter, the system
+// read-only, /dev, /proc, a private /tmp and /dev/shm and the user's
+// home as empty tmpfs sized to the memory limit, the binds, Home and
+// Root writable, the read-only paths over Root, the hidden paths
+// covered, the working directory, then the command. The environment is
+// not passed as arguments (--setenv would put it in the world-readable
+// /proc/PID/cmdline): bwrap hands its own, the scrubbed one, on. With a
+// shim (the host path of lunad's executable), the command is run
 // through the Landlock shim, bound read-only at ShimPath.
-func bwrapArgs(p *plan, mounts []string, shim string) []string {
-	args := []string{"--die-with-parent", "--new-session", "--unshare-all"}
+func bwrapArgs(p *plan, c bwrapConfig) []string {
+	args := []string{"--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"}
+	if c.uid != 0 {
+		args = append(args, "--uid", strconv.Itoa(c.uid), "--gid", strconv.Itoa(c.uid))
+	}
 	if p.network {
 		args = append(args, "--share-net")
 	}
 	args = append(args, "--info-fd", strconv.Itoa(infoFD))
-	args = append(args, mounts...)
-	args = append(args, "--dev", "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc", "--tmpfs", "/tmp")
+	if c.seccompFD != 0 {
+		args = append(args, "--seccomp", strconv.Itoa(c.seccompFD))
+	}
+	args = append(args, c.mounts...)
+	size := strconv.FormatInt(p.limits.Memory, 10)
+	args = append(args, "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm", "--proc", "/proc", "--size", size, "--tmpfs", "/tmp")
 	if p.userHome != "" {
-		args = append(args, "--tmpfs", p.userHome)
+		args = append(args, "--size", size, "--tmpfs", p.userHome)
 	}
 	for _, b := range p.binds {
 		if b.Writable {
@@ -131,14 +158,29 @@ func bwrapArgs(p *plan, mounts []string, shim string) []string {
 	for _, m := range p.missing {
 		args = append(args, "--tmpfs", m, "--remount-ro", m)
 	}
-	if shim != "" {
-		args = append(args, "--ro-bind", shim, ShimPath)
+	args = append(args, coverArgs(p.hiddenFiles, p.hiddenDirs)...)
+	if c.shim != "" {
+		args = append(args, "--ro-bind", c.shim, ShimPath)
 	}
 	args = append(args, "--chdir", p.dir, "--")
-	if shim != "" {
+	if c.shim != "" {
 		args = append(args, ShimPath)
 	}
 	return append(args, p.argv...)
+}
+
+// coverArgs are bwrap's arguments that hide files and directories: a
+// file is covered by /dev/null, which bwrap mounts nodev, so opening it
+// fails; a directory by an empty read-only tmpfs.
+func coverArgs(files, dirs []string) []string {
+	var args []string
+	for _, f := range files {
+		args = append(args, "--ro-bind", "/dev/null", f)
+	}
+	for _, d := range dirs {
+		args = append(args, "--size", "4096", "--tmpfs", d, "--remount-ro", d)
+	}
+	return args
 }
 
 // within reports whether path is dir or inside it (both clean and

@@ -24,6 +24,10 @@ func TestBwrapArgsGolden(t *testing.T) {
 		home:     "/home/u/.cache/lunad/home",
 		userHome: "/home/u",
 		binds:    []Bind{{Path: "/home/u/go/pkg/mod"}, {Path: "/var/lunad/reports", Writable: true}},
+		limits:   Limits{Memory: 256 << 20},
+
+		hiddenFiles: []string{"/home/u/ws/key.pem"},
+		hiddenDirs:  []string{"/home/u/ws/config/secrets"},
 	}
 	mounts := []string{"--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc", "--ro-bind", "/dev/null", "/etc/shadow"}
 	for _, net := range []bool{false, true} {
@@ -32,10 +36,10 @@ func TestBwrapArgsGolden(t *testing.T) {
 		if net {
 			name = "bwrap_args_network.golden"
 		}
-		golden(t, name, strings.Join(bwrapArgs(p, mounts, ""), "\n")+"\n")
+		golden(t, name, strings.Join(bwrapArgs(p, bwrapConfig{mounts: mounts, seccompFD: 7}), "\n")+"\n")
 	}
 	p.network = false
-	golden(t, "bwrap_args_landlock.golden", strings.Join(bwrapArgs(p, mounts, "/opt/lunad/bin/lunad"), "\n")+"\n")
+	golden(t, "bwrap_args_landlock.golden", strings.Join(bwrapArgs(p, bwrapConfig{mounts: mounts, shim: "/opt/lunad/bin/lunad", seccompFD: 7, uid: sandboxUID}), "\n")+"\n")
 }
 
 // golden compares got with testdata/name (-update rewrites it).

@@ -35,10 +35,10 @@ type cgroupMount struct {
 	MountPoint string
 }
 
-// parseMountinfo finds the mount of the pids controller: a cgroup v1
-// hierarchy with pids among its super options, else the cgroup2
-// hierarchy. The format is proc(5)'s /proc/PID/mountinfo.
-func parseMountinfo(data string) (cgroupMount, bool) {
+// parseMountinfo finds the mount of a cgroup controller ("pids",
+// "memory"): a cgroup v1 hierarchy with it among its super options, else
+// the cgroup2 hierarchy. The format is proc(5)'s /proc/PID/mountinfo.
+func parseMountinfo(data, controller string) (cgroupMount, bool) {
 	var v2 cgroupMount
 	found2 := false
 	for _, line := range strings.Split(data, "\n") {
@@ -53,7 +53,7 @@ func parseMountinfo(data string) (cgroupMount, bool) {
 		root, mp := unescapeMount(f[3]), unescapeMount(f[4])
 		switch g[0] {
 		case "cgroup":
-			if len(g) >= 3 && hasField(g[2], "pids", ",") {
+			if len(g) >= 3 && hasField(g[2], controller, ",") {
 				return cgroupMount{Version: 1, Root: root, MountPoint: mp}, true
 			}
 		case "cgroup2":
@@ -94,9 +94,9 @@ func hasField(list, want, sep string) bool {
 }
 
 // parseProcCgroup finds this process's cgroup path in the hierarchy of
-// the given version, from /proc/PID/cgroup (cgroups(7): "ID:controllers:path";
-// v2's line is "0::path").
-func parseProcCgroup(data string, version int) (string, bool) {
+// the given version (of controller, for v1), from /proc/PID/cgroup
+// (cgroups(7): "ID:controllers:path"; v2's line is "0::path").
+func parseProcCgroup(data string, version int, controller string) (string, bool) {
 	for _, line := range strings.Split(data, "\n") {
 		id, rest, ok := strings.Cut(line, ":")
 		if !ok {
@@ -106,7 +106,7 @@ func parseProcCgroup(data string, version int) (string, bool) {
 		if !ok || !strings.HasPrefix(path, "/") {
 			continue
 		}
-		if version == 1 && hasField(ctrls, "pids", ",") || version == 2 && id == "0" && ctrls == "" {
+		if version == 1 && hasField(ctrls, controller, ",") || version == 2 && id == "0" && ctrls == "" {
 			return path, true
 		}
 	}
@@ -126,24 +126,26 @@ func cgroupDir(m cgroupMount, self string) (string, error) {
 	return filepath.Join(m.MountPoint, rel), nil
 }
 
-// probeCgroup finds a cgroup under which lunad can make a pids cgroup per
-// command: its own cgroup of the pids hierarchy, if a child made there
-// has pids.max. It returns the mechanism and the parent directory, or
-// why none can be used.
-func probeCgroup() (mechanism, dir string, err error) {
+// probeCgroup finds a cgroup under which lunad can make a cgroup of
+// controller ("pids", "memory") per command: its own cgroup of that
+// controller's hierarchy, if a child made there has the controller's
+// file (pids.max; memory.max on v2, memory.limit_in_bytes on v1). It
+// returns the mechanism and the parent directory, or why none can be
+// used.
+func probeCgroup(controller string) (mechanism, dir string, err error) {
 	mi, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return "", "", err
 	}
-	m, ok := parseMountinfo(string(mi))
+	m, ok := parseMountinfo(string(mi), controller)
 	if !ok {
-		return "", "", errors.New("no cgroup hierarchy with the pids controller is mounted")
+		return "", "", fmt.Errorf("no cgroup hierarchy with the %s controller is mounted", controller)
 	}
 	pc, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", "", err
 	}
-	self, ok := parseProcCgroup(string(pc), m.Version)
+	self, ok := parseProcCgroup(string(pc), m.Version, controller)
 	if !ok {
 		return "", "", fmt.Errorf("/proc/self/cgroup names no cgroup of the hierarchy mounted at %s", m.MountPoint)
 	}
@@ -151,18 +153,30 @@ func probeCgroup() (mechanism, dir string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	probe := filepath.Join(dir, fmt.Sprintf("%sprobe-%d", cgroupPrefix, os.Getpid()))
+	probe := filepath.Join(dir, fmt.Sprintf("%sprobe-%s-%d", cgroupPrefix, controller, os.Getpid()))
 	if err := os.Mkdir(probe, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", "", fmt.Errorf("cannot make a cgroup under %s: %w", dir, err)
 	}
 	defer os.Remove(probe)
-	if _, err := os.Stat(filepath.Join(probe, "pids.max")); err != nil {
-		return "", "", fmt.Errorf("a cgroup made under %s has no pids.max (the pids controller is not enabled there: enable it in the parent's cgroup.subtree_control)", dir)
+	file := controllerFile(controller, m.Version)
+	if _, err := os.Stat(filepath.Join(probe, file)); err != nil {
+		return "", "", fmt.Errorf("a cgroup made under %s has no %s (the %s controller is not enabled there: enable it in the parent's cgroup.subtree_control)", dir, file, controller)
 	}
 	if m.Version == 1 {
 		return LimitCgroupV1, dir, nil
 	}
 	return LimitCgroupV2, dir, nil
+}
+
+// controllerFile is the file that sets controller's limit.
+func controllerFile(controller string, version int) string {
+	switch {
+	case controller == "pids":
+		return "pids.max"
+	case version == 1:
+		return "memory.limit_in_bytes"
+	}
+	return "memory.max"
 }
 
 // sweepCgroups removes the cgroups a daemon that is gone left under dir
@@ -178,7 +192,9 @@ func sweepCgroups(dir string) {
 		if !ok || !e.IsDir() {
 			continue
 		}
-		rest = strings.TrimPrefix(rest, "probe-")
+		if probe, ok := strings.CutPrefix(rest, "probe-"); ok {
+			_, rest, _ = strings.Cut(probe, "-") // the controller's name
+		}
 		pidText, _, _ := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
 		if err != nil || pid == os.Getpid() || unix.Kill(pid, 0) != unix.ESRCH {
@@ -190,38 +206,117 @@ func sweepCgroups(dir string) {
 
 var cgroupSeq atomic.Int64
 
-// cgroup is the pids cgroup of one command.
+// cgroup is the cgroups of one command: its pids cgroup and its memory
+// cgroup (the same directory on cgroup v2; either may be "").
 type cgroup struct {
-	dir string
+	dir string // pids
+	mem string // memory
 }
 
-// newCgroup makes a cgroup under parent allowing max processes.
-func newCgroup(parent string, max int) (*cgroup, error) {
-	dir := filepath.Join(parent, fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), cgroupSeq.Add(1)))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("sandbox: make the command's pids cgroup: %w", err)
+// cgroupLimits are the limits a command's cgroups set, each under its
+// parent ("" for none).
+type cgroupLimits struct {
+	pidsParent string
+	processes  int
+	memParent  string
+	memory     int64
+}
+
+// newCgroup makes a command's cgroups: a pids cgroup allowing
+// l.processes, a memory cgroup holding at most l.memory bytes — which
+// counts what the command keeps in its tmpfs (shmem) —, one directory
+// where both parents are the same cgroup v2.
+func newCgroup(l cgroupLimits) (*cgroup, error) {
+	name := fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), cgroupSeq.Add(1))
+	g := &cgroup{}
+	if l.pidsParent != "" {
+		g.dir = filepath.Join(l.pidsParent, name)
+		if err := os.Mkdir(g.dir, 0o755); err != nil {
+			return nil, fmt.Errorf("sandbox: make the command's pids cgroup: %w", err)
+		}
+		if err := g.write(g.dir, "pids.max", strconv.Itoa(l.processes)); err != nil {
+			g.rmdirs()
+			return nil, err
+		}
 	}
-	g := &cgroup{dir: dir}
-	if err := g.write("pids.max", strconv.Itoa(max)); err != nil {
-		os.Remove(dir)
-		return nil, err
+	if l.memParent != "" {
+		g.mem = filepath.Join(l.memParent, name)
+		if g.mem != g.dir {
+			if err := os.Mkdir(g.mem, 0o755); err != nil {
+				g.mem = ""
+				g.rmdirs()
+				return nil, fmt.Errorf("sandbox: make the command's memory cgroup: %w", err)
+			}
+		}
+		if err := g.setMemory(l.memory); err != nil {
+			g.rmdirs()
+			return nil, err
+		}
 	}
 	return g, nil
 }
 
-func (g *cgroup) write(file, value string) error {
-	if err := os.WriteFile(filepath.Join(g.dir, file), []byte(value), 0); err != nil {
-		return fmt.Errorf("sandbox: write %s of cgroup %s: %w", file, g.dir, err)
+// setMemory limits the memory cgroup to n bytes, swap included where
+// the kernel accounts it (so that tmpfs pages cannot be pushed to swap
+// beyond the limit).
+func (g *cgroup) setMemory(n int64) error {
+	v := strconv.FormatInt(n, 10)
+	if _, err := os.Stat(filepath.Join(g.mem, "memory.max")); err == nil {
+		if err := g.write(g.mem, "memory.max", v); err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(g.mem, "memory.swap.max")); err == nil {
+			return g.write(g.mem, "memory.swap.max", "0")
+		}
+		return nil
+	}
+	if err := g.write(g.mem, "memory.limit_in_bytes", v); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(g.mem, "memory.memsw.limit_in_bytes")); err == nil {
+		return g.write(g.mem, "memory.memsw.limit_in_bytes", v)
 	}
 	return nil
 }
 
-// add moves process pid (and its threads) into the cgroup.
-func (g *cgroup) add(pid int) error { return g.write("cgroup.procs", strconv.Itoa(pid)) }
+func (g *cgroup) write(dir, file, value string) error {
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(value), 0); err != nil {
+		return fmt.Errorf("sandbox: write %s of cgroup %s: %w", file, dir, err)
+	}
+	return nil
+}
+
+// dirs are the cgroup's directories.
+func (g *cgroup) dirs() []string {
+	var ds []string
+	for _, d := range []string{g.dir, g.mem} {
+		if d != "" && !slices.Contains(ds, d) {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+// rmdirs removes the cgroup's directories, empty as newCgroup left them.
+func (g *cgroup) rmdirs() {
+	for _, d := range g.dirs() {
+		os.Remove(d)
+	}
+}
+
+// add moves process pid (and its threads) into the cgroups.
+func (g *cgroup) add(pid int) error {
+	for _, d := range g.dirs() {
+		if err := g.write(d, "cgroup.procs", strconv.Itoa(pid)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // procs are the processes in the cgroup now.
 func (g *cgroup) procs() []int {
-	data, err := os.ReadFile(filepath.Join(g.dir, "cgroup.procs"))
+	data, err := os.ReadFile(filepath.Join(g.dirs()[0], "cgroup.procs"))
 	if err != nil {
 		return nil
 	}
@@ -236,6 +331,9 @@ func (g *cgroup) procs() []int {
 
 // refusedForks is how many forks the pids limit refused (pids.events).
 func (g *cgroup) refusedForks() int64 {
+	if g.dir == "" {
+		return 0
+	}
 	data, err := os.ReadFile(filepath.Join(g.dir, "pids.events"))
 	if err != nil {
 		return 0
@@ -243,11 +341,28 @@ func (g *cgroup) refusedForks() int64 {
 	return parsePidsEvents(string(data))
 }
 
+// oomKills is how many processes the memory limit killed
+// (memory.events on v2, memory.oom_control on v1: "oom_kill N").
+func (g *cgroup) oomKills() int64 {
+	if g.mem == "" {
+		return 0
+	}
+	for _, f := range []string{"memory.events", "memory.oom_control"} {
+		if data, err := os.ReadFile(filepath.Join(g.mem, f)); err == nil {
+			return parseCount(string(data), "oom_kill")
+		}
+	}
+	return 0
+}
+
 // parsePidsEvents reads the "max N" line of pids.events.
-func parsePidsEvents(data string) int64 {
+func parsePidsEvents(data string) int64 { return parseCount(data, "max") }
+
+// parseCount reads the "KEY N" line of a cgroup's flat keyed file.
+func parseCount(data, key string) int64 {
 	sc := bufio.NewScanner(strings.NewReader(data))
 	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), " "); ok && k == "max" {
+		if k, v, ok := strings.Cut(sc.Text(), " "); ok && k == key {
 			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			return n
 		}
@@ -271,12 +386,17 @@ func (g *cgroup) remove(wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for delay := 100 * time.Microsecond; ; delay = min(2*delay, 50*time.Millisecond) {
 		g.signal(unix.SIGKILL)
-		err := os.Remove(g.dir)
-		if err == nil || errors.Is(err, os.ErrNotExist) {
+		var err error
+		for _, d := range g.dirs() {
+			if e := os.Remove(d); e != nil && !errors.Is(e, os.ErrNotExist) {
+				err = e
+			}
+		}
+		if err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("sandbox: remove cgroup %s (processes %v still in it): %w", g.dir, g.procs(), err)
+			return fmt.Errorf("sandbox: remove cgroup %s (processes %v still in it): %w", strings.Join(g.dirs(), " and "), g.procs(), err)
 		}
 		time.Sleep(delay)
 	}

@@ -36,7 +36,7 @@ func TestParseMountinfo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := parseMountinfo(tt.in)
+			got, ok := parseMountinfo(tt.in, "pids")
 			if got != tt.want || ok != tt.ok {
 				t.Errorf("parseMountinfo = %+v, %v; want %+v, %v", got, ok, tt.want, tt.ok)
 			}
@@ -62,7 +62,7 @@ func TestParseProcCgroup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := parseProcCgroup(tt.in, tt.version)
+			got, ok := parseProcCgroup(tt.in, tt.version, "pids")
 			if got != tt.want || ok != tt.ok {
 				t.Errorf("parseProcCgroup = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
 			}
@@ -107,6 +107,26 @@ func TestParsePidsEvents(t *testing.T) {
 	}
 }
 
+// TestParseCount reads the OOM kills of v1's memory.oom_control and
+// v2's memory.events.
+func TestParseCount(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     int64
+	}{
+		{"v1 memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", 2},
+		{"v2 memory.events", "low 0\nhigh 0\nmax 5\noom 1\noom_kill 1\noom_group_kill 0\n", 1},
+		{"none", "oom_kill_disable 0\n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := parseCount(tt.in, "oom_kill"); got != tt.want {
+				t.Errorf("parseCount = %d; want %d", got, tt.want)
+			}
+		})
+	}
+}
+
 // FuzzParseMountinfo feeds the /proc parsers anything: they never panic,
 // and what they find is a path.
 func FuzzParseMountinfo(f *testing.F) {
@@ -114,17 +134,31 @@ func FuzzParseMountinfo(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		if m, ok := parseMountinfo(data); ok {
+		if m, ok := parseMountinfo(data, "pids"); ok {
 			if m.Version != 1 && m.Version != 2 {
 				t.Fatalf("version %d", m.Version)
 			}
 			cgroupDir(m, "/x")
 		}
 		for _, v := range []int{1, 2} {
-			if p, ok := parseProcCgroup(data, v); ok && !strings.HasPrefix(p, "/") {
+			if p, ok := parseProcCgroup(data, v, "pids"); ok && !strings.HasPrefix(p, "/") {
 				t.Fatalf("cgroup path %q is not absolute", p)
 			}
 		}
 		parsePidsEvents(data)
+	})
+}
+
+// FuzzParseCount feeds the flat keyed file parser anything: it never
+// panics, and a file without the key counts 0.
+func FuzzParseCount(f *testing.F) {
+	f.Add("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", "oom_kill")
+	f.Add("max 17\n", "max")
+	f.Add("", "oom_kill")
+	f.Fuzz(func(t *testing.T, data, key string) {
+		n := parseCount(data, key)
+		if !strings.Contains(data, key+" ") && n != 0 {
+			t.Errorf("parseCount(%q, %q) = %d without the key", data, key, n)
+		}
 	})
 }

@@ -16,20 +16,50 @@
 //
 // # What a sandboxed command sees
 //
-// bwrap makes new mount, pid, ipc, uts, cgroup and network namespaces
-// (--unshare-all; --share-net only for Spec.Network) and shows: /usr,
-// /etc, /opt and the /bin, /sbin and /lib* directories or symlinks,
-// read-only, with /etc's secrets covered (shadow files, ssh host keys,
-// /etc/ssl/private: bwrap drops capabilities, but uid 0 still owns
-// them); a new /dev and /proc; an empty /tmp and /dev/shm; the user's
-// home as an empty tmpfs; Spec.Binds; Spec.Home, writable; Root,
-// writable; Spec.ReadOnly over it. Nothing else of the host — not /,
-// not /home, /root, /var or /run — is there. --die-with-parent ties the
+// bwrap makes new user, mount, pid, ipc, uts, cgroup and network
+// namespaces (--unshare-all --unshare-user; --share-net only for
+// Spec.Network) and shows: /usr, /etc, /opt and the /bin, /sbin and
+// /lib* directories or symlinks, read-only, with /etc's secrets covered
+// (shadow files, ssh host keys, /etc/ssl/private: the command's uid maps
+// to lunad's, which may own them); a new /dev and /proc; an empty /tmp
+// and /dev/shm and the user's home as an empty tmpfs, each sized to
+// Limits.Memory; Spec.Binds; Spec.Home, writable; Root, writable;
+// Spec.ReadOnly over it; Spec.Hidden covered (a file by /dev/null,
+// which bwrap mounts nodev so opening it fails, a directory by an empty
+// read-only tmpfs). Nothing else of the host — not /, not /home, /root,
+// /var or /run — is there. --die-with-parent ties the
 // sandbox to lunad, --new-session keeps it off lunad's terminal. The
 // environment is only the scrubbed one (PATH cut to directories the
 // command can see, HOME, LANG, TERM=dumb, TMPDIR, then Spec.Env), handed
 // to bwrap as its own environment rather than as --setenv arguments,
 // which would show in the world-readable /proc/PID/cmdline.
+//
+// # Privileges
+//
+// Whoever runs lunad — root included — a command holds no capability
+// (--cap-drop ALL, in a user namespace of its own, over mounts that
+// namespace cannot unlock), cannot make another user namespace
+// (--disable-userns), has no_new_privs (bwrap sets it), and, when lunad
+// is root, is uid and gid 1000 in its namespace (mapped to root outside,
+// so the workspace stays writable): never uid 0. bwrap installs a
+// seccomp filter (--seccomp, read from a pipe; compiled by
+// go-seccomp-bpf for this architecture) just before it execs the
+// command — or the Landlock shim, which needs none of the calls it
+// refuses with EPERM: the mount family (mount, umount2, mount_setattr,
+// move_mount, open_tree, fsopen, fsconfig, fsmount, fspick, pivot_root,
+// chroot), unshare, setns and clone with a namespace flag (clone3 gets
+// ENOSYS, so the C library and Go fall back to clone), ptrace,
+// process_vm_readv/writev, kcmp, pidfd_getfd, bpf, perf_event_open,
+// keyctl, add_key, request_key, userfaultfd, kernel modules, kexec,
+// open_by_handle_at, reboot, swap, accounting, quotas and the clock.
+// Every call made through another architecture's ABI (i386's int 0x80
+// on amd64, x32) gets ENOSYS, so 32-bit programs do not run. Probe runs a
+// command so before it calls the sandbox usable (Capabilities.Hardened:
+// bwrap 0.8.0 or later). Where go-seccomp-bpf does not know the
+// architecture there is no filter, and every Result says so. As root
+// without Landlock, New refuses unless Options.AllowRootWithoutLandlock
+// (the policy's root_without_landlock = "warn"), and every Result then
+// says so. Capabilities.Mitigations lists what is in force.
 //
 // # Limits
 //
@@ -37,10 +67,15 @@
 // "$@"'`, which waits until lunad has moved it into a pids cgroup of its
 // own (lunad-sandbox-PID-N, made under lunad's own cgroup when Probe
 // found one it may write; cgroup v1 cannot start a process inside a
-// cgroup, and a process must be in it before it forks) and set its
+// cgroup, and a process must be in it before it forks) and into a
+// memory cgroup of its own limited to Limits.Memory — its pages and the
+// pages it keeps in its tmpfs, which RLIMIT_AS does not count; beyond
+// it the kernel's OOM killer ends it (Ended "memory") — and set its
 // rlimits with prlimit(2): RLIMIT_CPU (SIGXCPU, SIGKILL a second later),
 // RLIMIT_AS (set by the Landlock shim instead where there is one) and
-// RLIMIT_FSIZE (SIGXFSZ). Then it execs bwrap (or the
+// RLIMIT_FSIZE (SIGXFSZ). Without a memory cgroup
+// (Capabilities.MemoryLimit), the tmpfs sizes alone bound what a command
+// keeps there (ENOSPC). Then it execs bwrap (or the
 // command, unsandboxed), and everything started after inherits both.
 // Without a writable pids cgroup, processes are limited by RLIMIT_NPROC,
 // which counts all of the user's processes and does not apply to root:

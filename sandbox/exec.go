@@ -64,8 +64,15 @@ func (r *Runner) run(ctx context.Context, p *plan) (Result, error) {
 	res := Result{Sandboxed: r.sandboxed, Warning: r.warning, Landlock: s.landlock}
 	res.Ended = r.wait(ctx, s.proc, p, s.exited)
 	s.proc.sweep() // what is left of the group, once its leader ended
-	if s.proc.cg != nil && s.proc.cg.refusedForks() > 0 {
-		res.Hit = append(res.Hit, "processes")
+	oomKilled := false
+	if s.proc.cg != nil {
+		if s.proc.cg.refusedForks() > 0 {
+			res.Hit = append(res.Hit, "processes")
+		}
+		if s.proc.cg.oomKills() > 0 {
+			oomKilled = true
+			res.Hit = append(res.Hit, "memory")
+		}
 	}
 	s.proc.cleanup(r)
 	truncated := s.finish(p.grace)
@@ -76,6 +83,9 @@ func (r *Runner) run(ctx context.Context, p *plan) (Result, error) {
 	res.ExitCode, res.Signal = exitStatus(ps, r.sandboxed)
 	if res.Ended == "" {
 		res.Ended = limitEnded(res.Signal, ps, p.limits.CPU)
+	}
+	if res.Ended == "" && oomKilled && res.Signal == "SIGKILL" {
+		res.Ended = "memory"
 	}
 	if res.Ended == "cpu" || res.Ended == "file_size" {
 		res.Hit = append(res.Hit, res.Ended)
@@ -194,7 +204,17 @@ func (r *Runner) start(p *plan, env []string, files *pipes) (*started, error) {
 			spec = newShimSpec(p, r.mounts, r.caps.Landlock)
 			s.landlock = landlockDescribe(spec.FS, spec.Net, spec.Scoped)
 		}
-		argv = append([]string{r.caps.Bwrap}, bwrapArgs(p, r.mounts, r.shim)...)
+		c := bwrapConfig{mounts: r.mounts, shim: r.shim, uid: r.caps.commandUID()}
+		if r.seccomp != nil {
+			f, err := filterFile(r.seccomp)
+			if err != nil {
+				return nil, err
+			}
+			*files = append(*files, f)
+			c.seccompFD = 3 + len(cmd.ExtraFiles)
+			cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+		}
+		argv = append([]string{r.caps.Bwrap}, bwrapArgs(p, c)...)
 		cmd.Dir = "/" // bwrap's --chdir sets the command's
 	}
 	cmd.Args = append([]string{"sh", "-c", gateScript, "lunad-sandbox"}, argv...)
@@ -313,8 +333,8 @@ func (r *Runner) wait(ctx context.Context, pr *proc, p *plan, exited <-chan stru
 // processes with RLIMIT_NPROC, and sets its rlimits; everything it
 // starts inherits both.
 func (r *Runner) confine(pr *proc, l Limits, shimSetsMemory bool) error {
-	if r.caps.CgroupDir != "" {
-		cg, err := newCgroup(r.caps.CgroupDir, l.Processes)
+	if r.caps.CgroupDir != "" || r.caps.MemoryCgroupDir != "" {
+		cg, err := newCgroup(cgroupLimits{pidsParent: r.caps.CgroupDir, processes: l.Processes, memParent: r.caps.MemoryCgroupDir, memory: l.Memory})
 		if err != nil {
 			return err
 		}
@@ -322,8 +342,11 @@ func (r *Runner) confine(pr *proc, l Limits, shimSetsMemory bool) error {
 		if err := cg.add(pr.pid); err != nil {
 			return err
 		}
-	} else if err := setRlimit(pr.pid, unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)); err != nil {
-		return err
+	}
+	if r.caps.CgroupDir == "" {
+		if err := setRlimit(pr.pid, unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)); err != nil {
+			return err
+		}
 	}
 	cpu := uint64((l.CPU + time.Second - 1) / time.Second)
 	type rlimit struct {

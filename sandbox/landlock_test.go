@@ -32,7 +32,7 @@ func landlockRunners(t *testing.T) (with, without *Runner, home string) {
 	}
 	caps := with.caps
 	caps.Landlock, caps.LandlockError, caps.LandlockApplied = 0, "taken away by the test", ""
-	without, err := New(caps, Options{UserHome: home})
+	without, err := New(caps, Options{UserHome: home, AllowRootWithoutLandlock: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func readAll(f *os.File) (string, error) {
 // TestCapabilitiesLandlock: what doctor says of Landlock at each ABI,
 // and that a Runner uses the shim only where Landlock is applied.
 func TestCapabilitiesLandlock(t *testing.T) {
-	usable := Capabilities{Bwrap: "/usr/bin/bwrap", Namespaces: true, Network: true, ProcessLimit: LimitRlimit}
+	usable := Capabilities{Bwrap: "/usr/bin/bwrap", Namespaces: true, Network: true, Hardened: true, ProcessLimit: LimitRlimit}
 	tests := []struct {
 		name    string
 		abi     int
@@ -320,7 +320,7 @@ func TestCapabilitiesLandlock(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(Capabilities{Bwrap: "/usr/bin/bwrap", Namespaces: true, Network: true, Landlock: 7}, Options{Shim: "/no/such/lunad"}); !errors.Is(err, lunad.ErrNotFound) || !strings.Contains(err.Error(), "/no/such/lunad (Options.Shim") {
+	if _, err := New(Capabilities{Bwrap: "/usr/bin/bwrap", Namespaces: true, Network: true, Hardened: true, Landlock: 7}, Options{Shim: "/no/such/lunad"}); !errors.Is(err, lunad.ErrNotFound) || !strings.Contains(err.Error(), "/no/such/lunad (Options.Shim") {
 		t.Errorf("New with a missing shim = %v; want ErrNotFound naming Options.Shim", err)
 	}
 }

@@ -35,3 +35,5 @@ func growPipe(f *os.File) {
 }
 
 func processLimit() (mechanism, dir, note string) { return processLimitLinux() }
+
+func memoryLimit() (mechanism, dir, note string) { return memoryLimitLinux() }

@@ -22,6 +22,10 @@ func processLimit() (mechanism, dir, note string) {
 	return LimitNone, "", "not enforced on " + runtime.GOOS + ": only Linux has prlimit and pids cgroups"
 }
 
+func memoryLimit() (mechanism, dir, note string) {
+	return LimitNone, "", "not enforced on " + runtime.GOOS + ": only Linux has prlimit and memory cgroups"
+}
+
 // runShim: a shim runs only inside bwrap, on Linux.
 func runShim(argv []string) int {
 	os.Stderr.WriteString("lunad: the Landlock shim runs only on Linux\n")

@@ -36,15 +36,19 @@ type plan struct {
 	readOnly []string // existing read-only paths under Root
 	missing  []string // read-only paths that do not exist yet
 	created  []string // directories bwrap makes for missing (to remove after), deepest first
-	home     string
-	userHome string // the user's home, covered by a tmpfs ("" when not needed)
-	binds    []Bind
-	network  bool
-	env      map[string]string
-	timeout  time.Duration
-	grace    time.Duration
-	limits   Limits
-	stdin    []byte
+	// hiddenFiles and hiddenDirs are Spec.Hidden where the command sees
+	// them (under root), symlinks resolved.
+	hiddenFiles []string
+	hiddenDirs  []string
+	home        string
+	userHome    string // the user's home, covered by a tmpfs ("" when not needed)
+	binds       []Bind
+	network     bool
+	env         map[string]string
+	timeout     time.Duration
+	grace       time.Duration
+	limits      Limits
+	stdin       []byte
 }
 
 func invalid(format string, a ...any) error {
@@ -81,6 +85,9 @@ func newPlan(s Spec, userHome string) (*plan, error) {
 		return nil, err
 	}
 	if err := p.setReadOnly(s.ReadOnly); err != nil {
+		return nil, err
+	}
+	if err := p.setHidden(s.Hidden); err != nil {
 		return nil, err
 	}
 	if err := p.setHome(s.Home, userHome); err != nil {
@@ -182,6 +189,36 @@ func (p *plan) setReadOnly(paths []string) error {
 	}
 	// Deepest first, so that removing a directory follows its children.
 	slices.SortStableFunc(p.created, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+	return nil
+}
+
+// setHidden takes the paths to hide: under Root, symlinks resolved
+// (a link to a path outside the workspace hides nothing: the command
+// sees nothing there); those that do not exist are skipped.
+func (p *plan) setHidden(paths []string) error {
+	for _, h := range paths {
+		c, err := absClean("Spec.Hidden", h)
+		if err != nil {
+			return err
+		}
+		if !within(p.root, c) || c == p.root {
+			return invalid("Spec.Hidden %s is not a path inside the workspace %s: only paths under it can be hidden", c, p.root)
+		}
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil || !within(p.rootSrc, real) || real == p.rootSrc {
+			continue
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			continue
+		}
+		dest := p.root + strings.TrimPrefix(real, p.rootSrc)
+		if fi.IsDir() {
+			p.hiddenDirs = append(p.hiddenDirs, dest)
+		} else {
+			p.hiddenFiles = append(p.hiddenFiles, dest)
+		}
+	}
 	return nil
 }
 

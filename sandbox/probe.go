@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,12 +47,36 @@ type Capabilities struct {
 	ProcessLimit     string `json:"process_limit"`
 	ProcessLimitNote string `json:"process_limit_note,omitempty"`
 	CgroupDir        string `json:"cgroup_dir,omitempty"`
+	// Hardened: bwrap ran a command in a user namespace of its own,
+	// every capability dropped (--cap-drop ALL), unable to make another
+	// user namespace (--disable-userns), no_new_privs set, under the
+	// seccomp filter where there is one, and with a uid that is not 0
+	// when lunad is root; HardenedError is why not (bwrap before 0.8.0
+	// lacks --disable-userns; root needs user namespaces to change uid).
+	Hardened      bool   `json:"hardened"`
+	HardenedError string `json:"hardened_error,omitempty"`
+	// Root: lunad runs as root. Its commands then run as uid and gid
+	// 1000 in their user namespace (mapped to root outside, so the
+	// workspace stays theirs to write).
+	Root bool `json:"root"`
+	// Seccomp: the seccomp filter (see the package doc) compiled for
+	// this architecture; SeccompError is why not.
+	Seccomp      bool   `json:"seccomp"`
+	SeccompError string `json:"seccomp_error,omitempty"`
+	// MemoryLimit is how Limits.Memory is enforced besides RLIMIT_AS:
+	// LimitCgroupV1 or LimitCgroupV2 (a memory cgroup per command under
+	// MemoryCgroupDir, which counts its tmpfs), or LimitRlimit (RLIMIT_AS
+	// alone, which does not count tmpfs: those are bounded by their size
+	// alone); MemoryLimitNote says why no cgroup is used.
+	MemoryLimit     string `json:"memory_limit"`
+	MemoryLimitNote string `json:"memory_limit_note,omitempty"`
+	MemoryCgroupDir string `json:"memory_cgroup_dir,omitempty"`
 }
 
 // Usable reports whether commands can run sandboxed: bwrap is installed
 // and can make every namespace a command needs, the network's included.
 func (c Capabilities) Usable() bool {
-	return c.Bwrap != "" && c.Namespaces && c.Network
+	return c.Bwrap != "" && c.Namespaces && c.Network && c.Hardened
 }
 
 // unusable says why commands cannot run sandboxed ("" when they can).
@@ -62,6 +88,8 @@ func (c Capabilities) unusable() string {
 		return "bwrap cannot create namespaces: " + c.NamespacesError
 	case !c.Network:
 		return "bwrap cannot create a network namespace: " + c.NetworkError
+	case !c.Hardened:
+		return "bwrap cannot drop a command's privileges: " + c.HardenedError
 	}
 	return ""
 }
@@ -77,14 +105,13 @@ func (c Capabilities) String() string {
 	b.WriteString("namespaces: " + okOr(c.Namespaces, c.NamespacesError) + "\n")
 	b.WriteString("network namespace: " + okOr(c.Network, c.NetworkError) + "\n")
 	b.WriteString("landlock: " + c.LandlockStatus() + "\n")
-	b.WriteString("process limit: " + c.ProcessLimit)
-	if c.CgroupDir != "" {
-		b.WriteString(" (under " + c.CgroupDir + ")")
+	for _, m := range c.Mitigations() {
+		if m.Missing {
+			b.WriteString(m.Name + ": WARNING: " + m.State + "\n")
+		} else {
+			b.WriteString(m.Name + ": " + m.State + "\n")
+		}
 	}
-	if c.ProcessLimitNote != "" {
-		b.WriteString(": " + c.ProcessLimitNote)
-	}
-	b.WriteString("\n")
 	if c.Usable() {
 		b.WriteString("sandbox: usable\n")
 	} else {
@@ -133,6 +160,14 @@ func Probe(ctx context.Context) Capabilities {
 	var c Capabilities
 	c.Landlock, c.LandlockError = landlockABI()
 	c.ProcessLimit, c.CgroupDir, c.ProcessLimitNote = processLimit()
+	c.MemoryLimit, c.MemoryCgroupDir, c.MemoryLimitNote = memoryLimit()
+	c.Root = os.Geteuid() == 0
+	filter, err := seccompProgram()
+	if err != nil {
+		c.SeccompError = err.Error()
+	} else {
+		c.Seccomp = true
+	}
 	c.Bwrap = findBwrap()
 	if c.Bwrap == "" {
 		c.NamespacesError = "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
@@ -142,17 +177,24 @@ func Probe(ctx context.Context) Capabilities {
 	c.BwrapVersion = bwrapVersion(ctx, c.Bwrap)
 	mounts := systemMounts()
 	shared := []string{"--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"}
-	if err := tryBwrap(ctx, c.Bwrap, mounts, shared); err != nil {
+	if err := tryBwrap(ctx, c.Bwrap, mounts, shared, nil); err != nil {
 		c.NamespacesError = err.Error()
 		c.NetworkError = "namespaces are unavailable"
 		return c
 	}
 	c.Namespaces = true
-	if err := tryBwrap(ctx, c.Bwrap, mounts, []string{"--unshare-all"}); err != nil {
+	if err := tryBwrap(ctx, c.Bwrap, mounts, []string{"--unshare-all"}, nil); err != nil {
 		c.NetworkError = err.Error()
 		return c
 	}
 	c.Network = true
+	hardened := bwrapArgs(&plan{}, bwrapConfig{uid: c.commandUID(), seccompFD: tryBwrapSeccompFD})
+	hardened = hardened[:slices.Index(hardened, "--info-fd")]
+	if err := tryBwrap(ctx, c.Bwrap, mounts, hardened, filter); err != nil {
+		c.HardenedError = err.Error() + " (this needs bwrap 0.8.0 or later, and user namespaces)"
+		return c
+	}
+	c.Hardened = true
 	c.LandlockApplied = c.landlockApplied()
 	return c
 }
@@ -184,15 +226,30 @@ func parseBwrapVersion(out string) string {
 	return f[len(f)-1]
 }
 
-// tryBwrap runs `true` in a sandbox with the given namespace flags; the
-// error is bwrap's message.
-func tryBwrap(ctx context.Context, bwrap string, mounts, unshare []string) error {
+// tryBwrapSeccompFD is the descriptor tryBwrap hands a seccomp filter on.
+const tryBwrapSeccompFD = 3
+
+// tryBwrap runs `true` in a sandbox with the given namespace flags (and
+// the seccomp filter, read from tryBwrapSeccompFD, when there is one);
+// the error is bwrap's message.
+func tryBwrap(ctx context.Context, bwrap string, mounts, unshare []string, seccomp []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	if seccomp == nil {
+		unshare = slices.DeleteFunc(slices.Clone(unshare), func(a string) bool { return a == "--seccomp" || a == strconv.Itoa(tryBwrapSeccompFD) })
+	}
 	args := append(append([]string{"--die-with-parent", "--new-session"}, unshare...), mounts...)
 	args = append(args, "--dev", "/dev", "--proc", "/proc", "--", "true")
 	cmd := exec.CommandContext(ctx, bwrap, args...)
 	cmd.Env = []string{"PATH=" + defaultPath}
+	if seccomp != nil {
+		f, err := filterFile(seccomp)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cmd.ExtraFiles = []*os.File{f}
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -206,7 +263,7 @@ func tryBwrap(ctx context.Context, bwrap string, mounts, unshare []string) error
 
 // processLimit says how Limits.Processes will be enforced on Linux.
 func processLimitLinux() (mechanism, dir, note string) {
-	mechanism, dir, err := probeCgroup()
+	mechanism, dir, err := probeCgroup("pids")
 	if err == nil {
 		sweepCgroups(dir)
 		return mechanism, dir, ""
@@ -215,4 +272,24 @@ func processLimitLinux() (mechanism, dir, note string) {
 		return LimitNone, "", "running as root, where RLIMIT_NPROC does not apply, and no pids cgroup can be made (" + err.Error() + ")"
 	}
 	return LimitRlimit, "", "RLIMIT_NPROC, which counts all of this user's processes (no pids cgroup can be made: " + err.Error() + ")"
+}
+
+// memoryLimitLinux says how Limits.Memory will be enforced on Linux
+// besides RLIMIT_AS.
+func memoryLimitLinux() (mechanism, dir, note string) {
+	mechanism, dir, err := probeCgroup("memory")
+	if err == nil {
+		sweepCgroups(dir)
+		return mechanism, dir, ""
+	}
+	return LimitRlimit, "", "RLIMIT_AS alone, which does not count what a command keeps in its tmpfs (/tmp, /dev/shm, its home: each is bounded by its size, the memory limit); no memory cgroup can be made: " + err.Error()
+}
+
+// commandUID is the uid a command runs as inside its user namespace:
+// sandboxUID when lunad is root, else lunad's own (0: unchanged).
+func (c Capabilities) commandUID() int {
+	if c.Root {
+		return sandboxUID
+	}
+	return 0
 }

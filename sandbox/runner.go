@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,12 @@ type Options struct {
 	// Getenv reads lunad's environment, where PATH and LANG come from;
 	// nil means os.Getenv.
 	Getenv func(string) string
+	// AllowRootWithoutLandlock lets New make a sandboxing Runner when
+	// lunad runs as root and Landlock is not applied (the policy's
+	// root_without_landlock = "warn"): bwrap's mounts, the dropped
+	// capabilities, the uid that is not 0 and the seccomp filter alone
+	// then keep commands in, and every Result says so (Warning).
+	AllowRootWithoutLandlock bool
 	// Shim is the executable a sandbox runs as the Landlock shim (see
 	// Init); "" means this process's own (os.Executable), which must
 	// call Init first. Unused where Landlock is not applied
@@ -66,6 +73,7 @@ type Runner struct {
 	sandboxed bool
 	mounts    []string // bwrap's system mounts
 	shim      string   // the Landlock shim's executable ("" when Landlock is not applied)
+	seccomp   []byte   // the compiled seccomp filter (nil where there is none)
 	userHome  string
 	getenv    func(string) string
 	clock     func() time.Time
@@ -111,6 +119,23 @@ func New(caps Capabilities, o Options) (*Runner, error) {
 		r.mounts = systemMounts()
 		if r.shim, err = shimExecutable(caps, o.Shim); err != nil {
 			return nil, err
+		}
+		if caps.Root && r.shim == "" {
+			why := "lunad runs as root and Landlock is not applied (" + caps.LandlockStatus() + ")"
+			if !o.AllowRootWithoutLandlock {
+				return nil, fmt.Errorf(`sandbox: %s: commands would be kept in by bwrap's mounts, dropped capabilities and seccomp alone; run lunad as another user, use a kernel with Landlock, or accept it with root_without_landlock = "warn" in .luna/policy.toml: %w`, why, lunad.ErrInvalid)
+			}
+			warnings = append(warnings, "ROOT WITHOUT LANDLOCK: "+why+"; bwrap's mounts, dropped capabilities and seccomp alone kept this command in; the policy allowed it (root_without_landlock = \"warn\")")
+			r.log.Warn("sandbox: lunad runs as root without Landlock beneath bwrap", "landlock", caps.LandlockStatus())
+		}
+		if caps.Seccomp {
+			r.seccomp, err = seccompProgram()
+		} else {
+			err = errors.New(cmp.Or(caps.SeccompError, "Probe found none"))
+		}
+		if err != nil {
+			r.seccomp = nil
+			warnings = append(warnings, "NO SECCOMP FILTER ("+err.Error()+"): the command could call ptrace, bpf, keyctl, perf_event_open and the like, and the mount family, refused only by its missing capabilities")
 		}
 	}
 	if !rlimitsEnforced {

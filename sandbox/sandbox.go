@@ -17,10 +17,19 @@ type Spec struct {
 	// (the empty mount point bwrap makes for it is removed afterwards).
 	ReadOnly []string
 	// Home is a directory (absolute, lunad's own) bound as the command's
-	// $HOME, writable, so caches (GOCACHE, pip's) persist between
-	// commands; "" gives an empty private home. It is bound at its own
-	// path, and the user's home (Options.UserHome) is an empty tmpfs.
+	// $HOME, writable, so caches (GOCACHE, pip's) persist between the
+	// commands given it: whatever one command plants there (a
+	// usercustomize.py, a .bashrc) the next one runs, so a Home must
+	// never be shared by commands of different trust (two goals). ""
+	// gives a fresh, empty home for this command alone. It is bound at
+	// its own path, and the user's home (Options.UserHome) is an empty
+	// tmpfs.
 	Home string
+	// Hidden are paths under Root the command must not read (the
+	// policy's denied paths): each existing file is covered by /dev/null
+	// (opening it fails), each directory by an empty read-only tmpfs.
+	// One that does not exist is skipped.
+	Hidden []string
 	// Binds are host paths outside Root mounted at the same path inside,
 	// read-only unless Writable: a toolchain outside the system
 	// directories, a module cache, a directory for a test report. None
@@ -55,10 +64,14 @@ type Bind struct {
 // RLIMIT_NPROC, which counts all of the user's processes and does not
 // apply to root (Capabilities.ProcessLimit says which is in force).
 type Limits struct {
-	CPU       time.Duration // CPU time (RLIMIT_CPU; SIGXCPU, then SIGKILL a second later)
-	Memory    int64         // address space, bytes (RLIMIT_AS: an allocation beyond it fails)
-	Processes int           // processes and threads at once
-	FileSize  int64         // the largest file it may write, bytes (RLIMIT_FSIZE; SIGXFSZ)
+	CPU time.Duration // CPU time (RLIMIT_CPU; SIGXCPU, then SIGKILL a second later)
+	// Memory is each process's address space (RLIMIT_AS: an allocation
+	// beyond it fails), the whole command's memory with its tmpfs pages
+	// where a memory cgroup is made (the OOM killer ends it beyond), and
+	// the size of each of its tmpfs (/tmp, /dev/shm, the empty home).
+	Memory    int64
+	Processes int   // processes and threads at once
+	FileSize  int64 // the largest file it may write, bytes (RLIMIT_FSIZE; SIGXFSZ)
 	// Output is the bytes kept of each of stdout and stderr (head and
 	// tail halves).
 	Output int
@@ -74,14 +87,15 @@ type Result struct {
 	Signal   string // "SIGKILL", … when killed
 	// Ended says why it was stopped, if it was: "timeout", "cancelled"
 	// (lunad ended it: TERM, then KILL), "cpu" or "file_size" (the
-	// kernel's SIGXCPU or SIGXFSZ for the limit); "" when it exited. An
-	// allocation beyond Limits.Memory or a fork beyond Limits.Processes
-	// fails instead and the command goes on: "memory" and "processes"
-	// are never Ended.
+	// kernel's SIGXCPU or SIGXFSZ for the limit), "memory" (its memory
+	// cgroup's OOM killer); "" when it exited. An allocation beyond
+	// RLIMIT_AS or a fork beyond Limits.Processes fails instead and the
+	// command goes on: "processes" is never Ended.
 	Ended string
 	// Hit are the limits the command ran into, sorted, even when it went
 	// on: "cpu" and "file_size" as Ended, "processes" when its pids
-	// cgroup refused a fork.
+	// cgroup refused a fork, "memory" when its memory cgroup's OOM killer
+	// killed one of its processes.
 	Hit      []string
 	Stdout   Output
 	Stderr   Output

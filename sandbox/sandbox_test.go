@@ -206,15 +206,7 @@ func TestUnsandboxedSaysSo(t *testing.T) {
 func TestHomeHidden(t *testing.T) {
 	t.Parallel()
 	r, home := newRunner(t)
-	for path, data := range map[string]string{".ssh/id_ed25519": "PRIVATE-KEY", ".netrc": "machine x password y", "ws/main.go": "package main"} {
-		p := filepath.Join(home, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, home, map[string]string{".ssh/id_ed25519": "PRIVATE-KEY", ".netrc": "machine x password y", "ws/main.go": "package main"})
 	cacheHome := filepath.Join(home, ".cache", "lunad", "home")
 	if err := os.MkdirAll(cacheHome, 0o755); err != nil {
 		t.Fatal(err)
@@ -415,11 +407,13 @@ func TestTimeout(t *testing.T) {
 }
 
 // TestTimeoutTermFirst: the command is sent TERM first and can clean up.
+// The timeout leaves the shell time to set its trap even on a loaded
+// machine (at 300 ms, under a load of 16, TERM once came first).
 func TestTimeoutTermFirst(t *testing.T) {
 	t.Parallel()
 	r, _ := newRunner(t)
 	root := workspace(t, t.TempDir())
-	res := runWithin(t, r, Spec{Argv: sh(`trap 'echo cleaned > cleaned; exit 3' TERM; echo ready; while :; do sleep 0.05; done`), Root: root, Timeout: 300 * time.Millisecond, Grace: 10 * time.Second}, 20*time.Second)
+	res := runWithin(t, r, Spec{Argv: sh(`trap 'echo cleaned > cleaned; exit 3' TERM; echo ready; while :; do sleep 0.05; done`), Root: root, Timeout: 2 * time.Second, Grace: 10 * time.Second}, 30*time.Second)
 	if b, err := os.ReadFile(filepath.Join(root, "cleaned")); err != nil || string(b) != "cleaned\n" {
 		t.Errorf("the command did not get TERM: %q, %v", b, err)
 	}

@@ -19,8 +19,10 @@ var cmdDoctor = &command{
 	summary: "say whether goals can run here: the sandbox, the policy, the model, the tests",
 	help: `doctor probes what a goal needs, as the daemon would: the sandbox
 (bwrap's path and version, whether it can make namespaces and a network
-namespace, the Landlock ABI and what is applied with it, how processes are
-limited, the commands' home),
+namespace, the Landlock ABI and what is applied with it, and every other
+mitigation in force — capabilities dropped, the commands' uid, no_new_privs,
+the seccomp filter, how processes and memory are limited, the tmpfs sizes —
+with a WARNING where one is missing, the commands' homes),
 the policy file .luna/policy.toml (checked: each problem as FILE:LINE:COL),
 the model goals use ([llm] with [agents.goal] over it; the name of the
 variable holding the key and whether it is set, never the key), and the
@@ -60,7 +62,9 @@ func checkGoalsWith(caps sandbox.Capabilities, root string, cfg Config, getenv f
 	c.present = err == nil
 	c.pol, c.policyErr = policy.Load(root)
 	if c.policyErr == nil {
-		_, c.sandboxErr = sandbox.New(c.caps, sandbox.Options{AllowUnsandboxed: c.pol.Sandbox().Unsandboxed == policy.Warn, Getenv: getenv})
+		set := c.pol.Sandbox()
+		_, c.sandboxErr = sandbox.New(c.caps, sandbox.Options{AllowUnsandboxed: set.Unsandboxed == policy.Warn,
+			AllowRootWithoutLandlock: set.RootWithoutLandlock == policy.Warn, Getenv: getenv})
 	}
 	c.llm, c.llmErr = cfg.LLMFor("goal")
 	return c
@@ -92,8 +96,9 @@ func (c goalCheck) refusal(commands bool) error {
 type doctorReport struct {
 	Sandbox struct {
 		sandbox.Capabilities
-		Usable bool   `json:"usable"`
-		Home   string `json:"home"`
+		Usable      bool                 `json:"usable"`
+		Mitigations []sandbox.Mitigation `json:"mitigations"`
+		Home        string               `json:"home"`
 	} `json:"sandbox"`
 	Policy struct {
 		File        string        `json:"file"`
@@ -101,6 +106,7 @@ type doctorReport struct {
 		OK          bool          `json:"ok"`
 		Problems    []string      `json:"problems,omitempty"`
 		Unsandboxed string        `json:"unsandboxed,omitempty"`
+		RootNoLL    string        `json:"root_without_landlock,omitempty"`
 		Network     bool          `json:"network"`
 		Shell       bool          `json:"shell"`
 		ReadOnly    []string      `json:"read_only,omitempty"`
@@ -161,6 +167,7 @@ func runDoctor(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 	var r doctorReport
 	r.Sandbox.Capabilities, r.Sandbox.Usable, r.Sandbox.Home = c.caps, c.caps.Usable(), c.home
+	r.Sandbox.Mitigations = c.caps.Mitigations()
 	p := &r.Policy
 	p.File, p.Present, p.OK = c.policyFile, c.present, c.policyErr == nil
 	var fe *lunad.CheckError
@@ -175,7 +182,7 @@ func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 		s := c.pol.Sandbox()
 		l := s.Limits
 		p.Unsandboxed, p.Network, p.Shell, p.ReadOnly = string(s.Unsandboxed), s.Network, s.Shell, s.ReadOnly
-		p.DeniedReads = c.pol.DeniedReads()
+		p.RootNoLL, p.DeniedReads = string(s.RootWithoutLandlock), s.Denied
 		p.Limits = &doctorLimits{l.Timeout.String(), l.CPU.String(), l.Memory, l.Processes, l.FileSize, l.Output}
 	}
 	l := &r.LLM
@@ -205,7 +212,7 @@ func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 	p := &errWriter{w: m.Stdout}
 	p.printf("sandbox\n%s", indent(strings.TrimRight(c.caps.String(), "\n"), "  ")+"\n")
-	p.printf("  commands' home: %s\n", orWhat(r.Sandbox.Home, "unknown: "+errText(c.homeErr)))
+	p.printf("  commands' homes: one per goal under %s\n", orWhat(r.Sandbox.Home, "unknown: "+errText(c.homeErr)))
 	pol := r.Policy
 	switch {
 	case !pol.OK:
@@ -216,12 +223,12 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 			src = "not present: lunad's defaults"
 		}
 		p.printf("policy %s (%s)\n", pol.File, src)
-		p.printf("  unsandboxed = %q, network = %t, shell = %t, read-only: %s\n", pol.Unsandboxed, pol.Network, pol.Shell, strings.Join(pol.ReadOnly, ", "))
+		p.printf("  unsandboxed = %q, root_without_landlock = %q, network = %t, shell = %t, read-only: %s\n", pol.Unsandboxed, pol.RootNoLL, pol.Network, pol.Shell, strings.Join(pol.ReadOnly, ", "))
 		lim := pol.Limits
 		p.printf("  limits: timeout %s, cpu %s, memory %s, processes %d, file size %s, output %s\n",
 			lim.Timeout, lim.CPU, lunad.FormatSize(lim.Memory), lim.Processes, lunad.FormatSize(lim.FileSize), lunad.FormatSize(int64(lim.Output)))
 		if len(pol.DeniedReads) > 0 {
-			p.printf("  reads denied (left out of search and the agents' contexts): %s\n", strings.Join(pol.DeniedReads, ", "))
+			p.printf("  reads denied (hidden from commands, left out of search and the agents' contexts): %s\n", strings.Join(pol.DeniedReads, ", "))
 		}
 		p.printf("  %s\n", policy.AdvisoryNote)
 	}

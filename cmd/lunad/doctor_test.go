@@ -40,8 +40,8 @@ func TestDoctor(t *testing.T) {
 		{"ready", ready, 0, []string{
 			"sandbox\n  bwrap: /usr/bin/bwrap ", "\n  namespaces: ok\n  network namespace: ok\n", "\n  sandbox: usable\n",
 			fmt.Sprintf("\n  landlock: ABI %d (applied: files, tcp, scopes)\n", hostLandlock(t)),
-			"  commands' home: /var/tmp/lunad-doctor-home\n",
-			"/.luna/policy.toml (not present: lunad's defaults)\n", `  unsandboxed = "refuse", network = false, shell = false, read-only: .git, .luna` + "\n",
+			"  commands' homes: one per goal under /var/tmp/lunad-doctor-home\n", "  capabilities: all dropped", "  seccomp: filter refusing",
+			"/.luna/policy.toml (not present: lunad's defaults)\n", `  unsandboxed = "refuse", root_without_landlock = "refuse", network = false, shell = false, read-only: .git, .luna` + "\n",
 			"  limits: timeout 10m0s, cpu 10m0s, memory 8GiB, processes 1024, file size 1GiB, output 1MiB\n",
 			"  " + policy.AdvisoryNote + "\n",
 			"model ([llm], [agents.goal] over it): openai gpt-test at http://127.0.0.1:9/v1, API key in OPENAI_API_KEY (set)\n",

@@ -29,9 +29,9 @@ import (
 // first goal of an in-process command).
 type goalHost struct {
 	root string
-	// home is the commands' $HOME: lunad's own directory, kept between
-	// commands and goals so that build and package caches (GOCACHE, pip)
-	// persist: LUNAD_SANDBOX_HOME, else <git common dir>/luna/sandbox/home.
+	// home is lunad's directory for the commands' homes:
+	// LUNAD_SANDBOX_HOME, else <git common dir>/luna/sandbox/home. Each
+	// goal's commands get a home of their own under it (goalHome).
 	home    string
 	homeErr error
 	getenv  func(string) string
@@ -59,6 +59,11 @@ type goalSetup struct {
 func newGoalHost(root string, getenv func(string) string, log *slog.Logger) *goalHost {
 	h := &goalHost{root: root, getenv: getenv, log: log}
 	h.home, h.homeErr = sandboxHome(root, getenv)
+	if h.homeErr == nil {
+		if err := sweepGoalHomes(h.home); err != nil {
+			log.Warn("sandbox: homes of finished goals are left behind", "err", err)
+		}
+	}
 	return h
 }
 
@@ -101,8 +106,9 @@ func (h *goalHost) setup(ctx context.Context) *goalSetup {
 		s.pol, s.polErr = policy.Parse(path, data)
 	}
 	if s.polErr == nil {
-		warn := s.pol.Sandbox().Unsandboxed == policy.Warn
-		s.runner, s.sbErr = sandbox.New(h.capabilities(ctx), sandbox.Options{AllowUnsandboxed: warn, Getenv: h.getenv, Logger: h.log})
+		set := s.pol.Sandbox()
+		s.runner, s.sbErr = sandbox.New(h.capabilities(ctx), sandbox.Options{AllowUnsandboxed: set.Unsandboxed == policy.Warn,
+			AllowRootWithoutLandlock: set.RootWithoutLandlock == policy.Warn, Getenv: h.getenv, Logger: h.log})
 	}
 	h.cur = s
 	return s
@@ -112,7 +118,9 @@ var errPolicyRead = errors.New("reading the policy")
 
 // Run runs one of a goal's commands (goal.Commands, harness.Runner): the
 // policy's limits, timeout and network, its read-only paths under the
-// command's root, lunad's home for the commands.
+// command's root, the paths its [[deny]] rules forbid reading hidden,
+// and the goal's own home (goalHome: the command's root is the goal's
+// worktree).
 func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, error) {
 	st := h.setup(ctx)
 	switch {
@@ -135,14 +143,18 @@ func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, err
 	}
 	slices.Sort(ro)
 	s.ReadOnly = slices.Compact(ro)
+	hidden, err := set.HiddenUnder(s.Root)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
+	s.Hidden = append(slices.Clone(s.Hidden), hidden...)
 	if s.Home == "" {
 		if h.homeErr != nil {
 			return sandbox.Result{}, h.homeErr
 		}
-		if err := os.MkdirAll(h.home, 0o700); err != nil {
-			return sandbox.Result{}, fmt.Errorf("the commands' home %s (LUNAD_SANDBOX_HOME): %w", h.home, err)
+		if s.Home, err = goalHome(h.home, s.Root); err != nil {
+			return sandbox.Result{}, err
 		}
-		s.Home = h.home
 	}
 	return st.runner.Run(ctx, s)
 }
@@ -208,9 +220,15 @@ func (h *goalHost) describe(ctx context.Context) string {
 	landlock := "no Landlock beneath it: " + c.LandlockStatus()
 	if c.LandlockApplied != "" {
 		landlock = "Landlock beneath it: " + c.LandlockApplied
+	} else if c.Root {
+		landlock = "ROOT WITHOUT LANDLOCK: lunad runs as root with no Landlock beneath bwrap (" + c.LandlockStatus() + "), run only because .luna/policy.toml says root_without_landlock = \"warn\""
 	}
-	return fmt.Sprintf("bwrap %s: the system read-only, the user's home hidden, the workspace writable but .git and .luna, a private /tmp, no network unless .luna/policy.toml allows it; processes limited by %s; %s",
-		c.BwrapVersion, c.ProcessLimit, landlock)
+	filter := "a seccomp filter"
+	if !c.Seccomp {
+		filter = "NO seccomp filter (" + c.SeccompError + ")"
+	}
+	return fmt.Sprintf("bwrap %s: the system read-only, the user's home hidden, the workspace writable but .git and .luna, a private /tmp, no network unless .luna/policy.toml allows it; no capabilities, not uid 0, %s; processes limited by %s, memory by %s; %s",
+		c.BwrapVersion, filter, c.ProcessLimit, c.MemoryLimit, landlock)
 }
 
 // preflight is why a goal's stage must not run now: the policy file does
