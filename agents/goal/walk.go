@@ -123,7 +123,7 @@ func snap(r *tree.Root) (*snapshot, error) {
 			}
 			f.Link, f.Hash = true, blobHash([]byte(target))
 		case !info.Mode.IsRegular():
-			f.Special, f.Hash = true, "special "+info.Mode.Type().String()
+			f.Special, f.Hash = true, special(info.Mode)
 		default:
 			data, hash, ok := readState(r, rel, keepTotal-kept)
 			if !ok {
@@ -142,6 +142,21 @@ func snap(r *tree.Root) (*snapshot, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// special names a file that is neither regular, a directory nor a link.
+func special(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "block device"
+	}
+	return "special file (" + m.Type().String() + ")"
 }
 
 // readState hashes regular file rel, streaming it, and keeps its content
