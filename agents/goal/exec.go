@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -235,14 +238,34 @@ func (x *executor) check(pa policy.Action, e *effect) bool {
 func (x *executor) spec(argv []string, cwd string) sandbox.Spec {
 	s := x.a.o.Spec
 	s.Argv, s.Root, s.Dir = argv, x.dir, cwd
-	ro := append([]string{".git", ".luna"}, x.a.o.ReadOnly...)
-	slices.Sort(ro)
 	s.ReadOnly = slices.Clone(s.ReadOnly)
-	for _, p := range slices.Compact(ro) {
+	for _, p := range x.readOnlyPaths() {
 		s.ReadOnly = append(s.ReadOnly, filepath.Join(x.dir, filepath.FromSlash(p)))
 	}
 	s.Env = maps.Clone(s.Env)
 	return s
+}
+
+// readOnlyPaths are the worktree's paths a command's sandbox keeps
+// read-only: .git, .luna and Options.ReadOnly.
+func (x *executor) readOnlyPaths() []string {
+	ro := append([]string{".git", ".luna"}, x.a.o.ReadOnly...)
+	slices.Sort(ro)
+	return slices.Compact(ro)
+}
+
+// checkReadOnly refuses a read-only path that is a symbolic link, or has
+// one on its way: the sandbox binds it by its name, and a link there
+// (which an earlier command could make) would bind what it points to,
+// outside the worktree, into the sandbox.
+func (x *executor) checkReadOnly() error {
+	for _, p := range x.readOnlyPaths() {
+		info, err := x.root.Lstat(path.Clean(p))
+		if errors.Is(err, tree.ErrSymlink) || (err == nil && info.Mode&fs.ModeSymlink != 0) {
+			return fmt.Errorf("%s, which commands see read-only, is a symbolic link or under one: lunad does not follow links in a goal's worktree, and runs no command until it is a directory or a file again", p)
+		}
+	}
+	return nil
 }
 
 // run is run_command: the command in the sandbox, and what it changed in
@@ -259,6 +282,10 @@ func (x *executor) run(a runArgs, e *effect) {
 	}
 	if info, err := x.root.Lstat(rel); err != nil || !info.Mode.IsDir() {
 		e.fail("run_command: cwd %s is not a directory of the workspace (a symbolic link is not followed)", rel)
+		return
+	}
+	if err := x.checkReadOnly(); err != nil {
+		e.fail("run_command was not run: %v", err)
 		return
 	}
 	before, err := snap(x.root)
@@ -374,6 +401,10 @@ func (a *Agents) testRun(ctx context.Context, dir string, tests [][]string, step
 		return fail("the worktree cannot be opened: " + err.Error())
 	}
 	defer r.Close()
+	x := &executor{a: a, ctx: ctx, dir: dir, root: r, step: step}
+	if err := x.checkReadOnly(); err != nil {
+		return fail("the test commands were not run: " + err.Error())
+	}
 	before, err := snap(r)
 	var was usage
 	if err == nil {
@@ -382,7 +413,6 @@ func (a *Agents) testRun(ctx context.Context, dir string, tests [][]string, step
 	if err != nil {
 		return fail("the worktree cannot be read: " + err.Error())
 	}
-	x := &executor{a: a, ctx: ctx, dir: dir, root: r, step: step}
 	sum, results, err := a.o.Tests.Run(ctx, x.spec(nil, dir), tests)
 	if err != nil {
 		sum = lunad.TestSummary{Failures: []lunad.TestFailure{{Name: "(the tests)", Message: "the test commands could not be run: " + err.Error()}}}

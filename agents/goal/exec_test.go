@@ -134,6 +134,19 @@ func TestCommandChanges(t *testing.T) {
 				"the command wrote binary data to prog, which a goal does not commit (build into a directory .gitignore lists): it was undone",
 			},
 		},
+		{
+			// A file with a second name: lunad's undo replaces b.txt by
+			// rename, and a.go, the other name, keeps its content.
+			name: "a hard link is undone, not written through",
+			do: func(dir string) error {
+				os.Remove(filepath.Join(dir, "b.txt"))
+				return os.Link(filepath.Join(dir, "a.go"), filepath.Join(dir, "b.txt"))
+			},
+			notes: []string{
+				"the command made a.go a file with 2 names (a hard link, maybe to a file outside the worktree), which a goal does not commit: it was undone",
+				"the command made b.txt a file with 2 names (a hard link, maybe to a file outside the worktree), which a goal does not commit: it was undone",
+			},
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -256,6 +269,31 @@ func TestFileTools(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.py")); string(b) != "def add(a, b):\n    return a - b\n" {
 		t.Errorf("an edit wrote to the worktree itself: %q", b)
+	}
+}
+
+// TestReadOnlyLink: a command is not run while a path the sandbox keeps
+// read-only is a symbolic link (an earlier command's): the sandbox would
+// bind what it points to, outside the worktree.
+func TestReadOnlyLink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.py": "x\n", "testdata/golden/x": "x\n"})
+	if err := os.Symlink(outside, filepath.Join(dir, "vendor")); err != nil {
+		t.Fatal(err)
+	}
+	sh := &shell{do: func(string) error { return nil }}
+	for _, ro := range []string{"vendor", "vendor/lib"} {
+		t.Run(ro, func(t *testing.T) {
+			a, err := New(Options{Providers: func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }, Commands: sh, Tests: noTests{}, Policy: allow{}, ReadOnly: []string{"testdata/golden", ro}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := &executor{a: a, ctx: context.Background(), dir: dir, step: 1}
+			e := x.do(&llm.ToolCall{Name: ToolRun, Arguments: json.RawMessage(`{"argv":["make"]}`)})
+			if want := "run_command was not run: " + ro + ", which commands see read-only, is a symbolic link or under one"; e.Observation.Status != statusError || !strings.HasPrefix(e.Observation.Output, want) || sh.ran != 0 {
+				t.Fatalf("ran %d: %+v; want %q", sh.ran, e.Observation, want)
+			}
+		})
 	}
 }
 
