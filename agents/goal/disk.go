@@ -59,11 +59,12 @@ func measure(r *tree.Root) (usage, error) {
 // directories it made — and the note says so, for the model.
 func (a *Agents) fitDisk(r *tree.Root, before *snapshot, was usage, who string) string {
 	now, err := measure(r)
-	if err != nil && !errors.Is(err, tree.ErrTooMany) {
-		return fmt.Sprintf("the worktree's size cannot be measured after %s (%v): its changes were undone", who, err)
-	}
-	if now.bytes <= a.o.Disk {
+	if err == nil && now.bytes <= a.o.Disk {
 		return ""
+	}
+	note := fmt.Sprintf("%s left the worktree taking %s on disk, over the goal's budget of %s: everything it wrote was undone (files .gitignore leaves out that it made or made larger were deleted); write less, or into fewer files", who, lunad.FormatSize(now.bytes), lunad.FormatSize(a.o.Disk))
+	if err != nil {
+		note = fmt.Sprintf("the worktree's size cannot be measured after %s (%v): everything it wrote was undone", who, err)
 	}
 	var left []string
 	if after, err := snap(r); err == nil {
@@ -100,7 +101,6 @@ func (a *Agents) fitDisk(r *tree.Root, before *snapshot, was usage, who string) 
 			left = append(left, d+"/")
 		}
 	}
-	note := fmt.Sprintf("%s left the worktree taking %s on disk, over the goal's budget of %s: everything it wrote was undone (files .gitignore leaves out that it made or made larger were deleted); write less, or into fewer files", who, lunad.FormatSize(now.bytes), lunad.FormatSize(a.o.Disk))
 	if len(left) > 0 {
 		note += fmt.Sprintf("; could not be undone: %s", strings.Join(firstN(left, 10), ", "))
 	}
