@@ -32,6 +32,19 @@ func filesUnder(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// hostileCase is a goal of TestHostileWorktree.
+type hostileCase struct {
+	name string
+	// files are the project's; VICTIM in them is the directory outside,
+	// HOME the user's home.
+	files   map[string]string
+	params  map[string]string
+	disk    int64
+	steps   []scripted.Entry
+	outcome lunad.GoalStatus
+	check   func(t *testing.T, e *env, info lunad.RunInfo, res lunad.GoalResult)
+}
+
 // TestHostileWorktree: goals whose commands, run in the real sandbox,
 // attack what lunad does with the worktree outside it. Each must leave
 // the files outside the worktree as they were (a sentinel git config, a
@@ -39,17 +52,7 @@ func filesUnder(t *testing.T, dir string) map[string]string {
 // what happened.
 func TestHostileWorktree(t *testing.T) {
 	pytest := map[string]string{lunad.GoalParamTests: mustJSON(pyProject.tests)}
-	for _, c := range []struct {
-		name string
-		// files are the project's; VICTIM in them is the directory
-		// outside, HOME the user's home.
-		files   map[string]string
-		params  map[string]string
-		disk    int64
-		steps   []scripted.Entry
-		outcome lunad.GoalStatus
-		check   func(t *testing.T, e *env, info lunad.RunInfo, res lunad.GoalResult)
-	}{
+	for _, c := range []hostileCase{
 		{
 			// The undo of the deleted conf/config would write its old
 			// content through the link into the victim's config (a
@@ -85,41 +88,11 @@ func TestHostileWorktree(t *testing.T) {
 			},
 			outcome: lunad.GoalFinished,
 		},
-		{
-			name:    ".gitignore is /dev/zero",
-			files:   map[string]string{".gitignore": "build/\n", "attack.py": "import os\nos.remove('.gitignore')\nos.symlink('/dev/zero', '.gitignore')\n"},
-			steps:   []scripted.Entry{call("run_command", map[string]any{"argv": []string{"python3", "attack.py"}}, false), call("run_command", map[string]any{"argv": []string{"true"}}, false), call("finish", map[string]string{"summary": "done"}, false)},
-			outcome: lunad.GoalFinished,
-			check: func(t *testing.T, e *env, info lunad.RunInfo, res lunad.GoalResult) {
-				if out := e.trace(info)[0].Observation.Output; !strings.Contains(out, "made .gitignore a symbolic link, which a goal does not commit (lunad does not follow it): it was undone") {
-					t.Errorf("the model was not told of the link:\n%s", out)
-				}
-			},
-		},
-		{
-			// A sparse file: read whole, it would be 768 MiB of the
-			// daemon's memory.
-			name:    ".gitignore is huge",
-			files:   map[string]string{".gitignore": "build/\n", "attack.py": "import os\nos.truncate('.gitignore', 768 << 20)\n"},
-			steps:   []scripted.Entry{call("run_command", map[string]any{"argv": []string{"python3", "attack.py"}}, false), call("finish", map[string]string{"summary": "done"}, false)},
-			outcome: lunad.GoalFinished,
-			check: func(t *testing.T, e *env, info lunad.RunInfo, res lunad.GoalResult) {
-				if out := e.trace(info)[0].Observation.Output; !strings.Contains(out, "made .gitignore 805306368 bytes, over the 1048576 a step may write") {
-					t.Errorf("the model was not told:\n%s", out)
-				}
-			},
-		},
-		{
-			name:    ".gitignore is a FIFO",
-			files:   map[string]string{".gitignore": "build/\n", "attack.py": "import os\nos.remove('.gitignore')\nos.mkfifo('.gitignore')\n"},
-			steps:   []scripted.Entry{call("run_command", map[string]any{"argv": []string{"python3", "attack.py"}}, false), call("run_command", map[string]any{"argv": []string{"true"}}, false), call("finish", map[string]string{"summary": "done"}, false)},
-			outcome: lunad.GoalFinished,
-			check: func(t *testing.T, e *env, info lunad.RunInfo, res lunad.GoalResult) {
-				if out := e.trace(info)[0].Observation.Output; !strings.Contains(out, "made .gitignore a FIFO, which a goal does not commit (lunad does not open it): it was undone") {
-					t.Errorf("the model was not told of the FIFO:\n%s", out)
-				}
-			},
-		},
+		gitignoreAttack("/dev/zero", "os.remove('.gitignore')\nos.symlink('/dev/zero', '.gitignore')", "made .gitignore a symbolic link, which a goal does not commit (lunad does not follow it): it was undone"),
+		// A sparse file: read whole, it would be 768 MiB of the daemon's
+		// memory (and a regular expression as long).
+		gitignoreAttack("huge", "os.truncate('.gitignore', 768 << 20)", "made .gitignore 805306368 bytes, over the 1048576 a step may write"),
+		gitignoreAttack("a FIFO", "os.remove('.gitignore')\nos.mkfifo('.gitignore')", "made .gitignore a FIFO, which a goal does not commit (lunad does not open it): it was undone"),
 		{
 			name:    "a full disk in an ignored directory",
 			files:   map[string]string{".gitignore": "build/\n", "fill.py": "import os\nos.makedirs('build/deep')\nopen('made.txt', 'w').write('x\\n')\nwith open('build/deep/big', 'wb') as f:\n    f.write(os.urandom(8 << 20))\n"},
@@ -172,8 +145,10 @@ func TestHostileWorktree(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			victim, home := t.TempDir(), t.TempDir()
-			writeTree(t, victim, map[string]string{"config": "[core]\n\tbare = false\n"})
-			writeTree(t, home, map[string]string{".ssh/authorized_keys": "ssh-ed25519 mine\n"})
+			if os.WriteFile(filepath.Join(victim, "config"), []byte("[core]\n\tbare = false\n"), 0o600) != nil || os.Mkdir(filepath.Join(home, ".ssh"), 0o700) != nil ||
+				os.WriteFile(filepath.Join(home, ".ssh/authorized_keys"), []byte("ssh-ed25519 mine\n"), 0o600) != nil {
+				t.Fatal("the files outside the worktree cannot be made")
+			}
 			outside := func() map[string]string {
 				m := filesUnder(t, victim)
 				maps.Copy(m, filesUnder(t, home))
@@ -213,15 +188,20 @@ func TestHostileWorktree(t *testing.T) {
 	}
 }
 
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
+// gitignoreAttack is a goal whose command makes .gitignore what attack
+// (python) makes it, then runs one more command (the walk reads the
+// .gitignore again) and finishes: the model is told what it was.
+func gitignoreAttack(what, attack, told string) hostileCase {
+	return hostileCase{
+		name:  ".gitignore is " + what,
+		files: map[string]string{".gitignore": "build/\n", "attack.py": "import os\n" + attack + "\n"},
+		steps: []scripted.Entry{call("run_command", map[string]any{"argv": []string{"python3", "attack.py"}}, false), call("run_command", map[string]any{"argv": []string{"true"}}, false),
+			call("finish", map[string]string{"summary": "done"}, false)},
+		outcome: lunad.GoalFinished,
+		check: func(t *testing.T, e *env, info lunad.RunInfo, res lunad.GoalResult) {
+			if out := e.trace(info)[0].Observation.Output; !strings.Contains(out, told) {
+				t.Errorf("the model was not told %q:\n%s", told, out)
+			}
+		},
 	}
 }

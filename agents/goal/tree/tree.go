@@ -144,19 +144,8 @@ func (r *Root) walkOpen(rel string, flags int, mode uint32) (int, error) {
 		if err != nil {
 			return -1, err
 		}
-		var st unix.Stat_t
-		if err := unix.Fstat(next, &st); err != nil {
-			unix.Close(next)
+		if err := requireDir(next); err != nil {
 			return -1, err
-		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFDIR:
-		case unix.S_IFLNK:
-			unix.Close(next)
-			return -1, ErrSymlink
-		default:
-			unix.Close(next)
-			return -1, unix.ENOTDIR
 		}
 		dfd = next
 	}
@@ -204,20 +193,28 @@ func (r *Root) dir(rel string, create bool) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
+	if err := requireDir(fd); err != nil {
 		return -1, err
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFDIR:
-		return fd, nil
-	case unix.S_IFLNK: // O_PATH|O_NOFOLLOW opens a final link itself
-		unix.Close(fd)
-		return -1, ErrSymlink
+	return fd, nil
+}
+
+// requireDir checks that fd (opened O_PATH|O_NOFOLLOW, which opens a
+// link itself) is a directory; otherwise it closes fd and says what it is.
+func requireDir(fd int) error {
+	var st unix.Stat_t
+	err := unix.Fstat(fd, &st)
+	switch {
+	case err != nil:
+	case st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		return nil
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		err = ErrSymlink
+	default:
+		err = unix.ENOTDIR
 	}
 	unix.Close(fd)
-	return -1, unix.ENOTDIR
+	return err
 }
 
 // mkdir makes directory rel (its parent must be there).
