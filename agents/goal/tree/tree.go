@@ -1,13 +1,8 @@
 package tree
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"sync/atomic"
@@ -217,210 +212,17 @@ func requireDir(fd int) error {
 	return err
 }
 
-// mkdir makes directory rel (its parent must be there).
-func (r *Root) mkdir(rel string) error {
-	d, name := split(rel)
-	pfd, err := r.dir(d, false)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(pfd)
-	return unix.Mkdirat(pfd, name, 0o755)
-}
-
-// Lstat is what lstat(2) says of rel, its parent directories reached
-// without following a link.
-func (r *Root) Lstat(rel string) (Info, error) {
-	var st unix.Stat_t
-	if rel == "." {
-		if err := unix.Fstat(r.fd, &st); err != nil {
-			return Info{}, &fs.PathError{Op: "lstat", Path: rel, Err: err}
-		}
-		return infoOf(&st), nil
-	}
-	if err := check(rel); err != nil {
-		return Info{}, &fs.PathError{Op: "lstat", Path: rel, Err: err}
-	}
-	d, name := split(rel)
-	pfd, err := r.dir(d, false)
-	if err != nil {
-		return Info{}, &fs.PathError{Op: "lstat", Path: rel, Err: err}
-	}
-	defer unix.Close(pfd)
-	if err := unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return Info{}, &fs.PathError{Op: "lstat", Path: rel, Err: err}
-	}
-	return infoOf(&st), nil
-}
-
-// OpenFile opens regular file rel for reading, and says what it is. A
-// FIFO, a device or a socket is ErrNotRegular without a byte read: the
-// open does not block. The caller closes the file.
-func (r *Root) OpenFile(rel string) (*os.File, Info, error) {
-	fd, err := r.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-	if err != nil {
-		return nil, Info{}, &fs.PathError{Op: "open", Path: rel, Err: err}
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return nil, Info{}, &fs.PathError{Op: "open", Path: rel, Err: err}
-	}
-	info := infoOf(&st)
-	if !info.Mode.IsRegular() {
-		unix.Close(fd)
-		return nil, info, &fs.PathError{Op: "open", Path: rel, Err: ErrNotRegular}
-	}
-	return os.NewFile(uintptr(fd), rel), info, nil
-}
-
-// ReadFile reads regular file rel (as OpenFile opens it), at most limit
-// bytes (ErrTooLarge past them), and says what it was.
-func (r *Root) ReadFile(rel string, limit int64) ([]byte, Info, error) {
-	f, info, err := r.OpenFile(rel)
-	if err != nil {
-		return nil, info, err
-	}
-	defer f.Close()
-	if info.Size > limit {
-		return nil, info, &fs.PathError{Op: "read", Path: rel, Err: fmt.Errorf("%w: %d bytes, over %d", ErrTooLarge, info.Size, limit)}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, info, &fs.PathError{Op: "read", Path: rel, Err: err}
-	}
-	if int64(len(data)) > limit {
-		return nil, info, &fs.PathError{Op: "read", Path: rel, Err: fmt.Errorf("%w: over %d bytes", ErrTooLarge, limit)}
-	}
-	return data, info, nil
-}
-
-// Readlink is symbolic link rel's target (never followed).
-func (r *Root) Readlink(rel string) (string, error) {
+// parent opens the directory rel is in (made first with create) and
+// gives rel's last name; the root itself ("." for rel) is dotErr. Errors
+// are *fs.PathError of op. The caller closes the descriptor.
+func (r *Root) parent(op, rel string, create bool, dotErr error) (int, string, error) {
 	if err := check(rel); err != nil || rel == "." {
-		return "", &fs.PathError{Op: "readlink", Path: rel, Err: cmpErr(err, unix.EINVAL)}
+		return -1, "", &fs.PathError{Op: op, Path: rel, Err: cmpErr(err, dotErr)}
 	}
 	d, name := split(rel)
-	pfd, err := r.dir(d, false)
+	pfd, err := r.dir(d, create)
 	if err != nil {
-		return "", &fs.PathError{Op: "readlink", Path: rel, Err: err}
+		return -1, "", &fs.PathError{Op: op, Path: rel, Err: err}
 	}
-	defer unix.Close(pfd)
-	buf := make([]byte, unix.PathMax)
-	n, err := unix.Readlinkat(pfd, name, buf)
-	if err != nil {
-		return "", &fs.PathError{Op: "readlink", Path: rel, Err: err}
-	}
-	return string(buf[:n]), nil
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-// Entry is one name of a directory and what lstat(2) says of it.
-type Entry struct {
-	Name string
-	Info Info
-}
-
-// ReadDir lists directory rel, in no particular order, at most max
-// entries (ErrTooMany past them); an entry gone between the listing and
-// its lstat is left out.
-func (r *Root) ReadDir(rel string, max int) ([]Entry, error) {
-	fd, err := r.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "readdir", Path: rel, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), rel)
-	defer f.Close()
-	var out []Entry
-	for {
-		names, err := f.Readdirnames(256)
-		for _, name := range names {
-			var st unix.Stat_t
-			if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-				continue
-			}
-			if len(out) == max {
-				return nil, &fs.PathError{Op: "readdir", Path: rel, Err: fmt.Errorf("%w: over %d", ErrTooMany, max)}
-			}
-			out = append(out, Entry{Name: name, Info: infoOf(&st)})
-		}
-		if errors.Is(err, io.EOF) || (err == nil && len(names) == 0) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "readdir", Path: rel, Err: err}
-		}
-	}
-}
-
-// WriteFile makes rel a regular file holding data with permissions perm,
-// making the missing directories on its way: a new file is written under
-// a temporary name in rel's directory and renamed over rel, so whatever
-// rel was (a link, a file with other names) is replaced, never written
-// through. A directory at rel is an error.
-func (r *Root) WriteFile(rel string, data []byte, perm fs.FileMode) error {
-	if err := check(rel); err != nil || rel == "." {
-		return &fs.PathError{Op: "write", Path: rel, Err: cmpErr(err, unix.EISDIR)}
-	}
-	d, name := split(rel)
-	pfd, err := r.dir(d, true)
-	if err != nil {
-		return &fs.PathError{Op: "write", Path: rel, Err: err}
-	}
-	defer unix.Close(pfd)
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	tmp := ".lunad-tmp-" + hex.EncodeToString(rnd[:])
-	fd, err := unix.Openat(pfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return &fs.PathError{Op: "write", Path: rel, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), tmp)
-	_, err = f.Write(data)
-	if err == nil {
-		err = unix.Fchmod(fd, uint32(perm.Perm()))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = unix.Renameat(pfd, tmp, pfd, name)
-	}
-	if err != nil {
-		unix.Unlinkat(pfd, tmp, 0)
-		return &fs.PathError{Op: "write", Path: rel, Err: err}
-	}
-	return nil
-}
-
-// Remove deletes rel, a file, a link (itself) or an empty directory;
-// nothing there is fs.ErrNotExist.
-func (r *Root) Remove(rel string) error {
-	if err := check(rel); err != nil || rel == "." {
-		return &fs.PathError{Op: "remove", Path: rel, Err: cmpErr(err, unix.EBUSY)}
-	}
-	d, name := split(rel)
-	pfd, err := r.dir(d, false)
-	if err != nil {
-		return &fs.PathError{Op: "remove", Path: rel, Err: err}
-	}
-	defer unix.Close(pfd)
-	var st unix.Stat_t
-	if err := unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return &fs.PathError{Op: "remove", Path: rel, Err: err}
-	}
-	flags := 0
-	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		flags = unix.AT_REMOVEDIR
-	}
-	if err := unix.Unlinkat(pfd, name, flags); err != nil {
-		return &fs.PathError{Op: "remove", Path: rel, Err: err}
-	}
-	return nil
+	return pfd, name, nil
 }
