@@ -71,15 +71,18 @@ func outsideState(t *testing.T, outside string) map[string]string {
 
 // FuzzSwaps: whatever files, directories, symbolic links, FIFOs and hard
 // links a command swaps in before the snapshot, between it and the
-// absorbing of its changes, and between that and the undoing of the
-// tests' changes, lunad's host-side work on the worktree (snapshots,
-// .gitignore reading, undo, absorb) ends and changes nothing outside it.
+// absorbing of its changes (or their undoing past the disk budget, when
+// the middle sequence's length is odd), and between that and the undoing
+// of the tests' changes, lunad's host-side work on the worktree
+// (snapshots, .gitignore reading, measuring, undo, absorb) ends and
+// changes nothing outside it.
 func FuzzSwaps(f *testing.F) {
 	f.Add([]byte{2, 0, 0, 1}, []byte{2, 0}, []byte{3, 1})       // a tracked directory swapped for a link outside
 	f.Add([]byte{}, []byte{2, 2, 6, 1}, []byte{5, 1, 4, 4})     // links and a hard link where deleted files were
 	f.Add([]byte{0, 4}, []byte{4, 4, 7, 4}, []byte{2, 8})       // .gitignore a FIFO, then /dev/zero
 	f.Add([]byte{}, []byte{5, 3, 2, 0}, []byte{0, 3, 3, 1})     // a hard link, then the directory a link
 	f.Add([]byte{1, 8}, []byte{7, 1, 4, 9}, []byte{6, 0, 7, 0}) // /dev/zero and a FIFO as tracked files
+	f.Add([]byte{1, 8}, []byte{2, 8, 0, 9, 0}, []byte{2, 0})    // over the budget: a link to outside where build was
 	f.Fuzz(func(t *testing.T, pre, during, after []byte) {
 		if len(pre)+len(during)+len(after) > 64 {
 			return
@@ -100,13 +103,22 @@ func FuzzSwaps(f *testing.F) {
 		}
 		defer r.Close()
 		x := &executor{a: newAgents(t, &shell{}, allow{}), ctx: context.Background(), dir: dir, root: r, step: 1}
+		if len(during)%2 == 1 {
+			x.a.o.Disk = 1 // every command is over the budget: its changes are undone
+		}
 		before, err := snap(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		was, err := measure(r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		steps(during)
 		var e effect
-		x.absorb(before, "the command", &e)
+		if x.a.fitDisk(r, before, was, "the command") == "" {
+			x.absorb(before, "the command", &e)
+		}
 		steps(after)
 		if now, err := snap(r); err == nil {
 			for _, c := range before.changesTo(now) {
