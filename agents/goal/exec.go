@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -254,15 +253,27 @@ func (x *executor) readOnlyPaths() []string {
 	return slices.Compact(ro)
 }
 
-// checkReadOnly refuses a read-only path that is a symbolic link, or has
-// one on its way: the sandbox binds it by its name, and a link there
-// (which an earlier command could make) would bind what it points to,
-// outside the worktree, into the sandbox.
-func (x *executor) checkReadOnly() error {
-	for _, p := range x.readOnlyPaths() {
-		info, err := x.root.Lstat(path.Clean(p))
+// CheckReadOnly refuses spec when one of its ReadOnly paths inside its
+// Root is a symbolic link, or has one on its way: the sandbox binds a
+// read-only path by its name, and a link there (which an earlier command
+// can make in a goal's worktree) would bind what it points to, outside
+// the worktree, into the sandbox. Its error says which path, for the
+// model; a Root that cannot be opened is an error too.
+func CheckReadOnly(spec sandbox.Spec) error {
+	r, err := tree.Open(spec.Root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for _, p := range spec.ReadOnly {
+		rel, err := filepath.Rel(spec.Root, p)
+		if err != nil || rel == "." || !filepath.IsLocal(rel) {
+			continue // not inside the worktree
+		}
+		rel = filepath.ToSlash(rel)
+		info, err := r.Lstat(rel)
 		if errors.Is(err, tree.ErrSymlink) || (err == nil && info.Mode&fs.ModeSymlink != 0) {
-			return fmt.Errorf("%s, which commands see read-only, is a symbolic link or under one: lunad does not follow links in a goal's worktree, and runs no command until it is a directory or a file again", p)
+			return fmt.Errorf("%s, which commands see read-only, is a symbolic link or under one: lunad does not follow links in a goal's worktree, and runs no command until it is a directory or a file again", rel)
 		}
 	}
 	return nil
@@ -284,7 +295,7 @@ func (x *executor) run(a runArgs, e *effect) {
 		e.fail("run_command: cwd %s is not a directory of the workspace (a symbolic link is not followed)", rel)
 		return
 	}
-	if err := x.checkReadOnly(); err != nil {
+	if err := CheckReadOnly(x.spec(nil, x.dir)); err != nil {
 		e.fail("run_command was not run: %v", err)
 		return
 	}
@@ -402,7 +413,7 @@ func (a *Agents) testRun(ctx context.Context, dir string, tests [][]string, step
 	}
 	defer r.Close()
 	x := &executor{a: a, ctx: ctx, dir: dir, root: r, step: step}
-	if err := x.checkReadOnly(); err != nil {
+	if err := CheckReadOnly(x.spec(nil, dir)); err != nil {
 		return fail("the test commands were not run: " + err.Error())
 	}
 	before, err := snap(r)

@@ -112,7 +112,8 @@ var errPolicyRead = errors.New("reading the policy")
 
 // Run runs one of a goal's commands (goal.Commands, harness.Runner): the
 // policy's limits, timeout and network, its read-only paths under the
-// command's root, lunad's home for the commands.
+// command's root (none of them a symbolic link: goal.CheckReadOnly),
+// lunad's home for the commands.
 func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, error) {
 	st := h.setup(ctx)
 	switch {
@@ -135,6 +136,9 @@ func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, err
 	}
 	slices.Sort(ro)
 	s.ReadOnly = slices.Compact(ro)
+	if err := goal.CheckReadOnly(s); err != nil {
+		return sandbox.Result{}, err
+	}
 	if s.Home == "" {
 		if h.homeErr != nil {
 			return sandbox.Result{}, h.homeErr
