@@ -53,16 +53,21 @@ func measure(r *tree.Root) (usage, error) {
 }
 
 // fitDisk checks the worktree against the goal's disk budget after who
-// (a command, the tests) ran: within it, it says "". Past it, every change
+// (a command, the tests) ran: within it, or no larger than it was before
+// who ran when it was past it already (a large checkout), it says "".
+// Otherwise every change
 // who made is undone — the files git would track as the snapshot before
 // had them, every other file it made or made larger removed, and the
 // directories it made — and the note says so, for the model.
 func (a *Agents) fitDisk(r *tree.Root, before *snapshot, was usage, who string) string {
 	now, err := measure(r)
-	if err == nil && now.bytes <= a.o.Disk {
-		return ""
+	if err == nil && now.bytes <= max(a.o.Disk, was.bytes) {
+		return "" // within the budget, or no larger than a worktree already past it was
 	}
 	note := fmt.Sprintf("%s left the worktree taking %s on disk, over the goal's budget of %s: everything it wrote was undone (files .gitignore leaves out that it made or made larger were deleted); write less, or into fewer files", who, lunad.FormatSize(now.bytes), lunad.FormatSize(a.o.Disk))
+	if was.bytes > a.o.Disk {
+		note = fmt.Sprintf("%s made the worktree larger (%s on disk, from %s), and it was past the goal's budget of %s already: everything it wrote was undone (files .gitignore leaves out that it made or made larger were deleted); delete build output before building more", who, lunad.FormatSize(now.bytes), lunad.FormatSize(was.bytes), lunad.FormatSize(a.o.Disk))
+	}
 	if err != nil {
 		note = fmt.Sprintf("the worktree's size cannot be measured after %s (%v): everything it wrote was undone", who, err)
 	}
