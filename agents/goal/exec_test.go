@@ -366,3 +366,44 @@ func FuzzAction(f *testing.F) {
 		}
 	})
 }
+
+// TestDiskBudgetPastAlready: a worktree past the disk budget before a
+// command (a large checkout) runs commands that do not make it larger,
+// and undoes one that does.
+func TestDiskBudgetPastAlready(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		do   func(dir string) error
+		note string
+	}{
+		{name: "no larger", do: func(string) error { return nil }},
+		{name: "larger", do: func(dir string) error {
+			os.MkdirAll(filepath.Join(dir, "build"), 0o755)
+			return os.WriteFile(filepath.Join(dir, "build/out"), make([]byte, 64<<10), 0o644)
+		}, note: "the command made the worktree larger ("},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{".gitignore": "build/\n", "big.txt": strings.Repeat("x", 256<<10)})
+			sh := &shell{do: c.do}
+			a, err := New(Options{Providers: func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }, Commands: sh, Tests: noTests{}, Policy: allow{}, Disk: 16 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := &executor{a: a, ctx: context.Background(), dir: dir, step: 1}
+			e := x.do(&llm.ToolCall{Name: ToolRun, Arguments: json.RawMessage(`{"argv":["make"]}`)})
+			if c.note == "" {
+				if e.Observation.Status != statusOK || len(e.Notes) != 0 {
+					t.Fatalf("%+v, notes %q", e.Observation, e.Notes)
+				}
+				return
+			}
+			if e.Observation.Status != statusError || len(e.Notes) != 1 || !strings.HasPrefix(e.Notes[0], c.note) || !strings.Contains(e.Notes[0], "past the goal's budget of 16KiB already") {
+				t.Fatalf("%+v, notes %q", e.Observation, e.Notes)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "build")); err == nil {
+				t.Error("build is still in the worktree")
+			}
+		})
+	}
+}
