@@ -66,7 +66,10 @@ func TestArchitecture(t *testing.T) {
 		// The goal's agents: the sandbox, the policy and the test harness
 		// through their types and small interfaces of their own; no git, no
 		// parser, no protocol, no engine.
-		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stageclock", mod + "/policy", mod + "/sandbox", mod + "/harness"}},
+		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stageclock", mod + "/agents/goal/tree", mod + "/policy", mod + "/sandbox", mod + "/harness"}},
+		// A goal's worktree, read and written beneath its root without
+		// following a link: the system calls, nothing else.
+		{pkg: "agents/goal/tree", siblings: []string{}, noCgo: true, external: []string{"golang.org/x/sys/"}},
 		// A stage visit's recorded clock knows only the vocabulary.
 		{pkg: "agents/stageclock", siblings: []string{mod}, stdOnly: true},
 		// The model providers: agents/llm is the vocabulary (root and the

@@ -18,7 +18,10 @@
 //     trailers Luna-Action, Luna-Model and Luna-Prompt (goal@N); a
 //     command's own changes are found by snapshots of the worktree before
 //     and after it (.git, .luna and what .gitignore ignores left out),
-//     put back, and handed over as writes the same way.
+//     checked against the policy's write rules (a denied one undone and
+//     the step's denial), put back, and handed over as writes the same
+//     way; past the goal's disk budget (Options.Disk, the worktree's size
+//     with ignored files) everything the command wrote is undone.
 //   - test runs the test commands after every act that changed files
 //     (when tests are configured); whatever they change is undone.
 //   - report writes report.md and ends the run with the goal's outcome
@@ -44,6 +47,14 @@
 // live replay serves the model calls, the clock and the effects back: it
 // calls no model, runs no command, reads no file, and gives the original
 // outputs and writes.
+//
+// The worktree is hostile: commands, and the user's own test commands,
+// change it at will. Everything lunad does there outside the sandbox
+// (snapshots, .gitignore reading, undo, the file tools, the report's
+// contents) goes through package tree: paths resolved beneath the
+// worktree without following a symbolic link, regular files only, reads
+// bounded, writes by rename. A link or a special file where a file was is
+// the model's observation, not followed.
 //
 // What the goal needs of the rest of lunad is given in Options as small
 // interfaces: Commands (a *sandbox.Runner), Tests (HarnessTests over the

@@ -4,15 +4,17 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/goal/tree"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/tools"
 	"github.com/lunad/lunad/policy"
@@ -56,6 +58,7 @@ type executor struct {
 	a     *Agents
 	ctx   context.Context
 	dir   string
+	root  *tree.Root // dir, held open while an action is done
 	step  int
 	dry   bool
 	tests [][]string
@@ -65,7 +68,14 @@ type executor struct {
 // checks what writes or runs). Every failure is an observation.
 func (x *executor) do(call *llm.ToolCall) effect {
 	start := x.a.o.Clock()
-	e := x.do1(call)
+	var e effect
+	if r, err := tree.Open(x.dir); err != nil {
+		e.fail("the goal's worktree cannot be opened: %v", err)
+	} else {
+		x.root = r
+		e = x.do1(call)
+		r.Close()
+	}
 	if e.Observation.Duration == 0 {
 		e.Observation.Duration = x.a.o.Clock().Sub(start)
 	}
@@ -227,14 +237,46 @@ func (x *executor) check(pa policy.Action, e *effect) bool {
 func (x *executor) spec(argv []string, cwd string) sandbox.Spec {
 	s := x.a.o.Spec
 	s.Argv, s.Root, s.Dir = argv, x.dir, cwd
-	ro := append([]string{".git", ".luna"}, x.a.o.ReadOnly...)
-	slices.Sort(ro)
 	s.ReadOnly = slices.Clone(s.ReadOnly)
-	for _, p := range slices.Compact(ro) {
+	for _, p := range x.readOnlyPaths() {
 		s.ReadOnly = append(s.ReadOnly, filepath.Join(x.dir, filepath.FromSlash(p)))
 	}
 	s.Env = maps.Clone(s.Env)
 	return s
+}
+
+// readOnlyPaths are the worktree's paths a command's sandbox keeps
+// read-only: .git, .luna and Options.ReadOnly.
+func (x *executor) readOnlyPaths() []string {
+	ro := append([]string{".git", ".luna"}, x.a.o.ReadOnly...)
+	slices.Sort(ro)
+	return slices.Compact(ro)
+}
+
+// CheckReadOnly refuses spec when one of its ReadOnly paths inside its
+// Root is a symbolic link, or has one on its way: the sandbox binds a
+// read-only path by its name, and a link there (which an earlier command
+// can make in a goal's worktree) would bind what it points to, outside
+// the worktree, into the sandbox. Its error says which path, for the
+// model; a Root that cannot be opened is an error too.
+func CheckReadOnly(spec sandbox.Spec) error {
+	r, err := tree.Open(spec.Root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for _, p := range spec.ReadOnly {
+		rel, err := filepath.Rel(spec.Root, p)
+		if err != nil || rel == "." || !filepath.IsLocal(rel) {
+			continue // not inside the worktree
+		}
+		rel = filepath.ToSlash(rel)
+		info, err := r.Lstat(rel)
+		if errors.Is(err, tree.ErrSymlink) || (err == nil && info.Mode&fs.ModeSymlink != 0) {
+			return fmt.Errorf("%s, which commands see read-only, is a symbolic link or under one: lunad does not follow links in a goal's worktree, and runs no command until it is a directory or a file again", rel)
+		}
+	}
+	return nil
 }
 
 // run is run_command: the command in the sandbox, and what it changed in
@@ -249,11 +291,19 @@ func (x *executor) run(a runArgs, e *effect) {
 		e.fail("run_command: cwd %v", err)
 		return
 	}
-	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
-		e.fail("run_command: cwd %s is not a directory of the workspace", rel)
+	if info, err := x.root.Lstat(rel); err != nil || !info.Mode.IsDir() {
+		e.fail("run_command: cwd %s is not a directory of the workspace (a symbolic link is not followed)", rel)
 		return
 	}
-	before, err := snap(x.dir)
+	if err := CheckReadOnly(x.spec(nil, x.dir)); err != nil {
+		e.fail("run_command was not run: %v", err)
+		return
+	}
+	before, err := snap(x.root)
+	var was usage
+	if err == nil {
+		was, err = measure(x.root)
+	}
 	if err != nil {
 		e.fail("run_command was not run: the worktree cannot be read to follow what the command changes: %v", err)
 		return
@@ -262,7 +312,12 @@ func (x *executor) run(a runArgs, e *effect) {
 	if err != nil {
 		e.fail("the command could not be run: %v", err)
 	}
-	x.absorb(before, "the command", e)
+	over := x.a.fitDisk(x.root, before, was, "the command")
+	if over != "" {
+		e.Notes = append(e.Notes, over)
+	} else {
+		x.absorb(before, "the command", e)
+	}
 	if err != nil {
 		return
 	}
@@ -302,10 +357,15 @@ func (x *executor) run(a runArgs, e *effect) {
 		fmt.Fprintf(&b, "\nnote: %s", n)
 	}
 	e.Observation.Output = b.String()
-	if code == 0 && res.Ended == "" {
+	switch {
+	case e.Denial != nil:
+		e.Observation.Status = statusDenied
+	case over != "":
+		e.Observation.Status = statusError
+	case code == 0 && res.Ended == "":
 		e.Observation.Status = statusOK
 		e.Read = ToolRun + " " + digest(strings.Join(a.Argv, "\x00")+"\x00"+res.Stdout.Text+res.Stderr.Text)
-	} else {
+	default:
 		e.Observation.Status = statusError
 	}
 }
@@ -343,12 +403,27 @@ type testRun struct {
 // run them at all is a failed summary saying why.
 func (a *Agents) testRun(ctx context.Context, dir string, tests [][]string, step int) testRun {
 	var tr testRun
-	before, err := snap(dir)
-	if err != nil {
-		tr.Summary = lunad.TestSummary{Failures: []lunad.TestFailure{{Name: "(the tests)", Message: "the worktree cannot be read: " + err.Error()}}, Commands: []lunad.GoalCommand{}}
+	fail := func(msg string) testRun {
+		tr.Summary = lunad.TestSummary{Failures: []lunad.TestFailure{{Name: "(the tests)", Message: msg}}, Commands: []lunad.GoalCommand{}}
 		return tr
 	}
-	x := &executor{a: a, ctx: ctx, dir: dir, step: step}
+	r, err := tree.Open(dir)
+	if err != nil {
+		return fail("the worktree cannot be opened: " + err.Error())
+	}
+	defer r.Close()
+	x := &executor{a: a, ctx: ctx, dir: dir, root: r, step: step}
+	if err := CheckReadOnly(x.spec(nil, dir)); err != nil {
+		return fail("the test commands were not run: " + err.Error())
+	}
+	before, err := snap(r)
+	var was usage
+	if err == nil {
+		was, err = measure(r)
+	}
+	if err != nil {
+		return fail("the worktree cannot be read: " + err.Error())
+	}
 	sum, results, err := a.o.Tests.Run(ctx, x.spec(nil, dir), tests)
 	if err != nil {
 		sum = lunad.TestSummary{Failures: []lunad.TestFailure{{Name: "(the tests)", Message: "the test commands could not be run: " + err.Error()}}}
@@ -358,13 +433,11 @@ func (a *Agents) testRun(ctx context.Context, dir string, tests [][]string, step
 			tr.Warning = r.Warning
 		}
 	}
-	if after, err := snap(dir); err == nil {
+	if over := a.fitDisk(r, before, was, "the tests"); over != "" {
+		tr.Notes = append(tr.Notes, over)
+	} else if after, err := snap(r); err == nil {
 		for _, c := range before.changesTo(after) {
-			if err := before.undo(dir, c); err != nil {
-				tr.Notes = append(tr.Notes, fmt.Sprintf("the tests changed %s, which could not be undone: %v", c.Path, err))
-			} else {
-				tr.Notes = append(tr.Notes, fmt.Sprintf("the tests changed %s; undone (tests must leave the worktree as it is)", c.Path))
-			}
+			tr.Notes = append(tr.Notes, x.undoTests(before, c))
 		}
 	}
 	if sum.Commands == nil {
@@ -375,4 +448,19 @@ func (a *Agents) testRun(ctx context.Context, dir string, tests [][]string, step
 	}
 	tr.Summary = sum
 	return tr
+}
+
+// undoTests undoes c, a change the tests made, and says so; a change the
+// write rules deny says which rule.
+func (x *executor) undoTests(before *snapshot, c fileChange) string {
+	what := ""
+	if c.After != nil {
+		if d := x.writeRule(c.Path); d.Verdict != policy.Allow {
+			what = fmt.Sprintf(", denied by the write rules (%s)", d.Message())
+		}
+	}
+	if err := before.undo(x.root, c); err != nil {
+		return fmt.Sprintf("the tests changed %s%s, which could not be undone: %v", c.Path, what, err)
+	}
+	return fmt.Sprintf("the tests changed %s%s; undone (tests must leave the worktree as it is)", c.Path, what)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,7 +70,7 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
-func tree(t *testing.T, dir string) map[string]string {
+func onDisk(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -128,9 +129,22 @@ func TestCommandChanges(t *testing.T) {
 				return os.Symlink("/etc/passwd", filepath.Join(dir, "b.txt"))
 			},
 			notes: []string{
-				"the command made b.txt a symbolic link, which a goal does not commit: it was undone",
+				"the command made b.txt a symbolic link, which a goal does not commit (lunad does not follow it): it was undone",
 				"the command deleted gone.txt; a goal does not delete files yet: it was undone",
 				"the command wrote binary data to prog, which a goal does not commit (build into a directory .gitignore lists): it was undone",
+			},
+		},
+		{
+			// A file with a second name: lunad's undo replaces b.txt by
+			// rename, and a.go, the other name, keeps its content.
+			name: "a hard link is undone, not written through",
+			do: func(dir string) error {
+				os.Remove(filepath.Join(dir, "b.txt"))
+				return os.Link(filepath.Join(dir, "a.go"), filepath.Join(dir, "b.txt"))
+			},
+			notes: []string{
+				"the command made a.go a file with 2 names (a hard link, maybe to a file outside the worktree), which a goal does not commit: it was undone",
+				"the command made b.txt a file with 2 names (a hard link, maybe to a file outside the worktree), which a goal does not commit: it was undone",
 			},
 		},
 	} {
@@ -157,7 +171,7 @@ func TestCommandChanges(t *testing.T) {
 			for k, v := range c.after {
 				want[k] = v
 			}
-			if now := tree(t, dir); !maps.Equal(now, want) {
+			if now := onDisk(t, dir); !maps.Equal(now, want) {
 				t.Errorf("the worktree is\n%v\nwant\n%v", now, want)
 			}
 			for _, ch := range e.Changes {
@@ -172,12 +186,7 @@ func TestCommandChanges(t *testing.T) {
 // TestPaths: the executor's own refusals, whatever a policy allowed.
 func TestPaths(t *testing.T) {
 	dir := t.TempDir()
-	outside := t.TempDir()
 	writeFiles(t, dir, map[string]string{"src/a.go": "package a\n"})
-	writeFiles(t, outside, map[string]string{"secret": "s\n"})
-	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		path  string
 		write bool
@@ -190,8 +199,6 @@ func TestPaths(t *testing.T) {
 		{path: "new/file.go", write: true, rel: "new/file.go"},
 		{path: "../x", err: "../x is outside the workspace"},
 		{path: "/etc/passwd", err: "/etc/passwd is outside the workspace"},
-		{path: "link/secret", err: "link/secret: it leads outside the workspace through a symbolic link"},
-		{path: "link/new", write: true, err: "leads outside the workspace"},
 		{path: ".git/hooks/pre-commit", write: true, err: ".git/hooks/pre-commit is lunad's or git's own"},
 		{path: ".luna/x", write: true, err: "is lunad's or git's own"},
 		{path: " ", err: "the path is empty"},
@@ -265,6 +272,74 @@ func TestFileTools(t *testing.T) {
 	}
 }
 
+// TestReadOnlyLink: a command is not run while a path the sandbox keeps
+// read-only is a symbolic link (an earlier command's): the sandbox would
+// bind what it points to, outside the worktree.
+func TestReadOnlyLink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.py": "x\n", "testdata/golden/x": "x\n"})
+	if err := os.Symlink(outside, filepath.Join(dir, "vendor")); err != nil {
+		t.Fatal(err)
+	}
+	sh := &shell{do: func(string) error { return nil }}
+	for _, ro := range []string{"vendor", "vendor/lib"} {
+		t.Run(ro, func(t *testing.T) {
+			a, err := New(Options{Providers: func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }, Commands: sh, Tests: noTests{}, Policy: allow{}, ReadOnly: []string{"testdata/golden", ro}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := &executor{a: a, ctx: context.Background(), dir: dir, step: 1}
+			e := x.do(&llm.ToolCall{Name: ToolRun, Arguments: json.RawMessage(`{"argv":["make"]}`)})
+			if want := "run_command was not run: " + ro + ", which commands see read-only, is a symbolic link or under one"; e.Observation.Status != statusError || !strings.HasPrefix(e.Observation.Output, want) || sh.ran != 0 {
+				t.Fatalf("ran %d: %+v; want %q", sh.ran, e.Observation, want)
+			}
+		})
+	}
+}
+
+// TestFileToolsRefuseLinks: the file tools neither read, list, edit nor
+// write through a symbolic link (to a directory outside, to a file
+// outside), nor open a FIFO; each refusal is the model's observation.
+func TestFileToolsRefuseLinks(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.py": "x\n"})
+	writeFiles(t, outside, map[string]string{"secret": "s\n"})
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "s.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := &executor{a: newAgents(t, &shell{}, allow{}), ctx: context.Background(), dir: dir, step: 1}
+	for _, c := range []struct{ name, tool, args, output string }{
+		{"read through a link", ToolRead, `{"path":"link/secret"}`, "read_artifact: lstat link/secret: a symbolic link is in the way"},
+		{"list through a link", ToolRead, `{"path":"link"}`, "read_artifact: link is a symbolic link; lunad does not follow links"},
+		{"read a link", ToolRead, `{"path":"s.txt"}`, "read_artifact: s.txt is a symbolic link; lunad does not follow links"},
+		{"read a FIFO", ToolRead, `{"path":"fifo"}`, "read_artifact: open fifo: not a regular file"},
+		{"write through a link", ToolWrite, `{"path":"link/new","content":"x\n"}`, "write_file: lstat link/new: a symbolic link is in the way"},
+		{"write a link", ToolWrite, `{"path":"s.txt","content":"x\n"}`, "write_file: s.txt is a symbolic link; lunad does not follow links"},
+		{"edit through a link", ToolEdit, `{"path":"link/secret","blocks":[{"search":"s","replace":"t"}]}`, "edit_artifact: lstat link/secret: a symbolic link is in the way"},
+		{"patch through a link", ToolPatch, `{"patch":"--- a/link/secret\n+++ b/link/secret\n@@ -1 +1 @@\n-s\n+t\n"}`, "apply_patch not applied (nothing was written): lstat link/secret: a symbolic link is in the way"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := x.do(&llm.ToolCall{Name: c.tool, Arguments: json.RawMessage(c.args)})
+			if e.Observation.Status != statusError || !strings.HasPrefix(e.Observation.Output, c.output) || len(e.Writes) > 0 {
+				t.Fatalf("%s %q, writes %v; want an error %q", e.Observation.Status, e.Observation.Output, e.Writes, c.output)
+			}
+		})
+	}
+	e := x.do(&llm.ToolCall{Name: ToolRead, Arguments: json.RawMessage(`{"path":"."}`)})
+	if want := ". is a directory of 4 entries:\na.py\nfifo\nlink (a symbolic link, not followed)\ns.txt (a symbolic link, not followed)"; e.Observation.Output != want {
+		t.Errorf("list: %q; want %q", e.Observation.Output, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret")); string(b) != "s\n" {
+		t.Errorf("the file outside is now %q", b)
+	}
+}
+
 // FuzzAction: whatever tool call a model makes, a dry run's executor
 // answers with an observation, writes nothing and runs nothing.
 func FuzzAction(f *testing.F) {
@@ -290,4 +365,45 @@ func FuzzAction(f *testing.F) {
 			t.Fatalf("a dry run wrote %v, ran %d: %+v", e.Writes, sh.ran, e.Observation)
 		}
 	})
+}
+
+// TestDiskBudgetPastAlready: a worktree past the disk budget before a
+// command (a large checkout) runs commands that do not make it larger,
+// and undoes one that does.
+func TestDiskBudgetPastAlready(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		do   func(dir string) error
+		note string
+	}{
+		{name: "no larger", do: func(string) error { return nil }},
+		{name: "larger", do: func(dir string) error {
+			os.MkdirAll(filepath.Join(dir, "build"), 0o755)
+			return os.WriteFile(filepath.Join(dir, "build/out"), make([]byte, 64<<10), 0o644)
+		}, note: "the command made the worktree larger ("},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{".gitignore": "build/\n", "big.txt": strings.Repeat("x", 256<<10)})
+			sh := &shell{do: c.do}
+			a, err := New(Options{Providers: func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }, Commands: sh, Tests: noTests{}, Policy: allow{}, Disk: 16 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := &executor{a: a, ctx: context.Background(), dir: dir, step: 1}
+			e := x.do(&llm.ToolCall{Name: ToolRun, Arguments: json.RawMessage(`{"argv":["make"]}`)})
+			if c.note == "" {
+				if e.Observation.Status != statusOK || len(e.Notes) != 0 {
+					t.Fatalf("%+v, notes %q", e.Observation, e.Notes)
+				}
+				return
+			}
+			if e.Observation.Status != statusError || len(e.Notes) != 1 || !strings.HasPrefix(e.Notes[0], c.note) || !strings.Contains(e.Notes[0], "past the goal's budget of 16KiB already") {
+				t.Fatalf("%+v, notes %q", e.Observation, e.Notes)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "build")); err == nil {
+				t.Error("build is still in the worktree")
+			}
+		})
+	}
 }

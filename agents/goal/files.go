@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/goal/tree"
 	"github.com/lunad/lunad/editor"
+	"github.com/lunad/lunad/policy"
 )
 
 // Limits of the file tools.
@@ -22,31 +22,35 @@ const (
 	searchFile  = 1 << 20  // files larger are not searched
 	maxWrite    = 1 << 20  // a file a step writes
 	maxUndo     = 64 << 10 // an undo diff kept for the report
+	maxRead     = 8 << 20  // a file the file tools read whole
 )
 
 // read is read_artifact: a file's lines, numbered, or a directory's
 // entries.
 func (x *executor) read(a readArgs, e *effect) {
-	rel, abs, err := resolve(x.dir, a.Path, false)
+	rel, _, err := resolve(x.dir, a.Path, false)
 	if err != nil {
 		e.fail("read_artifact: %v", err)
 		return
 	}
-	info, err := os.Stat(abs)
+	info, err := x.root.Lstat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		e.fail("read_artifact: there is no %s in the workspace; list a directory (read_artifact with its path, \".\" for the root) or search for it", rel)
 		return
 	case err != nil:
-		e.fail("read_artifact: %s: %v", rel, err)
+		e.fail("read_artifact: %v", err)
 		return
-	case info.IsDir():
-		x.list(rel, abs, e)
+	case info.Mode.IsDir():
+		x.list(rel, e)
+		return
+	case info.Mode&fs.ModeSymlink != 0:
+		e.fail("read_artifact: %s is a symbolic link; lunad does not follow links in a goal's worktree", rel)
 		return
 	}
-	data, err := os.ReadFile(abs)
+	data, _, err := x.root.ReadFile(rel, maxRead)
 	if err != nil {
-		e.fail("read_artifact: %s: %v", rel, err)
+		e.fail("read_artifact: %v", err)
 		return
 	}
 	if !isText(data) {
@@ -83,21 +87,24 @@ func (x *executor) read(a readArgs, e *effect) {
 }
 
 // list lists a directory's entries as git would track them.
-func (x *executor) list(rel, abs string, e *effect) {
-	entries, err := os.ReadDir(abs)
+func (x *executor) list(rel string, e *effect) {
+	entries, err := x.root.ReadDir(rel, maxEntries)
 	if err != nil {
-		e.fail("read_artifact: %s: %v", rel, err)
+		e.fail("read_artifact: %v", err)
 		return
 	}
+	slices.SortFunc(entries, func(a, b tree.Entry) int { return strings.Compare(a.Name, b.Name) })
 	var names []string
 	for _, d := range entries {
-		if d.Name() == ".git" || (rel == "." && d.Name() == ".luna") {
+		switch {
+		case d.Name == ".git" || (rel == "." && d.Name == ".luna"):
 			continue
-		}
-		if d.IsDir() {
-			names = append(names, d.Name()+"/")
-		} else {
-			names = append(names, d.Name())
+		case d.Info.Mode.IsDir():
+			names = append(names, d.Name+"/")
+		case d.Info.Mode&fs.ModeSymlink != 0:
+			names = append(names, d.Name+" (a symbolic link, not followed)")
+		default:
+			names = append(names, d.Name)
 		}
 	}
 	more := ""
@@ -124,14 +131,11 @@ func (x *executor) search(a searchArgs, e *effect) {
 	lq := strings.ToLower(q)
 	var hits []string
 	total, files := 0, 0
-	err := walk(x.dir, func(rel string, d fs.DirEntry) error {
-		if !d.Type().IsRegular() || x.hidden(rel) {
+	err := walk(x.root, func(rel string, info tree.Info) error {
+		if !info.Mode.IsRegular() || info.Size > searchFile || x.hidden(rel) {
 			return nil
 		}
-		if info, err := d.Info(); err != nil || info.Size() > searchFile {
-			return nil
-		}
-		data, err := os.ReadFile(filepath.Join(x.dir, filepath.FromSlash(rel)))
+		data, _, err := x.root.ReadFile(rel, searchFile)
 		if err != nil || !isText(data) || !strings.Contains(strings.ToLower(string(data)), lq) {
 			return nil
 		}
@@ -199,17 +203,18 @@ type pending struct {
 // current reads the file at rel for a write: its content and whether it
 // exists.
 func (x *executor) current(rel string) ([]byte, bool, error) {
-	abs := filepath.Join(x.dir, filepath.FromSlash(rel))
-	info, err := os.Stat(abs)
+	info, err := x.root.Lstat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, nil
 	case err != nil:
 		return nil, false, err
-	case info.IsDir():
+	case info.Mode.IsDir():
 		return nil, true, fmt.Errorf("%s is a directory", rel)
+	case info.Mode&fs.ModeSymlink != 0:
+		return nil, true, fmt.Errorf("%s is a symbolic link; lunad does not follow links in a goal's worktree (write the file it names by its own path)", rel)
 	}
-	b, err := os.ReadFile(abs)
+	b, _, err := x.root.ReadFile(rel, maxRead)
 	if err == nil && !isText(b) {
 		return nil, true, fmt.Errorf("%s is not text: a goal changes text files only", rel)
 	}
@@ -374,10 +379,14 @@ func newChange(step int, p pending) change {
 // absorb turns what a command changed in the worktree into the step's
 // writes: each text file it created or changed is put back as it was
 // and written by the engine (so the branch's commit is the step's); what
-// cannot be committed (binary, too large, a symbolic link, a deletion)
-// is undone where it can be, and said in a note.
+// cannot be committed (binary, too large, a symbolic link, a FIFO or a
+// device, a file with another name elsewhere, a deletion) or what the
+// policy's write rules deny (a dotfile, a CI config, a [[deny]] writes
+// path: the built-in rules and the workspace's, checked on every path as
+// if written by write_file, a confirm rule asked) is undone where it can
+// be, and said in a note; a denial is the step's.
 func (x *executor) absorb(before *snapshot, who string, e *effect) {
-	after, err := snap(x.dir)
+	after, err := snap(x.root)
 	if err != nil {
 		e.Notes = append(e.Notes, fmt.Sprintf("what %s changed cannot be followed: %v", who, err))
 		return
@@ -389,11 +398,25 @@ func (x *executor) absorb(before *snapshot, who string, e *effect) {
 		case c.After == nil:
 			why = fmt.Sprintf("deleted %s; a goal does not delete files yet", c.Path)
 		case c.After.Link || (c.Before != nil && c.Before.Link):
-			why = fmt.Sprintf("made %s a symbolic link, which a goal does not commit", c.Path)
+			why = fmt.Sprintf("made %s a symbolic link, which a goal does not commit (lunad does not follow it)", c.Path)
+		case c.After.Special:
+			why = fmt.Sprintf("made %s a %s, which a goal does not commit (lunad does not open it)", c.Path, c.After.Hash)
+		case c.After.Links > 1:
+			why = fmt.Sprintf("made %s a file with %d names (a hard link, maybe to a file outside the worktree), which a goal does not commit", c.Path, c.After.Links)
 		case !c.After.Kept:
 			why = fmt.Sprintf("made %s %d bytes, over the %d a step may write", c.Path, c.After.Size, maxWrite)
 		case !isText(c.After.Content):
 			why = fmt.Sprintf("wrote binary data to %s, which a goal does not commit (build into a directory .gitignore lists)", c.Path)
+		}
+		if why == "" {
+			if d := x.writeRule(c.Path); d.Verdict != policy.Allow {
+				msg := d.Message()
+				why = fmt.Sprintf("wrote %s, denied by the write rules (%s)", c.Path, msg)
+				if e.Denial == nil {
+					e.Observation.Rule = d.Rule
+					e.Denial = &lunad.GoalDenial{Step: x.step, Tool: ToolRun, Rule: d.Rule, Message: fmt.Sprintf("%s wrote %s: %s", who, c.Path, msg)}
+				}
+			}
 		}
 		if why == "" && c.Before != nil && !c.Before.Kept {
 			// The old content was not kept: the change stays in the
@@ -401,7 +424,7 @@ func (x *executor) absorb(before *snapshot, who string, e *effect) {
 			ps = append(ps, pending{rel: c.Path, existed: true, after: c.After.Content})
 			continue
 		}
-		if err := before.undo(x.dir, c); err != nil {
+		if err := before.undo(x.root, c); err != nil {
 			e.Notes = append(e.Notes, fmt.Sprintf("%s changed %s and it could not be undone (%v): it stays changed in the worktree, not on the branch", who, c.Path, err))
 			continue
 		}
@@ -424,6 +447,13 @@ func (x *executor) absorb(before *snapshot, who string, e *effect) {
 		e.Changes = append(e.Changes, newChange(x.step, p))
 		e.Observation.Files = append(e.Observation.Files, p.rel)
 	}
+}
+
+// writeRule is the policy's decision on a write to rel (a path a
+// command or the tests changed), a confirm rule asked.
+func (x *executor) writeRule(rel string) policy.Decision {
+	a := policy.Action{Tool: ToolWrite, Paths: []string{rel}, Writes: true}
+	return policy.Ask(x.a.o.Confirm, a, x.a.o.Policy.Check(x.dir, a))
 }
 
 func totalWrites(ws []lunad.StageWrite) int {

@@ -109,8 +109,13 @@ type Options struct {
 	// in it (DefaultObservation).
 	ContextTokens int
 	Observation   int
-	Clock         func() time.Time // default time.Now
-	Logger        *slog.Logger
+	// Disk is the bytes the goal's worktree may take on disk, what
+	// .gitignore leaves out included, checked after every command and
+	// test run (DefaultDisk): past it, the step is undone and the model
+	// told.
+	Disk   int64
+	Clock  func() time.Time // default time.Now
+	Logger *slog.Logger
 }
 
 // Agents are the goal workflow's stage agents.
@@ -137,8 +142,8 @@ func New(o Options) (*Agents, error) {
 		return nil, fmt.Errorf("%w: goal.New needs Commands and Tests (the sandbox's runner)", lunad.ErrInvalid)
 	case o.Policy == nil:
 		return nil, fmt.Errorf("%w: goal.New needs a Policy (.luna/policy.toml, or the default one)", lunad.ErrInvalid)
-	case o.MaxSteps < 0 || o.MaxFailures < 0 || o.ContextTokens < 0 || o.Observation < 0:
-		return nil, fmt.Errorf("%w: goal.New: negative limits (max steps %d, failures %d, context tokens %d, observation %d)", lunad.ErrInvalid, o.MaxSteps, o.MaxFailures, o.ContextTokens, o.Observation)
+	case o.MaxSteps < 0 || o.MaxFailures < 0 || o.ContextTokens < 0 || o.Observation < 0 || o.Disk < 0:
+		return nil, fmt.Errorf("%w: goal.New: negative limits (max steps %d, failures %d, context tokens %d, observation %d, disk %d)", lunad.ErrInvalid, o.MaxSteps, o.MaxFailures, o.ContextTokens, o.Observation, o.Disk)
 	}
 	if err := o.Memory.Validate(); err != nil {
 		return nil, err
@@ -154,6 +159,9 @@ func New(o Options) (*Agents, error) {
 	}
 	if o.Observation == 0 {
 		o.Observation = DefaultObservation
+	}
+	if o.Disk == 0 {
+		o.Disk = DefaultDisk
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now

@@ -120,6 +120,12 @@ const testPolicy = `[[confirm]]
 name = "confirm-rm"
 program = "rm"
 reason = "rm deletes files"
+
+[[deny]]
+name = "no-vendor"
+paths = ["vendor"]
+writes = true
+reason = "vendor is updated by the release script"
 `
 
 func newChecks(t *testing.T) *checks {
@@ -210,6 +216,28 @@ type envOptions struct {
 	memory memory.Options
 	// project's files are committed before the goal starts.
 	project project
+	// sandboxed: commands and tests run in the real sandbox (bwrap,
+	// without Landlock, which needs a shim), with userHome as the user's
+	// home it hides; disk is the goal's disk budget (0: the default).
+	sandboxed bool
+	userHome  string
+	disk      int64
+}
+
+// sandboxRunner is a real sandbox without Landlock (no shim in this test
+// binary); a host that cannot sandbox fails the test, saying why.
+func sandboxRunner(t *testing.T, userHome string) *sandbox.Runner {
+	t.Helper()
+	caps := sandbox.Probe(context.Background())
+	if !caps.Usable() {
+		t.Fatalf("this host cannot sandbox commands (install bubblewrap: apt-get install bubblewrap):\n%s", caps)
+	}
+	caps.Landlock, caps.LandlockApplied = 0, ""
+	r, err := sandbox.New(caps, sandbox.Options{UserHome: userHome})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env {
@@ -220,6 +248,12 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 	}
 	e.base = e.head()
 	home := t.TempDir()
+	var run goal.Commands = e.cmds
+	tests := goal.HarnessTests(e.cmds)
+	if o.sandboxed {
+		r := sandboxRunner(t, o.userHome)
+		run, tests = r, goal.HarnessTests(r)
+	}
 	a, err := goal.New(goal.Options{
 		Providers: func(role string) (llm.Provider, llm.Config, error) {
 			if role != goal.Role {
@@ -227,7 +261,7 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 			}
 			return e.model, e.cfg, nil
 		},
-		Commands: e.cmds, Tests: goal.HarnessTests(e.cmds), Policy: e.policy, Confirm: confirmer{e}, Symbols: e.s,
+		Commands: run, Tests: tests, Disk: o.disk, Policy: e.policy, Confirm: confirmer{e}, Symbols: e.s,
 		Spec:    sandbox.Spec{Home: home, Timeout: time.Minute, Limits: sandbox.Limits{Output: 32 << 10}},
 		Sandbox: "test runner (os/exec, no sandbox)",
 		Memory:  o.memory,

@@ -36,7 +36,10 @@ type scenario struct {
 	before  string   // report.md's rows of the tests before and after
 	after   string
 	files   map[string]string // files as the goal leaves them
-	diff    []string          // lines of report.md's diff
+	// absorbed are the files run_command changed: the policy's write
+	// rules are checked on each, after the command.
+	absorbed []string
+	diff     []string // lines of report.md's diff
 }
 
 var scenarios = []scenario{
@@ -50,7 +53,7 @@ var scenarios = []scenario{
 			{when: "files changed (committed as this step): calc.go", tool: "write_file", args: map[string]string{"path": "CHANGES.md", "content": "- Add returns the sum, not the difference.\n"}},
 			{when: "created CHANGES.md: CHANGES.md +1 -0; committed as this step", tool: "finish", args: map[string]string{"summary": "Add returned a - b; it returns a + b now, and the tests pass."}},
 		},
-		commits: []string{"edit_artifact", "run_command", "write_file"},
+		commits: []string{"edit_artifact", "run_command", "write_file"}, absorbed: []string{"calc.go"},
 		command: "| 4 | `gofmt -l -w calc.go` | . | 0 |",
 		before:  "| before | FAIL | 1 | 1 | 0 | 0 |",
 		after:   "| after (step 5) | ok | 2 | 0 | 0 | 0 |",
@@ -68,7 +71,7 @@ var scenarios = []scenario{
 			{when: "Tests after step 2:\ntests passed: 1 passed", tool: "run_command", args: map[string]any{"argv": []string{"python3", "gen.py"}}},
 			{when: "files changed (committed as this step): VERSION", tool: "finish", args: map[string]string{"summary": "add() returns a + b; VERSION generated."}},
 		},
-		commits: []string{"apply_patch", "run_command"},
+		commits: []string{"apply_patch", "run_command"}, absorbed: []string{"VERSION"},
 		command: "| 3 | `python3 gen.py` | . | 0 |",
 		before:  "| before | FAIL | 0 | 1 | 0 | 0 |",
 		after:   "| after (step 3) | ok | 1 | 0 | 0 | 0 |",
@@ -212,6 +215,11 @@ func (e *env) checkScenario(sc scenario, info lunad.RunInfo, res lunad.GoalResul
 	var want []string
 	for _, s := range sc.steps {
 		want = append(want, s.tool)
+		if s.tool == "run_command" {
+			for range sc.absorbed {
+				want = append(want, "write_file")
+			}
+		}
 	}
 	if !slices.Equal(checked, want) {
 		t.Errorf("the policy checked %v; want %v", checked, want)

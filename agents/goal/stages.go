@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lunad/lunad/agents/goal/tree"
 	"github.com/lunad/lunad/agents/llm"
 )
 
@@ -111,7 +112,15 @@ func (a *Agents) report(ctx context.Context, v *visit) error {
 // now (nil: absent, or not text).
 func finalContents(dir string, paths []string) map[string]*string {
 	out := map[string]*string{}
-	x := &executor{dir: dir}
+	r, err := tree.Open(dir)
+	if err != nil {
+		for _, p := range paths {
+			out[p] = nil
+		}
+		return out
+	}
+	defer r.Close()
+	x := &executor{dir: dir, root: r}
 	for _, p := range paths {
 		b, ok, err := x.current(p)
 		if err != nil || !ok {

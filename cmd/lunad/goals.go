@@ -118,9 +118,9 @@ var errPolicyRead = errors.New("reading the policy")
 
 // Run runs one of a goal's commands (goal.Commands, harness.Runner): the
 // policy's limits, timeout and network, its read-only paths under the
-// command's root, the paths its [[deny]] rules forbid reading hidden,
-// and the goal's own home (goalHome: the command's root is the goal's
-// worktree).
+// command's root (none of them a symbolic link: goal.CheckReadOnly), the
+// paths its [[deny]] rules forbid reading hidden, and the goal's own home
+// (goalHome: the command's root is the goal's worktree).
 func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, error) {
 	st := h.setup(ctx)
 	switch {
@@ -143,6 +143,9 @@ func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, err
 	}
 	slices.Sort(ro)
 	s.ReadOnly = slices.Compact(ro)
+	if err := goal.CheckReadOnly(s); err != nil {
+		return sandbox.Result{}, err
+	}
 	hidden, err := set.HiddenUnder(s.Root)
 	if err != nil {
 		return sandbox.Result{}, err

@@ -63,12 +63,31 @@ func TestGoalHost(t *testing.T) {
 		t.Errorf("the workspace is writable: %+v", res)
 	}
 
+	// A read-only path a command made a symbolic link (to a directory
+	// outside the worktree): no command runs, or the sandbox would bind
+	// the link's target, with its secret, at vendor.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "vendor")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "vendor")); err != nil {
+		t.Fatal(err)
+	}
+	leak, err := h.Run(ctx, sandbox.Spec{Argv: []string{"cat", "vendor/secret"}, Root: root, Dir: root})
+	if err == nil || !strings.Contains(err.Error(), "vendor, which commands see read-only, is a symbolic link") || strings.Contains(leak.Stdout.Text, "s3cret") {
+		t.Errorf("a command with vendor a link outside: %+v, %v", leak, err)
+	}
+	os.Remove(filepath.Join(root, "vendor"))
+
 	// A policy file that does not check: every action denied, no command run.
 	writePolicy("netwrok = true\n")
 	if d := h.Check(root, policy.Action{Tool: "read_artifact", Paths: []string{"a.md"}}); d.Verdict != policy.Deny || d.Rule != "policy-file" || !strings.Contains(d.Reason, `unknown key "netwrok"`) {
 		t.Fatalf("a policy that does not check: %+v", d)
 	}
-	_, err := h.Run(ctx, sandbox.Spec{Argv: []string{"true"}, Root: root, Dir: root})
+	_, err = h.Run(ctx, sandbox.Spec{Argv: []string{"true"}, Root: root, Dir: root})
 	if !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), ".luna/policy.toml does not check, so no goal runs until it is fixed") {
 		t.Fatalf("a command under a policy that does not check: %v", err)
 	}
