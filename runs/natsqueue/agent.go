@@ -111,7 +111,7 @@ func (a *agent) Process(ctx context.Context, req lunad.StageRequest) (lunad.Stag
 		reconn := q.reconnects()
 		select {
 		case m := <-results:
-			if resp, err, ok := a.result(log, m.Subject, m.Header, m.Data, req); ok {
+			if resp, err, ok := a.result(log, m.Subject, m.Header, m.Data, req, true); ok {
 				return resp, err
 			}
 			// Someone publishes what no worker signed: a flood of them
@@ -184,7 +184,7 @@ func (a *agent) lookup(ctx context.Context, log *slog.Logger, subject string, re
 			}
 			return lunad.StageResponse{}, nil, false
 		}
-		if resp, err, ok := a.result(log, m.Subject, m.Header, m.Data, req); ok {
+		if resp, err, ok := a.result(log, m.Subject, m.Header, m.Data, req, false); ok {
 			return resp, err, true
 		}
 		seq = m.Sequence + 1
@@ -194,23 +194,29 @@ func (a *agent) lookup(ctx context.Context, log *slog.Logger, subject string, re
 
 // result decodes a worker's result for req, received on subject, and
 // reports whether it is one (ok): signed by a registered worker's key and
-// answering req's attempt. Any other message is dropped, with a warning,
-// and counted; the attempt goes on waiting.
-func (a *agent) result(log *slog.Logger, subject string, h nats.Header, data []byte, req lunad.StageRequest) (lunad.StageResponse, error, bool) {
+// answering req's attempt. Any other message is dropped; one that arrived
+// (live) is logged with a warning and counted, one read again from the
+// stream (a lookup) only skipped. The attempt goes on waiting.
+func (a *agent) result(log *slog.Logger, subject string, h nats.Header, data []byte, req lunad.StageRequest, live bool) (lunad.StageResponse, error, bool) {
+	drop := func(what string, err error) (lunad.StageResponse, error, bool) {
+		if live {
+			a.q.drop(log, what, err, subject)
+		} else {
+			log.Debug(what+" skipped: "+err.Error(), "subject", subject)
+		}
+		return lunad.StageResponse{}, nil, false
+	}
 	var r resultMsg
 	if err := json.Unmarshal(data, &r); err != nil {
-		a.q.drop(log, "a result that does not decode", err, subject)
-		return lunad.StageResponse{}, nil, false
+		return drop("a result that does not decode", err)
 	}
 	want := identityOf(req)
 	if r.For != want {
-		a.q.drop(log, "a result for another attempt", fmt.Errorf("it answers run %q stage %q attempt %d, not this one", r.For.Run, r.For.Stage, r.For.Attempt), subject)
-		return lunad.StageResponse{}, nil, false
+		return drop("a result for another attempt", fmt.Errorf("it answers run %q stage %q attempt %d, not this one", r.For.Run, r.For.Stage, r.For.Attempt))
 	}
 	signer, err := verify(a.q.trusted, h, kindResult, subject, want, data)
 	if err != nil {
-		a.q.drop(log, "a result that no registered worker signed", err, subject)
-		return lunad.StageResponse{}, nil, false
+		return drop("a result that no registered worker signed", err)
 	}
 	log = log.With("signer", signer)
 	resp, err := a.response(log, r)

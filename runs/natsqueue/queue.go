@@ -162,6 +162,11 @@ func Open(ctx context.Context, url string, opts Options) (*Queue, error) {
 			}
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) { q.reconnected() }),
+		// The server's refusals (a permissions violation: the user's
+		// subject permissions do not allow what lunad did) arrive here.
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			q.log.Warn("the NATS server refused a request: check the user's subject permissions (docs/runs.md)", "err", err)
+		}),
 	)...)
 	if err != nil {
 		q.cancel()
