@@ -34,9 +34,10 @@ print(json.dumps({"status": "ok", "output": {"worker": os.path.basename(os.getcw
 
 // TestWorkersOverNATS: a daemon with a queue, and two `lunad worker`
 // processes in their own clones, against an embedded JetStream server.
-// The worker holding the stage is SIGKILLed mid-stage; the stage is
-// redelivered to the other worker, runs there once, and its writes are
-// committed once by the daemon.
+// Messages are signed with the keys `lunad worker key` prints, and the
+// workers run the stage in the sandbox. The worker holding the stage is
+// SIGKILLed mid-stage; the stage is redelivered to the other worker, runs
+// there once, and its writes are committed once by the daemon.
 func TestWorkersOverNATS(t *testing.T) {
 	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
@@ -60,12 +61,29 @@ func TestWorkersOverNATS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	put(w.dir, ".luna/workflows/q.toml", fmt.Sprintf("name = \"q\"\nversion = \"1\"\nstart = \"a\"\n[stages.a]\ncommand = [%q, \"agents/w.py\"]\ntimeout = \"90s\"\n[[stages.a.next]]\nto = \"end\"\n", wstest.Python(t)))
-	put(w.dir, ".luna/config.toml", config)
+	flow := fmt.Sprintf("name = \"q\"\nversion = \"1\"\nstart = \"a\"\n[stages.a]\ncommand = [%q, \"agents/w.py\"]\ntimeout = \"90s\"\n[[stages.a.next]]\nto = \"end\"\n", wstest.Python(t))
+	put(w.dir, ".luna/workflows/q.toml", flow)
+	// Each side registers the other's key: the daemon its workers', the
+	// workers their daemon's.
+	key := func(dir string, args ...string) string {
+		out, err := exec.Command(lunadBin, append([]string{"worker", "key", "--dir", dir}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("lunad worker key: %v\n%s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
 	clones := []string{filepath.Join(w.home, "slow"), filepath.Join(w.home, "fast")}
+	var workers []string
 	for _, c := range clones {
 		put(c, "agents/w.py", workerAgent)
-		put(c, ".luna/config.toml", config)
+		put(c, ".luna/workflows/q.toml", flow)
+		wstest.GitRun(t, w.home, "init", "-q", c)
+		workers = append(workers, fmt.Sprintf("%q", key(c)))
+	}
+	daemonKey := key(w.dir, "--daemon")
+	put(w.dir, ".luna/config.toml", config+"workers = ["+strings.Join(workers, ", ")+"]\n")
+	for _, c := range clones {
+		put(c, ".luna/config.toml", config+fmt.Sprintf("daemons = [%q]\n", daemonKey))
 	}
 	put(clones[0], "SLOW", "")
 
