@@ -148,3 +148,40 @@ func TestWorkersOverNATS(t *testing.T) {
 	}
 	w.git("fsck", "--strict", "--no-progress")
 }
+
+// TestWorkerKey: `lunad worker key` prints the same key each time, its
+// seed kept 0600 in the git directory; the daemon's key is another. A
+// worker or a daemon with a queue but no registered keys of the other
+// side refuses to start, saying which setting to fill.
+func TestWorkerKey(t *testing.T) {
+	w := newWS(t)
+	worker := strings.TrimSpace(w.ok("worker", "key"))
+	if again := strings.TrimSpace(w.ok("worker", "key")); again != worker || !strings.HasPrefix(worker, "U") {
+		t.Fatalf("worker key %q, then %q", worker, again)
+	}
+	if d := strings.TrimSpace(w.ok("worker", "key", "--daemon")); d == worker || !strings.HasPrefix(d, "U") {
+		t.Fatalf("daemon key %q (worker's %q)", d, worker)
+	}
+	for _, f := range []string{"queue-worker.nk", "queue-daemon.nk"} {
+		fi, err := os.Stat(filepath.Join(w.dir, ".git", "luna", f))
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v %v; want mode 0600", f, fi, err)
+		}
+	}
+	if st := w.git("status", "--porcelain"); st != "" {
+		t.Fatalf("the keys show in the working tree:\n%s", st)
+	}
+	w.env = append(w.env, "LUNAD_QUEUE_URL=nats://127.0.0.1:1")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"worker"}, "queue.daemons is empty"},
+		{[]string{"serve"}, "queue.workers is empty"},
+	} {
+		r := w.run(c.args...)
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Fatalf("%v; want it to refuse with %q", r, c.want)
+		}
+	}
+}
