@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -165,7 +166,11 @@ func Open(ctx context.Context, url string, opts Options) (*Queue, error) {
 		// The server's refusals (a permissions violation: the user's
 		// subject permissions do not allow what lunad did) arrive here.
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-			q.log.Warn("the NATS server refused a request: check the user's subject permissions (docs/runs.md)", "err", err)
+			if errors.Is(err, nats.ErrPermissionViolation) || strings.Contains(err.Error(), "Permissions Violation") {
+				q.log.Warn("the NATS server refused a request: check the user's subject permissions (docs/runs.md)", "err", err)
+				return
+			}
+			q.log.Warn("NATS connection error", "err", err)
 		}),
 	)...)
 	if err != nil {
