@@ -85,6 +85,8 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "policy", siblings: []string{mod}, noCgo: true, external: []string{"github.com/BurntSushi/toml"}},
 		// The command sandbox knows only the vocabulary and the kernel.
 		{pkg: "sandbox", siblings: []string{mod}, noCgo: true, external: []string{"golang.org/x/sys/"}},
+		// Owner-only unix sockets and directories: the kernel, nothing else.
+		{pkg: "internal/unixsock", siblings: []string{}, noCgo: true, stdOnly: true},
 		// The queue checks a stage against its clone's workflow file and runs
 		// its command through the sandbox's types.
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/workflow", mod + "/sandbox"}},

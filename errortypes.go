@@ -110,3 +110,24 @@ func (e *BranchMovedError) Facts() string {
 func Reword(err, inner error, text string) string {
 	return strings.Replace(err.Error(), inner.Error(), text, 1)
 }
+
+// MergeConflictError: a stage's write was computed from version Base of
+// an artifact that has moved since (to Current, by a person or another
+// writer), and merging the two changes conflicts at Lines (1-based lines
+// of the current content). Nothing was written.
+type MergeConflictError struct {
+	Path    string `json:"path"`
+	Base    string `json:"base"`    // the commit the write was computed from
+	Current string `json:"current"` // the commit of the artifact's current version
+	Lines   []int  `json:"lines"`
+}
+
+func (e *MergeConflictError) Is(target error) bool { return target == ErrConflict }
+func (e *MergeConflictError) Error() string {
+	lines := make([]string, len(e.Lines))
+	for i, l := range e.Lines {
+		lines[i] = fmt.Sprint(l)
+	}
+	return fmt.Sprintf("%v: %s changed since the version the stage read (%.12s, now %.12s) and the stage's write conflicts with that change at line %s; nothing was written",
+		ErrConflict, e.Path, e.Base, e.Current, strings.Join(lines, ", "))
+}

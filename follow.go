@@ -68,6 +68,8 @@ func (e RunEvent) Progress() string {
 		return fmt.Sprintf("%s: committed %s", e.Stage, strings.Join(paths, ", "))
 	case EventStageFailed:
 		return fmt.Sprintf("%s: failed: %s", e.Stage, firstLine(e.Error))
+	case EventStageConflict:
+		return fmt.Sprintf("%s: not written: %s", e.Stage, firstLine(e.Error))
 	case EventRetryScheduled:
 		return fmt.Sprintf("%s: retrying at %s", e.Stage, e.RetryAt.UTC().Format(time.TimeOnly))
 	case EventRunCompleted, EventRunAborted, EventRunCancelled, EventDeadLettered:

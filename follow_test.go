@@ -68,6 +68,9 @@ func TestFollowRun(t *testing.T) {
 	if p := (lunad.RunEvent{Type: lunad.EventRunCompleted, Outcome: "question"}).Progress(); p != "question" {
 		t.Errorf("an outcome: %q", p)
 	}
+	if p := (lunad.RunEvent{Type: lunad.EventStageConflict, Stage: "writer", Error: "conflict: a.md changed"}).Progress(); p != "writer: not written: conflict: a.md changed" {
+		t.Errorf("a conflict: %q", p)
+	}
 	if p := (lunad.RunEvent{Type: lunad.EventRunAborted, Error: "no"}).Progress(); p != "aborted: no" {
 		t.Errorf("aborted: %q", p)
 	}

@@ -59,6 +59,12 @@ const (
 	// EventStageCommitted follows STAGE_SUCCEEDED once the stage's writes
 	// are commits on the branch (Writes names them).
 	EventStageCommitted EventType = "STAGE_COMMITTED"
+	// EventStageConflict follows STAGE_SUCCEEDED when the stage's writes
+	// conflict with a change made to an artifact since the version the
+	// stage read (Error names both): nothing was written, and the attempt
+	// counts as failed — the stage is tried again on the new content
+	// within its attempt limit, else the run is dead-lettered.
+	EventStageConflict EventType = "STAGE_CONFLICT"
 	// EventRunPruned is the summary a pruned run's log is replaced by.
 	EventRunPruned EventType = "RUN_PRUNED"
 	// EventRunAccepted: a finished isolated run's work was accepted — the
@@ -253,11 +259,22 @@ type StageAck struct {
 // an artifact (a path no artifact has): its title (default: the file's
 // name) and type (default: inferred from the path); an existing
 // artifact's are left as they are.
+//
+// Base is the commit of the version the content was computed from (the
+// Artifact.Commit the stage read). When the artifact has moved since, the
+// workspace merges three ways — base, the artifact now, Content — and
+// commits the merge when it is clean; Edits, the SEARCH/REPLACE edits that
+// took base to Content, are applied to the artifact as it is now instead,
+// when each still matches exactly once as it is. A write without Base
+// overwrites. It is recorded with the stage's response, so a replay or a
+// resumed commit merges the same way.
 type StageWrite struct {
-	Path    string `json:"path"`
-	Content string `json:"content"`
-	Title   string `json:"title,omitempty"`
-	Type    string `json:"type,omitempty"`
+	Path    string  `json:"path"`
+	Content string  `json:"content"`
+	Title   string  `json:"title,omitempty"`
+	Type    string  `json:"type,omitempty"`
+	Base    string  `json:"base,omitempty"`
+	Edits   []Block `json:"edits,omitempty"`
 }
 
 // Agent processes one stage. It never writes to the workspace and never

@@ -1,6 +1,7 @@
 package lunad
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -42,4 +43,42 @@ func FormatSize(n int64) string {
 		}
 	}
 	return "0"
+}
+
+// ByteSize is a size in bytes as a configuration writes it, as GOMEMLIMIT
+// does: a whole number with an optional unit B, KiB, MiB, GiB or TiB
+// ("128MiB"), or a TOML integer of bytes. 0 (or "off") means none, or the
+// setting's default where it has one.
+type ByteSize int64
+
+// ParseByteSize reads a size as ByteSize documents it.
+func ParseByteSize(s string) (ByteSize, error) {
+	if strings.TrimSpace(s) == "off" {
+		return 0, nil
+	}
+	n, ok := ParseSize(s)
+	if !ok {
+		return 0, fmt.Errorf("%q is not a size (a whole number of bytes, or with a unit: 96MiB, 1GiB; 0 or off: none)", s)
+	}
+	return ByteSize(n), nil
+}
+
+// String writes the size in the largest unit that divides it.
+func (b ByteSize) String() string { return FormatSize(int64(b)) }
+
+// UnmarshalTOML accepts a string with a unit or an integer of bytes.
+func (b *ByteSize) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		if v < 0 {
+			return fmt.Errorf("%d is not a size: it is negative", v)
+		}
+		*b = ByteSize(v)
+		return nil
+	case string:
+		n, err := ParseByteSize(v)
+		*b = n
+		return err
+	}
+	return fmt.Errorf("%v is not a size (a string such as \"96MiB\", or an integer of bytes)", v)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/internal/unixsock"
 	"github.com/lunad/lunad/workspace"
 )
 
@@ -360,7 +361,7 @@ func TestStaleSocketReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fallback {
-		if err := privateDir(filepath.Dir(path)); err != nil {
+		if err := unixsock.PrivateDir(filepath.Dir(path)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,12 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/unixsock"
 )
 
 // Where a workspace's daemon lives, all in the store's state directory
@@ -90,9 +89,8 @@ func socketPath(state, root string) (path string, fallback bool, err error) {
 	return p, true, nil
 }
 
-// bindPath is the longest path Listen binds in dir: a socket in a
-// temporary directory, renamed into place once its mode is set.
-func bindPath(dir string) string { return filepath.Join(dir, ".s0123456789", "s") }
+// bindPath is the longest path Listen binds in dir (unixsock.Listen).
+func bindPath(dir string) string { return unixsock.BindPath(dir) }
 
 // clientSocket is the socket clients of the workspace dial: daemon.addr's
 // content if that file exists, else <state>/daemon.sock.
@@ -103,23 +101,6 @@ func clientSocket(state string) string {
 		}
 	}
 	return filepath.Join(state, sockName)
-}
-
-// privateDir makes dir (mode 0700) if needed and checks that it is a
-// directory of ours that nobody else can enter.
-func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("socket directory %s must be a directory owned by uid %d with mode 0700", dir, os.Getuid())
-	}
-	return nil
 }
 
 // socketListener is the daemon's listener. Close stops accepting, removes
@@ -192,38 +173,19 @@ func Listen(svc Located) (net.Listener, error) {
 	return l, nil
 }
 
-// listenAt binds a unix socket at path with mode 0600: it is bound in a
-// fresh 0700 directory, chmodded, then renamed into place, so it is never
-// reachable with a wider mode whatever the umask.
+// listenAt binds a unix socket at path with mode 0600 (unixsock.Listen),
+// in a private directory when it is the fallback.
 func listenAt(path string, fallback bool) (*net.UnixListener, error) {
-	dir := filepath.Dir(path)
 	if fallback {
-		if err := privateDir(dir); err != nil {
+		if err := unixsock.PrivateDir(filepath.Dir(path)); err != nil {
 			return nil, err
 		}
 	}
-	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
-		c.Close()
+	ln, err := unixsock.Listen(path)
+	if errors.Is(err, unixsock.ErrInUse) {
 		return nil, fmt.Errorf("%w: something answers on %s", ErrDaemonRunning, path)
 	}
-	tmp, err := os.MkdirTemp(dir, ".s")
 	if err != nil {
-		return nil, fmt.Errorf("daemon socket: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	bound := filepath.Join(tmp, "s")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: bound, Net: "unix"})
-	if err != nil {
-		return nil, fmt.Errorf("daemon socket: %w", err)
-	}
-	ln.SetUnlinkOnClose(false) // it is renamed; socketListener removes it
-	if err := os.Chmod(bound, 0o600); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("daemon socket: %w", err)
-	}
-	// A stale socket (its daemon died) is replaced by the rename.
-	if err := os.Rename(bound, path); err != nil {
-		ln.Close()
 		return nil, fmt.Errorf("daemon socket: %w", err)
 	}
 	return ln, nil

@@ -155,6 +155,10 @@ func (s *Store) runBatchOnce(batch []*request) error {
 	for _, r := range batch {
 		mark := t.mark()
 		r.res, r.err = r.op(t)
+		var kept *keptError
+		if errors.As(r.err, &kept) {
+			r.err, mark = kept.err, kept.mark
+		}
 		if r.err != nil {
 			r.err = diskHint(r.err)
 			t.rollback(mark)
@@ -276,3 +280,14 @@ func diskHint(err error) error {
 	}
 	return err
 }
+
+// keptError is an operation's failure that keeps what it committed up to
+// mark: a stage write refused for a conflict with a person's save keeps
+// that save recorded, so that the version the conflict names exists.
+type keptError struct {
+	err  error
+	mark txnMark
+}
+
+func (e *keptError) Error() string { return e.err.Error() }
+func (e *keptError) Unwrap() error { return e.err }

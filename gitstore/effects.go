@@ -93,6 +93,12 @@ const opApply lunad.Op = "apply"
 // unrecorded change to one of the files is committed first as a human
 // version, as Edit does.
 //
+// A write that names its Base (the commit of the version it was computed
+// from) to an artifact that moved since is merged into the artifact as it
+// is now by Options.Merge (mergeWrite): a clean merge is committed, a
+// conflict is a *lunad.MergeConflictError (ErrConflict) and nothing is
+// written.
+//
 // A repeat with the same IdempotencyKey and the same request (same writes
 // in any order, agent, message and trailers) returns the first call's refs
 // and commit with replayed true, and commits nothing. Errors (nothing is
@@ -256,6 +262,7 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 			return nil, "", Result{}, err
 		}
 	}
+	humans := t.mark() // a person's changes recorded: kept whatever follows
 	changes := map[string]fileChange{}
 	var rec record
 	for i := range targets {
@@ -272,6 +279,12 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 		} else {
 			cur, _, err := s.readFile(t.root, tg.path)
 			if err != nil {
+				return nil, "", Result{}, err
+			}
+			if tg.content, err = t.mergeWrite(tg.id, cur, writes[i]); err != nil {
+				if mc := (*lunad.MergeConflictError)(nil); errors.As(err, &mc) {
+					err = &keptError{err: err, mark: humans}
+				}
 				return nil, "", Result{}, err
 			}
 			if bytes.Equal(cur, tg.content) {

@@ -359,6 +359,26 @@ func TestFastForward(t *testing.T) {
 			t.Fatalf("main at %s", got)
 		}
 	})
+	t.Run("moved by a person's save of the same file", func(t *testing.T) {
+		// The run rewrote notes/a.md; meanwhile a person saved it and the
+		// watcher recorded the save. Accepting must not put the run's
+		// version over the person's: it is refused, naming both commits.
+		s, base, _ := setup(t)
+		writeFile(t, s.root, "notes/a.md", "# A\n\nfirst, and the person's line\n")
+		saved, recorded, err := s.Record(ctx, "notes/a.md", Change{})
+		if err != nil || !recorded {
+			t.Fatalf("Record: %v %v", recorded, err)
+		}
+		_, err = s.FastForward(ctx, "main", base, "luna/w/r")
+		var bm *lunad.BranchMovedError
+		if !errors.As(err, &bm) || bm.Now != saved.Version.Commit || bm.Base != base {
+			t.Fatalf("FastForward over the person's save = %v", err)
+		}
+		if c, _ := os.ReadFile(filepath.Join(s.root, "notes/a.md")); string(c) != "# A\n\nfirst, and the person's line\n" {
+			t.Fatalf("the person's save was lost: %q", c)
+		}
+		checkRepo(t, s)
+	})
 	t.Run("dirty", func(t *testing.T) {
 		s, base, _ := setup(t)
 		writeFile(t, s.root, "notes/a.md", "# A\n\nmine, unsaved\n")

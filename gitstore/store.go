@@ -53,6 +53,10 @@ type Options struct {
 	// done of total tracked files examined, one call at a time, done
 	// rising by one to total (`lunad init` draws a bar with it).
 	AdoptProgress func(done, total int)
+	// Merge merges a stage's write into an artifact that moved since the
+	// version the write was computed from (ApplyWrites). nil: such a write
+	// is a conflict.
+	Merge Merger
 }
 
 const defaultMaxContent = 8 << 20

@@ -27,6 +27,10 @@
 // not valid UTF-8, run before any tool (guard.go).
 //
 // Transports: Run serves one client (stdio); Serve serves streamable HTTP
-// on a loopback listener from Listen, with caps on the live sessions in
-// all and per client address and an idle timeout (sessions.go).
+// on a loopback listener from Listen or a unix socket of mode 0600 from
+// ListenUnix, with caps on the live sessions in all and per client address
+// and an idle timeout (sessions.go). Every HTTP request must carry the
+// server's bearer token (auth.go), a random secret WriteToken keeps in a
+// file only the owner can read (token.go): a loopback port is open to
+// every local account.
 package mcp

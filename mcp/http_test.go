@@ -52,7 +52,7 @@ func TestServeHTTP(t *testing.T) {
 
 	updated := make(chan string, 4)
 	dial := func(name string, opts *sdk.ClientOptions) *sdk.ClientSession {
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, opts).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, legacy)
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, opts).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: authed}, legacy)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -102,7 +102,7 @@ func TestServeHTTP(t *testing.T) {
 		if h := c.header["Host"]; h != "" {
 			req.Host = h
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := authed.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

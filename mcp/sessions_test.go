@@ -13,22 +13,32 @@ import (
 )
 
 // httpServe serves MCP over HTTP on a loopback port, over a new Service,
-// and returns its URL and a function that ends Serve and returns its
-// result (called at the end of the test if not before).
+// with testToken, and returns its URL and a function that ends Serve and
+// returns its result (called at the end of the test if not before).
 func httpServe(t *testing.T, opts Options) (url string, stop func() error) {
+	t.Helper()
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + ln.Addr().String() + HTTPPath, serveOn(t, opts, ln, testToken)
+}
+
+// serveOn serves MCP over HTTP on ln, over a new Service, requiring token,
+// and returns a function that ends Serve and returns its result (called
+// at the end of the test if not before).
+func serveOn(t *testing.T, opts Options, ln net.Listener, token string) (stop func() error) {
 	t.Helper()
 	svc, _ := newService(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := New(ctx, svc, opts)
 	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
+		ln.Close()
+		cancel()
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
+	go func() { served <- srv.Serve(ctx, ln, token) }()
 	var once sync.Once
 	var serr error
 	stop = func() error {
@@ -47,14 +57,20 @@ func httpServe(t *testing.T, opts Options) (url string, stop func() error) {
 			t.Errorf("Serve = %v", err)
 		}
 	})
-	return "http://" + ln.Addr().String() + HTTPPath, stop
+	return stop
 }
 
-// from is an HTTP client whose connections come from the loopback address
-// ip (127.0.0.2 ...: all of 127/8 is local).
+// testToken is the bearer token of httpServe's servers.
+const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// authed is an HTTP client that sends testToken.
+var authed = &http.Client{Transport: WithToken(nil, testToken)}
+
+// from is an HTTP client, sending testToken, whose connections come from
+// the loopback address ip (127.0.0.2 ...: all of 127/8 is local).
 func from(ip string) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: 10 * time.Second}
+	return &http.Client{Transport: WithToken(&http.Transport{DialContext: d.DialContext}, testToken), Timeout: 10 * time.Second}
 }
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`

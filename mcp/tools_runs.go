@@ -57,7 +57,7 @@ type stageOut struct {
 
 type eventOut struct {
 	Seq     int    `json:"seq"`
-	Type    string `json:"type" jsonschema:"RUN_CREATED, STAGE_ENQUEUED, STAGE_STARTED, STAGE_SUCCEEDED, STAGE_COMMITTED, STAGE_FAILED, RETRY_SCHEDULED, DEAD_LETTERED, RUN_COMPLETED..."`
+	Type    string `json:"type" jsonschema:"RUN_CREATED, STAGE_ENQUEUED, STAGE_STARTED, STAGE_SUCCEEDED, STAGE_COMMITTED, STAGE_FAILED, STAGE_CONFLICT, RETRY_SCHEDULED, DEAD_LETTERED, RUN_COMPLETED..."`
 	Stage   string `json:"stage,omitempty"`
 	Attempt int    `json:"attempt,omitempty"`
 	Error   string `json:"error,omitempty"`

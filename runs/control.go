@@ -19,7 +19,7 @@ func (e *Engine) Run(ctx context.Context, id string) (lunad.RunInfo, error) {
 	}
 	info := st.info
 	info.Events, info.Commit = events, st.tip
-	return info, nil
+	return e.stalledInfo(info), nil
 }
 
 func (e *Engine) read(ctx context.Context, id string) (*state, []lunad.RunEvent, error) {
@@ -44,7 +44,7 @@ func (e *Engine) Runs(ctx context.Context) ([]lunad.RunInfo, error) {
 		}
 		info := st.info
 		info.Commit = st.tip
-		out = append(out, info)
+		out = append(out, e.stalledInfo(info))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Created.Equal(out[j].Created) {
@@ -125,6 +125,15 @@ func (e *Engine) Retry(ctx context.Context, id string) (lunad.RunInfo, error) {
 	st, _, err := e.read(ctx, id)
 	if err != nil {
 		return lunad.RunInfo{}, err
+	}
+	if !running && e.isStalled(id) && st.phase != phaseFinished {
+		// Stopped for want of space before its log said so: drive it
+		// again from its log as it is.
+		info := st.info // before the driver changes st
+		if err := e.resume(ctx, st); err != nil {
+			return lunad.RunInfo{}, err
+		}
+		return info, nil
 	}
 	if running || (st.info.Status != lunad.RunAborted && st.info.Status != lunad.RunDeadLettered) || st.visit == 0 {
 		return lunad.RunInfo{}, fmt.Errorf("%w: run %s is %s; only an aborted or dead-lettered run that entered a stage can be retried", lunad.ErrInvalid, id, st.info.Status)

@@ -102,7 +102,21 @@ func (s *state) onOutcome(wf *workflow.Workflow, o outcome, now time.Time, jitte
 }
 
 func (s *state) onFailure(wf *workflow.Workflow, why string, permanent bool, now time.Time, jitter float64) []lunad.RunEvent {
-	ev := s.stageEvent(lunad.EventStageFailed, now)
+	return s.failed(wf, lunad.EventStageFailed, why, permanent, now, jitter)
+}
+
+// onConflict is the events recording that the succeeded stage's writes
+// conflict with a change made since its agent read the artifact: a failed
+// attempt (STAGE_CONFLICT), retried on the new content within the stage's
+// attempt limit, else a dead letter that names the conflict.
+func (s *state) onConflict(wf *workflow.Workflow, why string, now time.Time, jitter float64) []lunad.RunEvent {
+	return s.failed(wf, lunad.EventStageConflict, why, false, now, jitter)
+}
+
+// failed is the events of a failed attempt, recorded as t: a retry, or a
+// dead letter and the run's abort.
+func (s *state) failed(wf *workflow.Workflow, t lunad.EventType, why string, permanent bool, now time.Time, jitter float64) []lunad.RunEvent {
+	ev := s.stageEvent(t, now)
 	ev.Error, ev.Permanent = why, permanent
 	st := wf.Stages[s.stage]
 	if !permanent && st != nil && s.counted+1 < st.Retry.MaxAttempts {

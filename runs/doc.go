@@ -22,7 +22,11 @@
 //     idempotency key derived from the run, the stage visit and the
 //     workflow version, so committing them again after a crash commits
 //     nothing; STAGE_COMMITTED then names the artifact versions written,
-//     together with the next step, in one atomic append.
+//     together with the next step, in one atomic append;
+//   - a write names the version it was computed from (its Base, recorded
+//     in the response); one that conflicts with a change made since is
+//     STAGE_CONFLICT, a failed attempt run again on the new content, never
+//     an overwrite.
 //
 // A stage's response may name the author of its commit (Agent), add
 // trailers to it (Trailers) and carry files stored beside its
@@ -33,6 +37,9 @@
 // the output of each terminal event the engine appends (finish.go).
 // Workflows are the workspace's files, then the built-in ones
 // (Options.Builtin) no file overrides.
+//
+// A step that keeps failing because the disk is full fails the run after
+// Options.SpaceRetries tries (space.go) instead of being retried for ever.
 //
 // Transient failures are retried with exponential backoff and full jitter
 // up to the stage's attempt limit; permanent failures and exhausted

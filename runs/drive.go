@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/lunad/lunad"
@@ -24,6 +25,7 @@ const (
 // Each pass takes the step the run's log calls for; an attempt runs right
 // after the events that start it are durable.
 func (e *Engine) loop(ctx context.Context, r *run) {
+	full := 0 // steps in a row that failed for want of space
 	for ctx.Err() == nil {
 		r.mu.Lock()
 		st := r.st
@@ -54,7 +56,14 @@ func (e *Engine) loop(ctx context.Context, r *run) {
 		case phaseSucceeded, phaseCommitted:
 			err = e.commitStage(ctx, r)
 		}
+		if full++; !noSpace(err) {
+			full = 0 // nil or another failure: the count starts again
+		}
 		if err != nil && ctx.Err() == nil {
+			if full >= e.opts.SpaceRetries {
+				e.failNoSpace(r, full, err)
+				return
+			}
 			e.opts.Logger.Error("run step failed; trying again", "run", r.id, "err", err)
 			sleep(ctx, time.Second)
 		}
@@ -241,7 +250,12 @@ func (e *Engine) commitStage(ctx context.Context, r *run) error {
 		}
 	}
 	if len(resp.Writes) > 0 {
-		refs, err = e.applyWrites(ctx, r, st, fx, resp.Writes, ch)
+		refs, err = e.applyWrites(ctx, r, st, fx, withBases(resp.Writes, st.inputs()), ch)
+		if mc := (*lunad.MergeConflictError)(nil); errors.As(err, &mc) {
+			// A person (or another writer) changed what the stage read:
+			// never put over it; the stage tries again on the new content.
+			return e.appendAndGo(ctx, r, st.onConflict(r.wf, err.Error(), e.now(), e.opts.Jitter()))
+		}
 		if refused(err) {
 			ab := st.event(lunad.EventRunAborted, e.now())
 			ab.Stage, ab.Visit, ab.Error = st.stage, st.visit, "the stage's writes were refused, nothing was written: "+err.Error()
@@ -477,4 +491,23 @@ func (e *Engine) Complete(ctx context.Context, req lunad.StageRequest, resp luna
 		}
 	}
 	return e.complete(r, req, outcome{resp: resp, err: agentErr})
+}
+
+// withBases is writes with each write to one of the stage's inputs that
+// names no base given the input's commit: the version the stage was
+// handed, so that a change made to it since is merged, not overwritten,
+// even when the agent did not say what it read.
+func withBases(writes []lunad.StageWrite, inputs []lunad.ArtifactRef) []lunad.StageWrite {
+	out := slices.Clone(writes)
+	for i, w := range out {
+		if w.Base != "" {
+			continue
+		}
+		for _, in := range inputs {
+			if in.Path == w.Path && in.Commit != "" {
+				out[i].Base = in.Commit
+			}
+		}
+	}
+	return out
 }

@@ -92,10 +92,19 @@ type Options struct {
 	// Events included); what it returns is that event's Output. It is not
 	// called for a run found finished, nor by Replay.
 	OnFinish func(ctx context.Context, info lunad.RunInfo) json.RawMessage
+	// Merge is how the workspace merged a stage's write computed from an
+	// older version of its artifact (lunad.StageWrite.Base): Replay merges
+	// the same way to compute the tree the run wrote. nil: a replay takes
+	// each write's content as it is.
+	Merge func(base, ours, theirs []byte, edits []lunad.Block) (merged []byte, conflicts []int)
 	// CommitRetries bounds the tries to commit a stage's writes when the
 	// workspace is busy (default 5).
 	CommitRetries int
-	Logger        *slog.Logger
+	// SpaceRetries bounds the tries of a step that fails because the disk
+	// is full (ENOSPC) before the run fails with that reason (default 10,
+	// one a second).
+	SpaceRetries int
+	Logger       *slog.Logger
 }
 
 // Engine drives runs. It is safe for concurrent use; Close stops it.
@@ -109,6 +118,9 @@ type Engine struct {
 
 	mu   sync.Mutex
 	live map[string]*run // runs being driven
+	// stalled are the runs whose driving stopped because the disk is
+	// full before their log could record it, with the reason (space.go).
+	stalled map[string]string
 
 	agentsMu  sync.Mutex
 	processes map[string]lunad.Agent // stages' process agents, by command and timeout (agents.go)
@@ -181,6 +193,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.CommitRetries <= 0 {
 		opts.CommitRetries = 5
 	}
+	if opts.SpaceRetries <= 0 {
+		opts.SpaceRetries = defaultSpaceRetries
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -190,7 +205,7 @@ func New(opts Options) (*Engine, error) {
 			return procagent.New(root, argv, procagent.Options{Timeout: timeout, Groups: groups})
 		}
 	}
-	e := &Engine{opts: opts, slots: make(chan struct{}, opts.Slots), live: map[string]*run{}, processes: map[string]lunad.Agent{}}
+	e := &Engine{opts: opts, slots: make(chan struct{}, opts.Slots), live: map[string]*run{}, stalled: map[string]string{}, processes: map[string]lunad.Agent{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	return e, nil
 }
@@ -283,6 +298,7 @@ func (e *Engine) drive(r *run) {
 	r.cancel, r.done = cancel, make(chan struct{})
 	e.mu.Lock()
 	e.live[r.id] = r
+	delete(e.stalled, r.id)
 	e.mu.Unlock()
 	e.wg.Add(1)
 	go func() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
@@ -76,10 +77,16 @@ func newWorkspace(t *testing.T, workflows map[string]string) *workspace {
 // configure at each open.
 func newWorkspaceWith(t *testing.T, workflows map[string]string, configure func(*runs.Options)) *workspace {
 	t.Helper()
-	root := t.TempDir()
+	return newWorkspaceAt(t, t.TempDir(), workflows, configure)
+}
+
+// newWorkspaceAt is newWorkspaceWith in the directory root.
+func newWorkspaceAt(t *testing.T, root string, workflows map[string]string, configure func(*runs.Options)) *workspace {
+	t.Helper()
 	n := 0
 	store, _, err := gitstore.Init(root, gitstore.Options{Clock: clock(), NewID: func() string { n++; return fmt.Sprintf("a%07d", n) },
-		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}, LockTimeout: 5 * time.Second, IndexSyncDelay: 50 * time.Millisecond})
+		Human: gitstore.Signature{Name: "Ada", Email: "ada@example.com"}, LockTimeout: 5 * time.Second, IndexSyncDelay: 50 * time.Millisecond,
+		Merge: merge3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +115,7 @@ func (w *workspace) open() {
 	w.t.Helper()
 	ids := 0
 	opts := runs.Options{Root: w.root, Store: w.store, Effects: effects{w.store},
-		Config: []byte("[runs]\nslots = 2\n"), Clock: clock(), Jitter: func() float64 { return 0.5 },
+		Config: []byte("[runs]\nslots = 2\n"), Clock: clock(), Jitter: func() float64 { return 0.5 }, Merge: merge3,
 		NewID: func() string { ids++; return fmt.Sprintf("run-%d-%d", time.Now().UnixNano()%1000000, ids) }}
 	if w.configure != nil {
 		w.configure(&opts)
@@ -176,4 +183,15 @@ func (w *workspace) fsck() {
 func (w *workspace) eventTypes(id string) []string {
 	w.t.Helper()
 	return wstest.LoggedEventTypes(w.t, w.root, id)
+}
+
+// merge3 merges a stage's write into an artifact moved since its base
+// with the edit engine's three-way merge, as the workspace does.
+func merge3(base, ours, theirs []byte, _ []lunad.Block) ([]byte, []int) {
+	merged, conflicts := editor.Merge3(base, ours, theirs)
+	var lines []int
+	for _, c := range conflicts {
+		lines = append(lines, c.Line)
+	}
+	return merged, lines
 }

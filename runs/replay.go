@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/lunad/lunad"
@@ -53,7 +54,15 @@ func (e *Engine) Replay(ctx context.Context, id string, live bool) (lunad.Replay
 		}
 		orig[w.Path] = b
 	}
-	sim := &simulation{e: e, wf: wf, rec: rec, live: live, tree: map[string][]byte{}}
+	sim := &simulation{e: e, wf: wf, rec: rec, live: live, tree: map[string][]byte{}, conflicts: map[[2]int]string{}, committed: map[int][]lunad.ArtifactRef{}}
+	for _, ev := range events {
+		switch ev.Type {
+		case lunad.EventStageConflict:
+			sim.conflicts[[2]int{ev.Visit, ev.Attempt}] = ev.Error
+		case lunad.EventStageCommitted:
+			sim.committed[ev.Visit] = ev.Writes
+		}
+	}
 	got, err := sim.run(ctx, events)
 	if err != nil {
 		return rep, err
@@ -133,12 +142,17 @@ func (e *Engine) recorded(ctx context.Context, id string, events []lunad.RunEven
 
 // simulation re-drives a run in memory.
 type simulation struct {
-	e     *Engine
-	wf    *workflow.Workflow
-	rec   map[int][]recordedOutcome
-	live  bool
-	tree  map[string][]byte
-	diffs []string
+	e    *Engine
+	wf   *workflow.Workflow
+	rec  map[int][]recordedOutcome
+	live bool
+	tree map[string][]byte
+	// conflicts are the original's STAGE_CONFLICT errors by visit and
+	// attempt, committed its STAGE_COMMITTED writes by visit: a person's
+	// concurrent change is a fact of the run, as an agent's output is.
+	conflicts map[[2]int]string
+	committed map[int][]lunad.ArtifactRef
+	diffs     []string
 	// outputs compared in a live replay: how many, how many differed.
 	compared, differed int
 }
@@ -190,11 +204,19 @@ func (s *simulation) run(ctx context.Context, events []lunad.RunEvent) (*state, 
 			// The jitter only sets RetryAt, never the path.
 			apply(st.onOutcome(s.wf, o, now, 0))
 		case phaseSucceeded:
+			if why, ok := s.conflicts[[2]int{st.visit, st.attempt}]; ok {
+				apply(st.onConflict(s.wf, why, now, 0))
+				continue
+			}
 			recs := s.rec[st.visit]
 			resp := recs[used[st.visit]-1].o.resp
 			var refs []lunad.ArtifactRef
-			for _, w := range resp.Writes {
-				s.tree[w.Path] = []byte(w.Content)
+			for _, w := range withBases(resp.Writes, st.inputs()) {
+				content, err := s.written(ctx, st.visit, w)
+				if err != nil {
+					return st, err
+				}
+				s.tree[w.Path] = content
 				refs = append(refs, lunad.ArtifactRef{Path: w.Path})
 			}
 			apply(st.afterCommit(refs, "", now))
@@ -338,4 +360,38 @@ func object(kind string, content []byte) []byte {
 	fmt.Fprintf(h, "%s %d\x00", kind, len(content))
 	h.Write(content)
 	return h.Sum(nil)
+}
+
+// written is what write w of visit put in the workspace: its content, or,
+// when the original merged it into a version made since its base, the
+// same merge of the version before the visit's commit.
+func (s *simulation) written(ctx context.Context, visit int, w lunad.StageWrite) ([]byte, error) {
+	if w.Base == "" || s.e.opts.Merge == nil {
+		return []byte(w.Content), nil
+	}
+	var ref lunad.ArtifactRef
+	for _, c := range s.committed[visit] {
+		if c.Path == w.Path {
+			ref = c
+		}
+	}
+	if ref.Version <= 1 {
+		return []byte(w.Content), nil // created by the write, or never committed
+	}
+	base, _, err := s.e.opts.Effects.Read(ctx, ref.ID, w.Base)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s at the base its write was computed from: %w", w.Path, err)
+	}
+	ours, _, err := s.e.opts.Effects.Read(ctx, ref.ID, strconv.Itoa(ref.Version-1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s as it was before the stage's commit: %w", w.Path, err)
+	}
+	if bytes.Equal(base, ours) {
+		return []byte(w.Content), nil
+	}
+	merged, conflicts := s.e.opts.Merge(base, ours, []byte(w.Content), w.Edits)
+	if len(conflicts) > 0 {
+		return []byte(w.Content), nil // the original could not have committed it: the tree comparison tells
+	}
+	return merged, nil
 }

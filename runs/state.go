@@ -93,7 +93,7 @@ func (s *state) apply(ev lunad.RunEvent) {
 		s.cur().Attempts++
 		s.cur().Status = "running"
 		s.phase = phaseStarted
-	case lunad.EventStageFailed:
+	case lunad.EventStageFailed, lunad.EventStageConflict:
 		if !ev.Interrupted {
 			s.counted++
 		}

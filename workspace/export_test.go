@@ -23,3 +23,6 @@ func (s *Service) StaleUncached(ctx context.Context) ([]lunad.Reference, error) 
 // figure the build reports, from the parse worker, which waits for it.
 
 func SetIndexHook(s *Service, hook func(done, total int)) { s.building.hook = hook }
+
+// MergeStageWrite is the store's merger of stage writes, for its table test.
+var MergeStageWrite = mergeStageWrite

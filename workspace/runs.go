@@ -50,6 +50,9 @@ func (s *Service) engine() (*runs.Engine, error) {
 		if o.Logger == nil {
 			o.Logger = s.log
 		}
+		if o.Merge == nil {
+			o.Merge = mergeStageWrite // as the store merges stage writes
+		}
 		if o.Groups == "" {
 			// The repository's, as the run logs and worktrees are: one
 			// engine drives a repository's runs at a time (the runs lock).

@@ -52,7 +52,7 @@ func (s *Service) SetSlugRule(rule string) error {
 // daemon serves it, and what the daemon itself serves. Returns
 // lunad.ErrNotWorkspace if there is none.
 func Open(dir string, opts gitstore.Options) (*Service, error) {
-	st, err := gitstore.Open(dir, opts)
+	st, err := gitstore.Open(dir, withMerge(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func newService(st *gitstore.Store) *Service {
 
 // Init makes or adopts the workspace at dir and serves it.
 func Init(dir string, opts gitstore.Options) (*Service, gitstore.AdoptReport, error) {
-	st, rep, err := gitstore.Init(dir, opts)
+	st, rep, err := gitstore.Init(dir, withMerge(opts))
 	if err != nil {
 		return nil, rep, err
 	}

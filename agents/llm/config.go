@@ -44,6 +44,9 @@ type Config struct {
 	Script      string        `toml:"script" json:"script,omitempty"`     // scripted provider: a file path
 	Fallback    string        `toml:"fallback" json:"fallback,omitempty"` // a role name used while this provider's breaker is open
 	Timeout     time.Duration `toml:"timeout" json:"timeout,omitempty"`   // one call; "90s" in TOML; 0 = DefaultTimeout
+	// MaxResponse bounds what is read of one answer ("4MiB" in TOML; 0 =
+	// DefaultMaxResponse): a larger one fails the call for good.
+	MaxResponse lunad.ByteSize `toml:"max_response" json:"max_response,omitempty"`
 }
 
 // Merge returns c overridden by the fields over sets (a role's
@@ -86,6 +89,9 @@ func (c Config) Merge(over Config) Config {
 	}
 	if over.Timeout != 0 {
 		out.Timeout = over.Timeout
+	}
+	if over.MaxResponse != 0 {
+		out.MaxResponse = over.MaxResponse
 	}
 	return out
 }
@@ -161,7 +167,7 @@ func (c Config) Validate() error {
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return bad("[llm] base_url (or %s) %q is not an http(s) URL such as http://127.0.0.1:11434/v1", EnvBaseURL, redactURL(c.BaseURL))
+			return bad("[llm] base_url (or %s) %q is not an http(s) URL such as http://127.0.0.1:11434/v1", EnvBaseURL, lunad.RedactURL(c.BaseURL))
 		}
 		if u.User != nil {
 			return bad("[llm] base_url (or %s) must not carry credentials: put the key in the environment variable named by [llm] api_key_env", EnvBaseURL)
@@ -179,6 +185,9 @@ func (c Config) Validate() error {
 	if c.Timeout < 0 {
 		return bad(`[llm] timeout %s is negative: use a duration such as "120s"`, c.Timeout)
 	}
+	if m := c.MaxResponse; m != 0 && (m < MinMaxResponse || m > MaxMaxResponse) {
+		return bad(`[llm] max_response %s must be between %s and %s (0: %s)`, m, MinMaxResponse, MaxMaxResponse, lunad.ByteSize(DefaultMaxResponse))
+	}
 	return nil
 }
 
@@ -190,23 +199,6 @@ func isEnvName(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// redactURL keeps a malformed URL out of an error only up to a sane length.
-func redactURL(s string) string {
-	// A URL that does not parse may still carry credentials (user:key@):
-	// they never reach a message.
-	if at := strings.LastIndex(s, "@"); at >= 0 {
-		from := 0
-		if i := strings.Index(s, "://"); i >= 0 && i < at {
-			from = i + len("://")
-		}
-		s = s[:from] + "…@" + s[at+1:]
-	}
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }
 
 // Apply fills what req leaves unset (model, temperature, seed, max

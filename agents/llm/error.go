@@ -22,8 +22,9 @@ const (
 // Error is a failed call. Setting names the configuration key or
 // environment variable to fix ("[llm] base_url", "[llm] model",
 // "OPENAI_API_KEY") when one is to blame. RetryAfter is the server's
-// Retry-After, if any. It never contains an API key: providers redact it
-// (Redact) from everything they quote.
+// Retry-After, if any. It never contains an API key or a secret of the
+// base URL's: providers redact them (Secrets, Quote) from everything they
+// quote.
 type Error struct {
 	Provider   string
 	Kind       ErrorKind
@@ -117,11 +118,13 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// Redact replaces every occurrence of secret in s. An empty secret
+// Redact replaces every occurrence of each secret in s. An empty secret
 // changes nothing.
-func Redact(s, secret string) string {
-	if secret == "" {
-		return s
+func Redact(s string, secrets ...string) string {
+	for _, secret := range secrets {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[REDACTED]")
+		}
 	}
-	return strings.ReplaceAll(s, secret, "[REDACTED]")
+	return s
 }

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lunad/lunad"
 )
 
 // The helpers below are shared by the HTTP providers (openai, anthropic).
@@ -17,10 +20,16 @@ import (
 // a cancelled context (Transient, wrapping context.Canceled), a timeout
 // (Transient, Setting "[llm] timeout"), a 2xx answer whose body could not
 // be decoded (Permanent, Setting "[llm] base_url"), a connection failure
-// (Transient, Setting "[llm] base_url"), anything else Permanent. The key
-// is redacted from the quoted cause.
-func TransportError(provider string, err error, status int, key string, timeout time.Duration) *Error {
+// (Transient, Setting "[llm] base_url"), anything else Permanent. The
+// secrets (the key, the base URL's: Secrets) are redacted from the quoted
+// cause, and so is the query of a URL it quotes.
+func TransportError(provider string, err error, status int, secrets []string, timeout time.Duration) *Error {
 	var netErr net.Error
+	msg := err.Error()
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && urlErr.URL != "" {
+		msg = strings.ReplaceAll(msg, urlErr.URL, lunad.RedactURL(urlErr.URL))
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		return &Error{Provider: provider, Kind: Transient, Err: context.Canceled}
@@ -29,12 +38,12 @@ func TransportError(provider string, err error, status int, key string, timeout 
 			Err: fmt.Errorf("no answer within %s: %w", timeout, context.DeadlineExceeded)}
 	case status >= 200 && status < 300:
 		return &Error{Provider: provider, Kind: Permanent, Status: status, Setting: "[llm] base_url",
-			Err: fmt.Errorf("invalid response body (does the base URL serve this provider's API?): %s", Quote(err.Error(), key))}
+			Err: fmt.Errorf("invalid response body (does the base URL serve this provider's API?): %s", Quote(msg, secrets...))}
 	case errors.As(err, &netErr):
 		return &Error{Provider: provider, Kind: Transient, Setting: "[llm] base_url",
-			Err: fmt.Errorf("cannot reach the server: %s", Quote(err.Error(), key))}
+			Err: fmt.Errorf("cannot reach the server: %s", Quote(msg, secrets...))}
 	}
-	return &Error{Provider: provider, Kind: Permanent, Status: status, Err: errors.New(Quote(err.Error(), key))}
+	return &Error{Provider: provider, Kind: Permanent, Status: status, Err: errors.New(Quote(msg, secrets...))}
 }
 
 // RetryAfterHeader reads Retry-After-Ms (OpenAI's), then Retry-After.
@@ -50,10 +59,10 @@ func RetryAfterHeader(h http.Header, now time.Time) time.Duration {
 	return ParseRetryAfter(h.Get("Retry-After"), now)
 }
 
-// Quote redacts secret from a message quoted from a server and bounds it
-// to 300 bytes.
-func Quote(s, secret string) string {
-	s = strings.TrimSpace(Redact(s, secret))
+// Quote redacts the secrets from a message quoted from a server and
+// bounds it to 300 bytes.
+func Quote(s string, secrets ...string) string {
+	s = strings.TrimSpace(Redact(s, secrets...))
 	if len(s) > 300 {
 		s = s[:300] + "…"
 	}
@@ -88,17 +97,31 @@ func (l *LastResponse) Get() (int, http.Header) {
 	return l.status, l.header
 }
 
-// Failure classifies a failed SDK call: an HTTP error status (the SDK's
-// apiStatus, else the last one seen) is a StatusError quoting apiMessage;
-// anything else a TransportError. key is redacted from what is quoted;
+// Failure classifies a failed SDK call: an answer over the limit of
+// LimitTransport is TooLarge; an HTTP error status (the SDK's apiStatus,
+// else the last one seen) is a StatusError quoting apiMessage; anything
+// else a TransportError. The secrets are redacted from what is quoted;
 // keyEnv is the setting an Auth error names.
-func (l *LastResponse) Failure(provider string, err error, apiStatus int, apiMessage, key, keyEnv string, timeout time.Duration, now time.Time) *Error {
+func (l *LastResponse) Failure(provider string, err error, apiStatus int, apiMessage string, secrets []string, keyEnv string, timeout time.Duration, now time.Time) *Error {
+	if e := AsTooLarge(provider, err); e != nil {
+		return e
+	}
 	status, header := l.Get()
 	if apiStatus != 0 {
 		status = apiStatus
 	}
 	if status >= 400 {
-		return StatusError(provider, status, RetryAfterHeader(header, now), keyEnv, Quote(apiMessage, key))
+		return StatusError(provider, status, RetryAfterHeader(header, now), keyEnv, Quote(apiMessage, secrets...))
 	}
-	return TransportError(provider, err, status, key, timeout)
+	return TransportError(provider, err, status, secrets, timeout)
+}
+
+// Secrets are what a provider redacts from every message it quotes: the
+// API key and the secrets of its base URL (lunad.URLSecrets).
+func Secrets(key, baseURL string) []string {
+	out := lunad.URLSecrets(baseURL)
+	if key != "" {
+		out = append(out, key)
+	}
+	return out
 }

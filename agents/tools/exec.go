@@ -164,7 +164,11 @@ func (s *Set) edit(ctx context.Context, call llm.ToolCall) Result {
 		// lines for no match, the candidate lines for an ambiguous one.
 		return fail(art.ID, "%s %s not applied (nothing changed): %v", call.Name, art.ID, err)
 	}
-	if err := s.ov.stage(ctx, art, res.Content); err != nil {
+	edits := make([]lunad.Block, len(a.Blocks))
+	for i, b := range a.Blocks {
+		edits[i] = lunad.Block{Search: b.Search, Replace: b.Replace}
+	}
+	if err := s.ov.stage(ctx, art, res.Content, edits); err != nil {
 		return fail(art.ID, "%s: %v", call.Name, err)
 	}
 	var b strings.Builder
@@ -192,7 +196,7 @@ func (s *Set) rewrite(ctx context.Context, call llm.ToolCall) Result {
 	if err != nil {
 		return fail(art.ID, "%s %s not applied: %v", call.Name, art.ID, err)
 	}
-	if err := s.ov.stage(ctx, art, res.Content); err != nil {
+	if err := s.ov.stage(ctx, art, res.Content, nil); err != nil {
 		return fail(art.ID, "%s: %v", call.Name, err)
 	}
 	return Result{Content: fmt.Sprintf("rewrote %s (%s): %d lines", art.ID, art.Path, len(splitLines(res.Content))), Change: art.ID, Progress: true}

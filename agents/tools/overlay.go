@@ -43,6 +43,12 @@ type staged struct {
 	content  []byte
 	original []byte // nil for a new artifact
 	created  bool
+	// base is the commit of the version original is (the write's Base);
+	// edits the SEARCH/REPLACE blocks that took original to content, in
+	// order, unless a rewrite made them not the whole story (rewritten).
+	base      string
+	edits     []lunad.Block
+	rewritten bool
 }
 
 // Change is one staged artifact and the size of its change.
@@ -177,19 +183,25 @@ func (o *Overlay) unindexed(ref string) error {
 	return nil
 }
 
-// stage sets an existing artifact's new content.
-func (o *Overlay) stage(ctx context.Context, art lunad.Artifact, content []byte) error {
+// stage sets an existing artifact's new content, made by edits (nil: a
+// rewrite).
+func (o *Overlay) stage(ctx context.Context, art lunad.Artifact, content []byte, edits []lunad.Block) error {
 	o.mu.Lock()
 	s := o.lookup(art.Path)
 	o.mu.Unlock()
 	if s == nil {
-		orig, _, err := o.src.Read(ctx, art.ID, "")
+		orig, at, err := o.src.Read(ctx, art.ID, "")
 		if err != nil {
 			return err
 		}
-		s = &staged{art: art, original: orig}
+		s = &staged{art: art, original: orig, base: at.Commit}
 	}
 	s.content = bytes.Clone(content)
+	if edits == nil {
+		s.rewritten, s.edits = true, nil
+	} else if !s.rewritten {
+		s.edits = append(s.edits, edits...)
+	}
 	o.mu.Lock()
 	o.staged[art.Path] = s
 	o.mu.Unlock()
@@ -245,6 +257,10 @@ func (o *Overlay) Writes() []lunad.StageWrite {
 		w := lunad.StageWrite{Path: p, Content: string(s.content)}
 		if s.created {
 			w.Title, w.Type = s.art.Title, s.art.Type
+		} else {
+			// The version it was computed from, and how: the workspace
+			// merges it into a version a person saved meanwhile.
+			w.Base, w.Edits = s.base, slices.Clone(s.edits)
 		}
 		out = append(out, w)
 	}

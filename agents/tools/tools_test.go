@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"reflect"
 	"context"
 	"encoding/json"
 	"slices"
@@ -177,11 +178,20 @@ func TestEditThroughTheEngine(t *testing.T) {
 			t.Errorf("list:\n%s", l.Content)
 		}
 	})
+	src, err := f.s.Artifact(ctx, f.code)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []lunad.StageWrite{
 		{Path: "docs/usage.md", Content: "# Usage\n\nCall load_config.\n", Title: "Usage", Type: "text/markdown"},
-		{Path: "src/config.py", Content: strings.ReplaceAll(wstest.Src, "parse_config", "load_config")},
+		{Path: "src/config.py", Content: strings.ReplaceAll(wstest.Src, "parse_config", "load_config"),
+			// The version the edit was made on, and the edit: how the
+			// workspace merges it into a version saved meanwhile.
+			Base: src.Commit, Edits: []lunad.Block{
+				{Search: "def parse_config(path):\n", Replace: "def load_config(path):\n"},
+				{Search: "    print(parse_config('a.toml'))\n", Replace: "    print(load_config('a.toml'))\n"}}},
 	}
-	if got := f.ov.Writes(); !slices.Equal(got, want) {
+	if got := f.ov.Writes(); !reflect.DeepEqual(got, want) {
 		t.Errorf("writes %+v", got)
 	}
 	ch := f.ov.Changes()
@@ -335,7 +345,7 @@ func TestCreateTitleAndType(t *testing.T) {
 		{Path: "docs/own.md", Content: "o\n", Title: "My own", Type: "text/plain"},
 		{Path: "docs/reading.md", Content: "# R\n", Title: "Reading the config", Type: "text/markdown"},
 	}
-	if got := f.ov.Writes(); !slices.Equal(got, want) {
+	if got := f.ov.Writes(); !reflect.DeepEqual(got, want) {
 		t.Errorf("writes\n%+v\nwant\n%+v", got, want)
 	}
 }

@@ -128,7 +128,17 @@ func (c *tiktokenCounter) count(text string) int {
 	})
 	// Special tokens (<|endoftext|>...) in content are ordinary text to a
 	// chat API, so they are counted as such.
-	return len(c.enc.EncodeOrdinary(text))
+	return countBounded(text, func(part string) int { return len(c.enc.EncodeOrdinary(part)) })
+}
+
+// countBounded sums encode's counts of text's parts, none of which holds
+// a run of one class of characters longer than maxRun bytes (boundedRuns).
+func countBounded(text string, encode func(string) int) int {
+	n := 0
+	for part := range boundedRuns(text, maxRun) {
+		n += encode(part)
+	}
+	return n
 }
 
 type counter interface{ count(string) int }

@@ -180,7 +180,7 @@ func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 	l.Configured = c.llmErr == nil
 	l.Provider, l.Model, l.KeyEnv = c.llm.Provider, c.llm.Model, c.llm.KeyEnv()
 	if c.llm.BaseURL != "" {
-		l.BaseURL = redact(c.llm.BaseURL)
+		l.BaseURL = lunad.RedactURL(c.llm.BaseURL)
 	}
 	l.KeySet = l.KeyEnv != "" && getenv(l.KeyEnv) != ""
 	if c.llmErr != nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/runs/natsqueue"
 )
 
@@ -93,7 +93,7 @@ func runWorker(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	// The stages' commands run as goals' commands do: the clone's policy
 	// (.luna/policy.toml) sets the sandbox's limits and network.
 	sb := newGoalHost(root, m.Getenv, log)
-	log.Info("worker serving", "queue", redact(q.URL), "root", root, "slots", *slots)
+	log.Info("worker serving", "queue", lunad.RedactURL(q.URL), "root", root, "slots", *slots)
 	return natsqueue.NewWorker(queue, root, natsqueue.WorkerOptions{Slots: *slots, Agents: filter, Logger: log, Sandbox: sb}).Run(ctx)
 }
 
@@ -109,12 +109,4 @@ func printKey(m *Main, root string, role queueRole) error {
 	}
 	_, err = fmt.Fprintln(m.Stdout, pub)
 	return err
-}
-
-// redact is a URL without its password, for messages and logs.
-func redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	return "(a URL that does not parse)"
 }

@@ -200,7 +200,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, daemon.memory_limit, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, queue.workers, queue.daemons, queue.user, queue.password_env, queue.nkey_file, queue.credentials, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, the same under agents.supervisor, agents.coder, agents.writer, agents.reviewer and agents.goal, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.goal.budget.tokens, agents.goal.budget.calls, agents.goal.budget.time, agents.stall.no_progress_steps, tests.commands; an API key is never configured here: api_key_env names the environment variable holding it)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, daemon.memory_limit, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, queue.workers, queue.daemons, queue.user, queue.password_env, queue.nkey_file, queue.credentials, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, llm.max_response, the same under agents.supervisor, agents.coder, agents.writer, agents.reviewer and agents.goal, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.goal.budget.tokens, agents.goal.budget.calls, agents.goal.budget.time, agents.stall.no_progress_steps, tests.commands; an API key is never configured here: api_key_env names the environment variable holding it)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -240,7 +240,9 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 	if err := c.loadMemoryLimitEnv(getenv); err != nil {
 		return err
 	}
-	c.loadLLMEnv(getenv)
+	if err := c.loadLLMEnv(getenv); err != nil {
+		return err
+	}
 	if err := c.loadTestsEnv(getenv); err != nil {
 		return err
 	}
@@ -412,7 +414,7 @@ func (q QueueConfig) validate() error {
 	if q.URL != "" {
 		u, err := url.Parse(q.URL)
 		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
-			return fmt.Errorf("queue.url %q must be a NATS server URL such as nats://127.0.0.1:4222", q.URL)
+			return fmt.Errorf("queue.url %q must be a NATS server URL such as nats://127.0.0.1:4222", lunad.RedactURL(q.URL))
 		}
 	}
 	if q.Name == "" || strings.IndexFunc(q.Name, func(r rune) bool {
@@ -455,14 +457,15 @@ func (q QueueConfig) validate() error {
 }
 
 // snapshot is the effective configuration as TOML: what every run records
-// (its config_ref). It holds no secrets: a password in queue.url is left
-// out, and so is a password in a base_url (Validate refuses one anyway).
-// An API key is not configuration: only the name of its variable is here.
+// (its config_ref). It holds no secrets: the URLs (queue.url, every
+// base_url) are lunad.RedactURL's, without user information or query
+// values, such as the api-key some gateways take in the query. An API key
+// is not configuration: only the name of its variable is here.
 func (c Config) snapshot() ([]byte, error) {
-	c.Queue.URL = redact(c.Queue.URL)
-	c.LLM.BaseURL = redact(c.LLM.BaseURL)
+	c.Queue.URL = lunad.RedactURL(c.Queue.URL)
+	c.LLM.BaseURL = lunad.RedactURL(c.LLM.BaseURL)
 	for _, r := range []*LLMConfig{&c.Agents.Supervisor, &c.Agents.Coder, &c.Agents.Writer, &c.Agents.Reviewer, &c.Agents.Goal.LLMConfig} {
-		r.BaseURL = redact(r.BaseURL)
+		r.BaseURL = lunad.RedactURL(r.BaseURL)
 	}
 	var b strings.Builder
 	if err := toml.NewEncoder(&b).Encode(c); err != nil {

@@ -17,7 +17,8 @@ import (
 //
 //	[llm]                 the model provider every role uses
 //	provider, base_url, model, api_key_env, temperature, seed, max_tokens,
-//	command (process), script (scripted), fallback, timeout
+//	command (process), script (scripted), fallback, timeout,
+//	max_response (what is read of one answer, "4MiB")
 //	[agents.supervisor]   per-role overrides of [llm], each may name
 //	[agents.coder]        another provider and model
 //	[agents.writer]
@@ -27,7 +28,8 @@ import (
 //	[agents.stall]        no_progress_steps: the stall detector's limit
 //
 // and the environment LUNAD_LLM_PROVIDER, LUNAD_LLM_BASE_URL,
-// LUNAD_LLM_MODEL, LUNAD_LLM_API_KEY_ENV over [llm]. An API key is never
+// LUNAD_LLM_MODEL, LUNAD_LLM_API_KEY_ENV, LUNAD_LLM_MAX_RESPONSE over
+// [llm]. An API key is never
 // configured here: api_key_env names the environment variable that holds
 // it, read by the provider when it calls the model, so no key reaches the
 // configuration snapshot every run records, a log, an event or a commit.
@@ -113,7 +115,7 @@ func (c Config) LLMFor(role string) (LLMConfig, error) {
 	return l, nil
 }
 
-func (c *Config) loadLLMEnv(getenv func(string) string) {
+func (c *Config) loadLLMEnv(getenv func(string) string) error {
 	for _, e := range []struct {
 		name string
 		v    *string
@@ -127,6 +129,14 @@ func (c *Config) loadLLMEnv(getenv func(string) string) {
 			*e.v = v
 		}
 	}
+	if v := getenv("LUNAD_LLM_MAX_RESPONSE"); v != "" {
+		n, err := lunad.ParseByteSize(v)
+		if err != nil {
+			return fmt.Errorf("%w: LUNAD_LLM_MAX_RESPONSE=%v", lunad.ErrInvalid, err)
+		}
+		c.LLM.MaxResponse = n
+	}
+	return nil
 }
 
 // envName is what an environment variable's name may be.
@@ -177,7 +187,7 @@ func validateLLM(l LLMConfig, where, env string, bad func(string, ...any) error)
 	if l.BaseURL != "" {
 		u, err := url.Parse(l.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return bad("%s %q must be an http or https URL such as http://127.0.0.1:11434/v1", setting("base_url"), redact(l.BaseURL))
+			return bad("%s %q must be an http or https URL such as http://127.0.0.1:11434/v1", setting("base_url"), lunad.RedactURL(l.BaseURL))
 		}
 		if u.User != nil {
 			return bad("%s must not carry credentials: name the environment variable holding the key in %s", setting("base_url"), setting("api_key_env"))
@@ -195,6 +205,9 @@ func validateLLM(l LLMConfig, where, env string, bad func(string, ...any) error)
 	}
 	if l.Timeout < 0 || l.Timeout > time.Hour {
 		return bad("%s.timeout %v must be between 0 (120s) and 1h", where, l.Timeout)
+	}
+	if m := l.MaxResponse; m != 0 && (m < llm.MinMaxResponse || m > llm.MaxMaxResponse) {
+		return bad("%s %s must be between %s and %s (0: %s)", setting("max_response"), m, llm.MinMaxResponse, llm.MaxMaxResponse, lunad.ByteSize(llm.DefaultMaxResponse))
 	}
 	if l.Fallback != "" && !slices.Contains(Roles, l.Fallback) {
 		return bad("%s.fallback %q must name a role: %s", where, l.Fallback, strings.Join(Roles, ", "))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lunad/lunad/agents/llm"
 )
 
 // agentsRoot is a directory whose .luna/config.toml is toml.
@@ -164,12 +166,11 @@ func TestAgentsConfigRefused(t *testing.T) {
 	}
 }
 
-// TestSnapshotHoldsNoKey: the configuration every run records names the
-// key's variable, never a key — with the key in the environment.
-func TestSnapshotHoldsNoKey(t *testing.T) {
-	const key = "sk-live-0123456789abcdef"
-	c, err := LoadConfig(agentsRoot(t, "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5\"\n[agents.writer]\nprovider = \"anthropic\"\n"),
-		envOf("OPENAI_API_KEY", key, "ANTHROPIC_API_KEY", key, "LUNAD_LLM_API_KEY_ENV", "OPENAI_API_KEY"))
+// snapshotOf loads the configuration of a workspace whose config.toml is
+// toml and returns it with its snapshot.
+func snapshotOf(t *testing.T, toml string, getenv func(string) string) (Config, string) {
+	t.Helper()
+	c, err := LoadConfig(agentsRoot(t, toml), getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,15 @@ func TestSnapshotHoldsNoKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(snap)
+	return c, string(snap)
+}
+
+// TestSnapshotHoldsNoKey: the configuration every run records names the
+// key's variable, never a key — with the key in the environment.
+func TestSnapshotHoldsNoKey(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	_, s := snapshotOf(t, "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5\"\n[agents.writer]\nprovider = \"anthropic\"\n",
+		envOf("OPENAI_API_KEY", key, "ANTHROPIC_API_KEY", key, "LUNAD_LLM_API_KEY_ENV", "OPENAI_API_KEY"))
 	if strings.Contains(s, key) || strings.Contains(s, "sk-") {
 		t.Fatalf("the snapshot holds the key:\n%s", s)
 	}
@@ -185,5 +194,70 @@ func TestSnapshotHoldsNoKey(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("snapshot lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// TestSnapshotHoldsNoURLSecret attacks the snapshot every run records in
+// refs/luna/runs/* with credentials in URLs: an api-key in a gateway's
+// query (Azure style), a signature in a role's base_url, a NATS token
+// written as the user. None may reach it; the rest of the URLs must.
+func TestSnapshotHoldsNoURLSecret(t *testing.T) {
+	const key, sig, token = "azkey0123456789", "sig0123456789", "natstok0123456789"
+	c, s := snapshotOf(t, "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5\"\nbase_url = \"https://gw.example/openai/v1?api-version=2024-02-01&api-key="+key+"\"\n"+
+		"[agents.coder]\nbase_url = \"http://127.0.0.1:8080/v1?sig="+sig+"\"\n[queue]\nurl = \"nats://"+token+"@127.0.0.1:4222\"\n", envOf())
+	for _, secret := range []string{key, sig, token} {
+		if strings.Contains(s, secret) {
+			t.Errorf("the snapshot holds %q:\n%s", secret, s)
+		}
+	}
+	for _, want := range []string{"https://gw.example/openai/v1?api-version=2024-02-01&api-key=REDACTED", "http://127.0.0.1:8080/v1?sig=REDACTED", "nats://REDACTED@127.0.0.1:4222"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the snapshot lacks %q:\n%s", want, s)
+		}
+	}
+	if c.LLM.BaseURL != "https://gw.example/openai/v1?api-version=2024-02-01&api-key="+key {
+		t.Errorf("the configuration itself lost the key: %q", c.LLM.BaseURL)
+	}
+}
+
+// TestMaxResponse: [llm] max_response from the file, the environment over
+// it, a role's over [llm], and the bounds.
+func TestMaxResponse(t *testing.T) {
+	const base = "[llm]\nprovider = \"openai\"\nmodel = \"m\"\n"
+	for _, c := range []struct {
+		name, toml string
+		env        []string
+		role       string
+		want       int64
+		err        string
+	}{
+		{name: "default", toml: base, role: "coder", want: llm.DefaultMaxResponse},
+		{name: "file", toml: base + "max_response = \"8MiB\"\n", role: "coder", want: 8 << 20},
+		{name: "integer", toml: base + "max_response = 131072\n", role: "coder", want: 128 << 10},
+		{name: "environment", toml: base + "max_response = \"8MiB\"\n", env: []string{"LUNAD_LLM_MAX_RESPONSE", "16MiB"}, role: "coder", want: 16 << 20},
+		{name: "role", toml: base + "max_response = \"8MiB\"\n[agents.writer]\nmax_response = \"1MiB\"\n", role: "writer", want: 1 << 20},
+		{name: "too small", toml: base + "max_response = \"1KiB\"\n", err: "llm.max_response (or LUNAD_LLM_MAX_RESPONSE) 1KiB must be between 64KiB and 1GiB"},
+		{name: "too large for a role", toml: base + "[agents.goal]\nmax_response = \"2GiB\"\n", err: "agents.goal.max_response 2GiB must be between"},
+		{name: "not a size", toml: base, env: []string{"LUNAD_LLM_MAX_RESPONSE", "lots"}, err: `LUNAD_LLM_MAX_RESPONSE="lots" is not a size`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := LoadConfig(agentsRoot(t, c.toml), envOf(c.env...))
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err = %v, want one containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := cfg.LLMFor(c.role)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := l.ResponseLimit(); got != c.want {
+				t.Errorf("ResponseLimit = %d, want %d", got, c.want)
+			}
+		})
 	}
 }

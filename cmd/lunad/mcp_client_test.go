@@ -32,7 +32,10 @@ type nodeSummary struct {
 }
 
 // TestMCPNodeClient runs a client of the official TypeScript MCP SDK
-// (testdata/mcpclient/client.mjs) against `lunad mcp` over stdio: it lists
+// (testdata/mcpclient/client.mjs) against `lunad mcp` over stdio, and over
+// streamable HTTP, where it first checks that a client without the
+// server's token is refused (401) and then sends the token lunad printed
+// as "Authorization: Bearer TOKEN", the SDK's way: it lists
 // the tools and resource templates, creates an artifact, subscribes to it,
 // edits it, gets notified, fails an edit with a misspelled SEARCH and
 // undoes the edit, asserting every reply. Then git shows exactly three
@@ -47,12 +50,20 @@ func TestMCPNodeClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(mcpClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		t.Fatalf("the MCP SDK for the Node.js client is not installed: run `npm ci --prefix cmd/lunad/testdata/mcpclient` (make test does): %v", err)
 	}
+	for _, mode := range []string{"stdio", "http"} {
+		t.Run(mode, func(t *testing.T) { nodeClient(t, node, mode) })
+	}
+}
+
+// nodeClient runs client.mjs over the transport mode and checks what it
+// wrote.
+func nodeClient(t *testing.T, node, mode string) {
 	w := newWS(t)
 	base := w.head()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(mcpClientDir, "client.mjs"), lunadBin, w.dir)
+	cmd := exec.CommandContext(ctx, node, filepath.Join(mcpClientDir, "client.mjs"), lunadBin, w.dir, mode)
 	// The client passes its environment on to lunad mcp, and lunad mcp to
 	// the daemon it starts, which exits 2s after its last client left.
 	cmd.Env = env(w.home, "LUNAD_IDLE_TIMEOUT=2s")

@@ -8,15 +8,13 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strings"
 
 	"github.com/lunad/lunad"
 )
 
-// ByteSize is a size in bytes, written as GOMEMLIMIT writes it: a whole
-// number with an optional unit B, KiB, MiB, GiB or TiB ("128MiB"), or a
-// TOML integer of bytes. 0 (or "off") means none.
-type ByteSize int64
+// ByteSize is a size in bytes as the configuration writes it
+// (lunad.ByteSize).
+type ByteSize = lunad.ByteSize
 
 // Sizes bounding daemon.memory_limit.
 const (
@@ -32,38 +30,6 @@ const (
 	maxMemoryLimit = ByteSize(1 << 40)
 )
 
-// ParseByteSize reads a size as ByteSize documents it.
-func ParseByteSize(s string) (ByteSize, error) {
-	if strings.TrimSpace(s) == "off" {
-		return 0, nil
-	}
-	n, ok := lunad.ParseSize(s)
-	if !ok {
-		return 0, fmt.Errorf("%q is not a size (a whole number of bytes, or with a unit: 96MiB, 1GiB; 0 or off: none)", s)
-	}
-	return ByteSize(n), nil
-}
-
-// String writes the size in the largest unit that divides it.
-func (b ByteSize) String() string { return lunad.FormatSize(int64(b)) }
-
-// UnmarshalTOML accepts a string with a unit or an integer of bytes.
-func (b *ByteSize) UnmarshalTOML(v any) error {
-	switch v := v.(type) {
-	case int64:
-		if v < 0 {
-			return fmt.Errorf("%d is not a size: it is negative", v)
-		}
-		*b = ByteSize(v)
-		return nil
-	case string:
-		n, err := ParseByteSize(v)
-		*b = n
-		return err
-	}
-	return fmt.Errorf("%v is not a size (a string such as \"96MiB\", or an integer of bytes)", v)
-}
-
 // validateMemoryLimit checks daemon.memory_limit.
 func (c Config) validateMemoryLimit(bad func(string, ...any) error) error {
 	if l := c.Daemon.MemoryLimit; l != 0 && (l < minMemoryLimit || l > maxMemoryLimit) {
@@ -78,7 +44,7 @@ func (c *Config) loadMemoryLimitEnv(getenv func(string) string) error {
 	if v == "" {
 		return nil
 	}
-	n, err := ParseByteSize(v)
+	n, err := lunad.ParseByteSize(v)
 	if err != nil {
 		return fmt.Errorf("%w: LUNAD_MEMORY_LIMIT=%v", lunad.ErrInvalid, err)
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lunad/lunad"
 )
 
 func TestParseByteSize(t *testing.T) {
@@ -36,7 +38,7 @@ func TestParseByteSize(t *testing.T) {
 		{"9999999TiB", 0, true}, // overflows
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseByteSize(tc.in)
+			got, err := lunad.ParseByteSize(tc.in)
 			if (err != nil) != tc.err || got != tc.want {
 				t.Fatalf("ParseByteSize(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.err)
 			}
@@ -46,7 +48,7 @@ func TestParseByteSize(t *testing.T) {
 		})
 	}
 	for _, b := range []ByteSize{0, 96 << 20, 1 << 30, 3 << 10, 1000} {
-		if back, err := ParseByteSize(b.String()); err != nil || back != b {
+		if back, err := lunad.ParseByteSize(b.String()); err != nil || back != b {
 			t.Errorf("%d written %q reads back %d, %v", b, b.String(), back, err)
 		}
 	}

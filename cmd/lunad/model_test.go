@@ -65,6 +65,10 @@ type testModel struct {
 	// Hold, when set, is called with the count of a goal's model calls
 	// before the call is answered (it may block).
 	Hold func(call int)
+	// Working, when set, is called before a worker's (coder, writer,
+	// reviewer) call is answered, with what it was sent (it may block):
+	// what happens in the workspace while a stage works.
+	Working func(s seen)
 }
 
 // requests are the requests seen from role.
@@ -96,7 +100,7 @@ func (m *testModel) answer(s seen) reply {
 			goals++
 		}
 	}
-	hold := m.Hold
+	hold, working := m.Hold, m.Working
 	m.mu.Unlock()
 	if s.Role == "goal" {
 		if hold != nil {
@@ -106,6 +110,9 @@ func (m *testModel) answer(s seen) reply {
 			return reply{Text: goalPlan}
 		}
 		return m.calls(goalStep(s))
+	}
+	if working != nil && s.Role != "supervisor" && s.Format != "route" {
+		working(s)
 	}
 	if s.Format == "route" || s.Role == "supervisor" {
 		if m.Misbehave == "invalid_json" {
@@ -259,6 +266,10 @@ func work(s seen) modelCall {
 		return modelCall{Name: "create_artifact", Args: mustJSON(map[string]string{"title": "Reading a TOML config", "type": "text/markdown", "path": "docs/config.md", "content": text})}
 	case active == nil:
 		return modelCall{Name: "finish", Args: `{"summary": "there was nothing to change"}`}
+	case strings.Contains(req, "mark the second paragraph with "):
+		p := paragraphs(active.lines)[1]
+		fields := strings.Fields(request(s))
+		return editCall(active.id, p, p+" "+fields[len(fields)-1])
 	case strings.Contains(req, "second paragraph"):
 		paras := paragraphs(active.lines)
 		p := paras[1]

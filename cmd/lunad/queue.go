@@ -53,7 +53,7 @@ func openQueue(ctx context.Context, q QueueConfig, root string, role queueRole, 
 	}
 	queue, err := natsqueue.Open(ctx, q.URL, opts)
 	if err != nil {
-		return nil, fmt.Errorf("queue %s: %w", redact(q.URL), err)
+		return nil, fmt.Errorf("queue %s: %w", lunad.RedactURL(q.URL), err)
 	}
 	return queue, nil
 }

@@ -148,7 +148,10 @@ func Open(ctx context.Context, url string, opts Options) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{opts: opts, log: log.With("queue", url),
+	// The URL may hold a password or a token: logs and errors show it
+	// redacted.
+	shown := redactURLs(url)
+	q := &Queue{opts: opts, log: log.With("queue", shown),
 		stageStream: opts.Name + "_STAGES", resultStream: opts.Name + "_RESULTS", key: key, trusted: trusted,
 		reconn: make(chan struct{}), waiters: map[uint64][]*waiter{}, abandoned: map[uint64]string{}}
 	q.ctx, q.cancel = context.WithCancel(context.Background())
@@ -175,12 +178,12 @@ func Open(ctx context.Context, url string, opts Options) (*Queue, error) {
 	)...)
 	if err != nil {
 		q.cancel()
-		return nil, fmt.Errorf("queue %s: %w", url, err)
+		return nil, fmt.Errorf("queue %s: %w", shown, hideURLs(err, url))
 	}
 	q.nc = nc
 	if err := q.setup(ctx); err != nil {
 		q.Close()
-		return nil, fmt.Errorf("queue %s: %w", url, err)
+		return nil, fmt.Errorf("queue %s: %w", shown, hideURLs(err, url))
 	}
 	return q, nil
 }
@@ -453,3 +456,38 @@ func (q *Queue) Close() error {
 	}
 	return nil
 }
+
+// redactURLs is a comma-separated list of server URLs, each as
+// lunad.RedactURL shows it.
+func redactURLs(list string) string {
+	urls := strings.Split(list, ",")
+	for i, u := range urls {
+		urls[i] = lunad.RedactURL(strings.TrimSpace(u))
+	}
+	return strings.Join(urls, ",")
+}
+
+// hideURLs is err with the URLs of list, and their secrets, redacted from
+// its text: the NATS client quotes a URL it cannot parse whole.
+func hideURLs(err error, list string) error { return &hiddenURLsError{err: err, list: list} }
+
+type hiddenURLsError struct {
+	err  error
+	list string
+}
+
+func (e *hiddenURLsError) Error() string {
+	s := e.err.Error()
+	for _, u := range strings.Split(e.list, ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		s = strings.ReplaceAll(s, u, lunad.RedactURL(u))
+		for _, secret := range lunad.URLSecrets(u) {
+			s = strings.ReplaceAll(s, secret, lunad.Redacted)
+		}
+	}
+	return s
+}
+
+func (e *hiddenURLsError) Unwrap() error { return e.err }

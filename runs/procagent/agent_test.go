@@ -35,9 +35,9 @@ func TestProcess(t *testing.T) {
 	}{
 		{
 			name:   "ok with writes and output",
-			script: `cat >/dev/null; printf '%s' '{"status":"ok","output":{"score": 0.9, "words":["a"]},"writes":[{"path":"notes/a.md","content":"hi\n"},{"path":"b.txt","content":""}]}'`,
+			script: `cat >/dev/null; printf '%s' '{"status":"ok","output":{"score": 0.9, "words":["a"]},"writes":[{"path":"notes/a.md","content":"hi\n","base":"0123456789abcdef0123456789abcdef01234567"},{"path":"b.txt","content":""}]}'`,
 			want: want{resp: lunad.StageResponse{Status: "ok", Output: json.RawMessage(`{"score":0.9,"words":["a"]}`),
-				Writes: []lunad.StageWrite{{Path: "notes/a.md", Content: "hi\n"}, {Path: "b.txt"}}}},
+				Writes: []lunad.StageWrite{{Path: "notes/a.md", Content: "hi\n", Base: "0123456789abcdef0123456789abcdef01234567"}, {Path: "b.txt"}}}},
 		},
 		{
 			name:   "ok without reading stdin, noise on stderr",

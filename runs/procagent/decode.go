@@ -82,6 +82,9 @@ func decodeResponse(stdout []byte) (lunad.StageResponse, error) {
 			if err := decodeField(wf, "content", &sw.Content); err != nil {
 				return lunad.StageResponse{}, brokeContract("writes[%d]: %v", i, err)
 			}
+			if err := decodeField(wf, "base", &sw.Base); err != nil {
+				return lunad.StageResponse{}, brokeContract("writes[%d]: %v", i, err)
+			}
 			if sw.Path == "" {
 				return lunad.StageResponse{}, brokeContract(`writes[%d] has an empty path`, i)
 			}

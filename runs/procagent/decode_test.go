@@ -43,6 +43,7 @@ func TestDecodeResponse(t *testing.T) {
 		{name: "writes an object", in: `{"status":"ok","writes":{"path":"a"}}`, err: `"writes" is an object, not an array`, permanent: true},
 		{name: "write a string", in: `{"status":"ok","writes":["a"]}`, err: `writes[0] is a string, not an object`, permanent: true},
 		{name: "write null", in: `{"status":"ok","writes":[null]}`, err: `writes[0] is null, not an object`, permanent: true},
+		{name: "write base a number", in: `{"status":"ok","writes":[{"path":"a","content":"x","base":1}]}`, err: `writes[0]: "base" is a number, not a string`, permanent: true},
 		{name: "write content a number", in: `{"status":"ok","writes":[{"path":"a","content":1}]}`, err: `writes[0]: "content" is a number, not a string`, permanent: true},
 	}
 	for _, c := range cases {

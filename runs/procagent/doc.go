@@ -16,7 +16,7 @@
 // replay adds "replay": true) and prints one JSON object on stdout, then exits 0:
 //
 //	{"status": "ok"|"fail", "permanent": false, "output": {…},
-//	 "writes": [{"path": "notes/a.md", "content": "…"}], "error": "…",
+//	 "writes": [{"path": "notes/a.md", "content": "…", "base": "<commit>"}], "error": "…",
 //	 "agent": "writer", "trailers": {"Model": "…"}, "files": {"llm/0001.json": "…"}}
 //
 // Only status is required. agent (the author of the commit of the writes),
@@ -26,7 +26,10 @@
 // one it refuses fails the attempt for good.
 //
 // output, when present and not null, must be a JSON object (a small structured summary the engine's transitions read);
-// each write's path is relative to the workspace root. Unknown fields are
+// each write's path is relative to the workspace root, and its optional
+// base the commit of the version its content was computed from: the
+// workspace then merges the write into a version saved since rather than
+// putting it over it. Unknown fields are
 // ignored. The agent never writes to the workspace itself: the engine
 // commits the writes (and rejects paths outside the workspace or in .git
 // and .luna).

@@ -28,11 +28,12 @@ const DefaultMaxTokens = 4096
 
 // Provider calls the Messages API.
 type Provider struct {
-	cfg    llm.Config
-	key    string
-	keyEnv string
-	svc    sdk.MessageService
-	now    func() time.Time
+	cfg     llm.Config
+	key     string
+	secrets []string // redacted from every quoted message: the key, the base URL's
+	keyEnv  string
+	svc     sdk.MessageService
+	now     func() time.Time
 }
 
 // New makes a provider from cfg, reading the API key from
@@ -53,12 +54,15 @@ func New(cfg llm.Config, getenv func(string) string) (*Provider, error) {
 	if base == "" {
 		base = DefaultBaseURL
 	}
+	p.secrets = llm.Secrets(p.key, base)
 	client := sdk.NewClient(
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(base),
 		option.WithAPIKey(p.key),
 		option.WithMaxRetries(0),
-		option.WithHTTPClient(&http.Client{}),
+		// The SDK reads an answer whole: it never sees more than [llm]
+		// max_response of one.
+		option.WithHTTPClient(&http.Client{Transport: llm.LimitTransport(nil, cfg.ResponseLimit())}),
 		option.WithRequestTimeout(cfg.CallTimeout()),
 	)
 	p.svc = client.Messages
@@ -286,5 +290,5 @@ func (p *Provider) classify(err error, seen *llm.LastResponse) *llm.Error {
 	if errors.As(err, &apiErr) {
 		status, msg = apiErr.StatusCode, apiErr.Message
 	}
-	return seen.Failure(Name, err, status, msg, p.key, p.keyEnv, p.cfg.CallTimeout(), p.now())
+	return seen.Failure(Name, err, status, msg, p.secrets, p.keyEnv, p.cfg.CallTimeout(), p.now())
 }

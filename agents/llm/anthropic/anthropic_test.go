@@ -17,7 +17,13 @@ const secret = "sk-ant-test-SECRET-42"
 
 func newProvider(t *testing.T, s *llmtest.Server, mod func(*llm.Config)) *anthropic.Provider {
 	t.Helper()
-	cfg := llm.Config{Provider: "anthropic", BaseURL: s.URL, Model: "claude-test", APIKeyEnv: "TEST_ANTHROPIC_KEY"}
+	return newProviderAt(t, s.URL, mod)
+}
+
+// newProviderAt is newProvider over the server at url.
+func newProviderAt(t *testing.T, url string, mod func(*llm.Config)) *anthropic.Provider {
+	t.Helper()
+	cfg := llm.Config{Provider: "anthropic", BaseURL: url, Model: "claude-test", APIKeyEnv: "TEST_ANTHROPIC_KEY"}
 	if mod != nil {
 		mod(&cfg)
 	}

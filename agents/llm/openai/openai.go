@@ -27,6 +27,7 @@ const DefaultBaseURL = "https://api.openai.com/v1/"
 type Provider struct {
 	cfg      llm.Config
 	key      string
+	secrets  []string // redacted from every quoted message: the key, the base URL's
 	keyEnv   string
 	official bool // the base URL is OpenAI's: a key is required, max_completion_tokens is sent
 	svc      sdk.ChatCompletionService
@@ -48,11 +49,13 @@ func New(cfg llm.Config, getenv func(string) string) (*Provider, error) {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	if !strings.HasSuffix(base, "/") {
-		base += "/"
+	u, _ := url.Parse(base) // Validate parsed it
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
 	}
+	base = u.String()
 	p := &Provider{cfg: cfg, key: cfg.APIKey(getenv), keyEnv: cfg.KeyEnv(), now: time.Now}
-	u, _ := url.Parse(base)
+	p.secrets = llm.Secrets(p.key, base)
 	p.official = u.Hostname() == "api.openai.com"
 	if p.official && p.key == "" {
 		return nil, llm.NoKeyError(Name, p.keyEnv)
@@ -63,7 +66,9 @@ func New(cfg llm.Config, getenv func(string) string) (*Provider, error) {
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithMaxRetries(0),
-		option.WithHTTPClient(&http.Client{}),
+		// The SDK reads an answer whole: it never sees more than [llm]
+		// max_response of one.
+		option.WithHTTPClient(&http.Client{Transport: llm.LimitTransport(nil, cfg.ResponseLimit())}),
 	}
 	if p.key != "" {
 		opts = append(opts, option.WithAPIKey(p.key))
@@ -222,7 +227,7 @@ func (p *Provider) response(req llm.Request, res *sdk.ChatCompletion) (llm.Respo
 	if req.Format != nil && out.Message.Content == "" && len(out.Message.ToolCalls) == 0 {
 		why := "an empty answer"
 		if r := ch.Message.Refusal; r != "" {
-			why = "a refusal: " + llm.Redact(r, p.key)
+			why = "a refusal: " + llm.Redact(r, p.secrets...)
 		}
 		return llm.Response{}, p.permanent(fmt.Errorf("structured output %s: the model gave %s", req.Format.Name, why), "")
 	}
@@ -240,5 +245,5 @@ func (p *Provider) classify(err error, seen *llm.LastResponse) *llm.Error {
 	if errors.As(err, &apiErr) {
 		status, msg = apiErr.StatusCode, apiErr.Message
 	}
-	return seen.Failure(Name, err, status, msg, p.key, p.keyEnv, p.cfg.CallTimeout(), p.now())
+	return seen.Failure(Name, err, status, msg, p.secrets, p.keyEnv, p.cfg.CallTimeout(), p.now())
 }

@@ -17,7 +17,13 @@ const secret = "sk-test-SECRET-0123456789"
 
 func newProvider(t *testing.T, s *llmtest.Server, mod func(*llm.Config)) *openai.Provider {
 	t.Helper()
-	cfg := llm.Config{Provider: "openai", BaseURL: s.URL + "/v1", Model: "gpt-test", APIKeyEnv: "TEST_OPENAI_KEY"}
+	return newProviderAt(t, s.URL, mod)
+}
+
+// newProviderAt is newProvider over the server at url.
+func newProviderAt(t *testing.T, url string, mod func(*llm.Config)) *openai.Provider {
+	t.Helper()
+	cfg := llm.Config{Provider: "openai", BaseURL: url + "/v1", Model: "gpt-test", APIKeyEnv: "TEST_OPENAI_KEY"}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -277,4 +283,17 @@ func TestRetryThroughProvider(t *testing.T) {
 			t.Fatalf("err = %v after %d requests", err, s.Count())
 		}
 	})
+}
+
+// TestErrorsHideBaseURLSecrets attacks the errors with a gateway that
+// echoes the api-key of the base URL's query in its error: the key must
+// not reach the error (which a run's events and the logs keep).
+func TestErrorsHideBaseURLSecrets(t *testing.T) {
+	const querySecret = "az-QUERY-SECRET-0123456789"
+	s := llmtest.New(t, llmtest.Reply{Status: 400, Body: `{"error":{"message":"bad request to /v1?api-key=` + querySecret + `"}}`})
+	p := newProvider(t, s, func(c *llm.Config) { c.BaseURL = s.URL + "/v1?api-version=2024-02-01&api-key=" + querySecret })
+	_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	if err == nil || strings.Contains(err.Error(), querySecret) || !strings.Contains(err.Error(), "bad request") {
+		t.Fatalf("err = %v, want the server's message without the key", err)
+	}
 }

@@ -12,7 +12,9 @@
 // Unknown fields are refused (a typo is an error, not a silent default);
 // the role defaults to assistant, the model to "process", the stop reason
 // to tool_calls when there are tool calls and end otherwise. Stdout is
-// bounded (MaxOutput); the tail of stderr is quoted in errors. Errors:
+// read up to [llm] max_response (4 MiB by default): more fails the call as
+// Permanent naming that setting. The tail of stderr (2 KiB) is quoted in
+// errors. Errors:
 // the command not found, garbage on stdout or a non-zero exit are
 // Permanent (naming [llm] command), except exit status 75 (EX_TEMPFAIL),
 // which is Transient, like the timeout ([llm] timeout), which kills the

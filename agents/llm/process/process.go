@@ -17,9 +17,6 @@ import (
 // Name is the provider's name.
 const Name = llm.ProviderProcess
 
-// MaxOutput bounds what the command may print on stdout.
-const MaxOutput = 8 << 20
-
 // stderrTail is how much of stderr an error quotes.
 const stderrTail = 2048
 
@@ -58,7 +55,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	inGroup(cmd)
 	cmd.WaitDelay = time.Second // a grandchild holding stdout open cannot hang the call
 	cmd.Stdin = bytes.NewReader(in)
-	stdout := &limited{max: MaxOutput}
+	stdout := &limited{max: p.cfg.ResponseLimit()}
 	stderr := &tail{max: stderrTail}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
@@ -69,7 +66,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, &llm.Error{Provider: Name, Kind: llm.Transient, Setting: "[llm] timeout",
 			Err: fmt.Errorf("%s gave no answer within %s and was killed: %w", p.cfg.Command[0], p.cfg.CallTimeout(), context.DeadlineExceeded)}
 	case stdout.over:
-		return llm.Response{}, p.fail(llm.Permanent, fmt.Errorf("printed more than %d bytes on stdout", MaxOutput), stderr)
+		return llm.Response{}, llm.TooLarge(Name, p.cfg.ResponseLimit())
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -146,15 +143,16 @@ func Decode(b []byte) (llm.Response, error) {
 	return resp, nil
 }
 
-// limited keeps up to max bytes and notes an overflow.
+// limited keeps up to max bytes and notes an overflow; its error makes
+// exec stop reading and close the pipe, so the command's next write fails.
 type limited struct {
 	buf  bytes.Buffer
-	max  int
+	max  int64
 	over bool
 }
 
 func (l *limited) Write(p []byte) (int, error) {
-	if l.buf.Len()+len(p) > l.max {
+	if int64(l.buf.Len())+int64(len(p)) > l.max {
 		l.over = true
 		return 0, errors.New("output too large")
 	}

@@ -15,6 +15,9 @@
 //	 "model": "scripted", "stop_reason": "tool_calls",
 //	 "error": {"kind": "transient", "status": 429, "message": "rate limited"}} // optional: fail instead
 //
+// The file is read whole when the provider is made, up to 16 times
+// [llm] max_response: a larger one is refused.
+//
 // A call is answered by the first entry, in file order, that has not been
 // used (or repeats) and whose conditions all hold; an entry without
 // conditions matches any call, so a file without conditions is served in

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -157,15 +158,38 @@ func New(cfg llm.Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(cfg.Script)
+	data, err := readScript(cfg.Script, scriptEntries*cfg.ResponseLimit())
 	if err != nil {
-		return nil, fmt.Errorf("[llm] script: %w", err)
+		return nil, err
 	}
 	entries, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("[llm] script %s: %w", cfg.Script, err)
 	}
 	return FromEntries(cfg.Script, entries), nil
+}
+
+// scriptEntries is how many answers of [llm] max_response a script may
+// hold: it is read whole, and may be a file of the workspace.
+const scriptEntries = 16
+
+// readScript reads the file at path, failing when it is larger than max
+// bytes without reading more.
+func readScript(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("[llm] script: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("[llm] script: %w", err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%w: [llm] script %s is larger than %s, %d times [llm] max_response: split it, or raise [llm] max_response",
+			lunad.ErrInvalid, path, lunad.ByteSize(max), scriptEntries)
+	}
+	return data, nil
 }
 
 // FromEntries serves entries; source names them in errors.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -148,4 +149,29 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip: %d entries, %v", len(again), err)
 		}
 	})
+}
+
+// TestScriptTooLarge attacks New with a script file far larger than
+// 16 × [llm] max_response (it may be a workspace file): refused, naming
+// the setting, without reading it whole.
+func TestScriptTooLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 30); err != nil { // a sparse 1 GiB file
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = scripted.New(llm.Config{Provider: "scripted", Script: path, MaxResponse: 64 << 10})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "larger than 1MiB") || !strings.Contains(err.Error(), "[llm] max_response") {
+		t.Fatalf("err = %v, want one naming 1MiB and [llm] max_response", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("New allocated %d MiB", alloc>>20)
+	}
 }

@@ -1,17 +1,24 @@
 // An MCP client of the official TypeScript SDK talks to `lunad mcp` over
-// stdio, as an AI tool would: it creates an artifact, subscribes to it,
-// edits it, fails an edit, and undoes the edit.
+// stdio, or over streamable HTTP, as an AI tool would: it creates an
+// artifact, subscribes to it, edits it, fails an edit, and undoes the edit.
 //
-//   node client.mjs LUNAD_BINARY WORKSPACE_DIR
+//   node client.mjs LUNAD_BINARY WORKSPACE_DIR [stdio|http]
 //
 // (or LUNAD_BIN and LUNAD_DIR in the environment). The server inherits this
-// process's environment. On success one JSON line on stdout summarises what
+// process's environment. Over HTTP the client starts `lunad mcp --http
+// 127.0.0.1:0`, reads the token it prints on stdout and the URL it logs on
+// stderr, checks that a connection without the token is refused with 401,
+// and connects sending "Authorization: Bearer TOKEN". On success one JSON line on stdout summarises what
 // was written (ids, versions and commits) for mcp_client_test.go; on
 // failure the exit status is 1 and stderr says what went wrong.
 
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
@@ -19,6 +26,7 @@ import {
 
 const bin = process.argv[2] ?? process.env.LUNAD_BIN;
 const dir = process.argv[3] ?? process.env.LUNAD_DIR;
+const mode = process.argv[4] ?? 'stdio';
 if (!bin || !dir) {
   console.error('usage: node client.mjs LUNAD_BINARY WORKSPACE_DIR');
   process.exit(2);
@@ -85,10 +93,52 @@ async function readResource(client, uri) {
   return contents[0];
 }
 
-async function main() {
+// newClient is a client that records resource notifications.
+function newClient() {
   const client = new Client({ name: 'e2e-client', version: '1.0.0' });
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, n => record(n.method, n.params));
   client.setNotificationHandler(ResourceListChangedNotificationSchema, n => record(n.method, n.params));
+  return client;
+}
+
+// How long to wait for `lunad mcp --http` to say where it serves.
+const START_TIMEOUT_MS = 30_000;
+
+// serveHTTP starts `lunad mcp --http 127.0.0.1:0` and resolves with the
+// process, the token (the first line of its stdout) and the URL (logged on
+// stderr, which is passed on).
+async function serveHTTP() {
+  const server = spawn(bin, ['--dir', dir, 'mcp', '--http', '127.0.0.1:0'], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The first line of stream that match maps to a value; stderr's lines
+  // are all passed on.
+  const first = (stream, match) => new Promise((resolve, reject) => {
+    const rl = createInterface({ input: stream });
+    rl.on('line', line => {
+      if (stream === server.stderr) process.stderr.write(line + '\n');
+      const m = match(line);
+      if (m) resolve(m);
+    });
+    rl.on('close', () => reject(new Error('lunad mcp --http exited before it was ready')));
+  });
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`lunad mcp --http did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS); });
+  try {
+    const [token, url] = await Promise.race([
+      Promise.all([first(server.stdout, l => /^[0-9a-f]{64}$/.test(l) && l), first(server.stderr, l => l.match(/ url=(\S+)/)?.[1])]),
+      timeout,
+    ]);
+    return { server, token, url };
+  } catch (err) {
+    server.kill();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function main() {
+  if (mode === 'http') return mainHTTP();
+  const client = newClient();
   const transport = new StdioClientTransport({
     command: bin,
     args: ['--dir', dir, 'mcp'],
@@ -100,6 +150,30 @@ async function main() {
     return await scenario(client);
   } finally {
     await client.close(); // closes the server's stdin: `lunad mcp` exits
+  }
+}
+
+async function mainHTTP() {
+  step = 'start lunad mcp --http';
+  const { server, token, url } = await serveHTTP();
+  const exited = once(server, 'exit');
+  try {
+    // Without the token: refused with 401 before any session exists.
+    step = 'connect without the token';
+    await assert.rejects(newClient().connect(new StreamableHTTPClientTransport(new URL(url))),
+      err => /\b401\b/.test(err.message) || err.code === 401, 'a client without the token was served');
+    step = 'connect with the token';
+    const client = newClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      return await scenario(client);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    server.kill('SIGTERM');
+    const [code, signal] = await exited;
+    assert.equal(code, 0, `lunad mcp --http exited with ${code ?? signal} after SIGTERM`);
   }
 }
 

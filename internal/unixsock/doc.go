@@ -1,0 +1,6 @@
+// Package unixsock makes unix sockets and directories that only their
+// owner can use: a listening socket is never reachable with a mode wider
+// than 0600, whatever the umask, and a directory for private files must be
+// the caller's own with mode 0700. The daemon's socket and the MCP
+// server's socket and token files are made with it.
+package unixsock
