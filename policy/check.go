@@ -36,6 +36,10 @@ type rule struct {
 	writes  bool
 }
 
+// onPrograms reports whether the rule names programs or arguments: a
+// program rule, advisory (AdvisoryNote).
+func (r *rule) onPrograms() bool { return r.program != "" || len(r.args) > 0 }
+
 // checker is one Check.
 type checker struct {
 	policy *Policy
@@ -115,12 +119,12 @@ func (c *checker) check() Decision {
 	}
 	for _, r := range c.policy.deny {
 		if c.matches(r, places, an, nil) {
-			return Decision{Verdict: Deny, Rule: r.name, Reason: r.reason}
+			return Decision{Verdict: Deny, Rule: r.name, Reason: r.reason, Advisory: r.onPrograms()}
 		}
 	}
 	for _, r := range c.policy.confirm {
 		if c.matches(r, places, an, nil) {
-			return Decision{Verdict: Confirm, Rule: r.name, Reason: r.reason}
+			return Decision{Verdict: Confirm, Rule: r.name, Reason: r.reason, Advisory: r.onPrograms()}
 		}
 	}
 	if d := c.defaults(places, an); d != nil {
@@ -129,7 +133,9 @@ func (c *checker) check() Decision {
 	if an != nil && c.policy.allowedOnly {
 		for _, n := range an.nodes {
 			if !n.wrapper && c.allowed(places, an, n) == nil {
-				return *deny(RuleNotAllowed, fmt.Sprintf("%s is not among the commands the workspace allows (commands = \"allowed\" in .luna/policy.toml: %s); use one of those, or ask the user", show(n.argv), c.allowList()))
+				d := deny(RuleNotAllowed, fmt.Sprintf("%s is not among the commands the workspace allows (commands = \"allowed\" in .luna/policy.toml: %s); use one of those, or ask the user", show(n.argv), c.allowList()))
+				d.Advisory = true
+				return *d
 			}
 		}
 	}
@@ -189,13 +195,14 @@ func (c *checker) allowList() string {
 
 // matches reports whether a workspace rule matches the action — or only
 // its node only, when only is set. A rule matches when each of its
-// fields does: tools names the action's tool; program and args match
+// fields does: tools names the action's tool (a reading tool stands for
+// both, appliesTo); program and args match
 // one program the command runs; paths match a path the action names (for
 // a command: its directory and operands, or with writes what it
 // writes); writes: the action writes.
 func (c *checker) matches(r *rule, places []place, an *analysis, only *node) bool {
 	a := c.action
-	if len(r.tools) > 0 && !contains(r.tools, a.Tool) {
+	if !r.appliesTo(a.Tool) {
 		return false
 	}
 	if an == nil { // a file action
@@ -252,13 +259,13 @@ func matchAny(patterns []string, rel string) bool {
 
 // runs reports whether the node's program matches a program pattern: by
 // name when the pattern has no slash, else by the path as written or
-// relative to the workspace root.
+// relative to the workspace root (that one ignoring case, as paths are).
 func (n *node) runs(pattern string) bool {
 	if !strings.Contains(pattern, "/") {
 		return globText(pattern, path.Base(n.argv[0]))
 	}
 	return globText(pattern, n.argv[0]) || globText(pattern, path.Clean(n.argv[0])) ||
-		n.progRel != "" && globText(pattern, n.progRel)
+		n.progRel != "" && globText(foldPath(pattern), foldPath(n.progRel))
 }
 
 // argsMatch reports whether the patterns match arguments in order (not

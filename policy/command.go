@@ -121,6 +121,7 @@ func (a *analysis) command(argv []string, dir string, depth int) {
 	case python.MatchString(prog):
 		a.python(n, depth)
 	}
+	a.launched(n, depth)
 	a.network(n)
 	a.inlineCode(n)
 	a.writes(n)

@@ -6,6 +6,8 @@ package policy
 //	needs confirmation by rule migrations: schema changes need a person's review
 //	allowed by rule go-tools: …
 //	allowed
+//
+// An advisory decision ends with AdvisoryNote in brackets.
 func (d Decision) Message() string {
 	var head string
 	switch d.Verdict {
@@ -23,6 +25,9 @@ func (d Decision) Message() string {
 	}
 	if d.Reason != "" {
 		head += ": " + d.Reason
+	}
+	if d.Advisory {
+		head += " [" + AdvisoryNote + "]"
 	}
 	return head
 }

@@ -15,6 +15,12 @@
 // denial before a command fails in the sandbox, which is the guarantee
 // (package sandbox); what the policy cannot tell from argv (a variable,
 // a script file, a program's own network use) it leaves to the sandbox.
+// Rules on programs and arguments are therefore advisory: a decision
+// they make is marked Advisory and its Message says so (AdvisoryNote).
+//
+// Rules on paths alone deny reading them (CheckRead, DeniedReads): the
+// agents' search and listing tools and their contexts leave those paths
+// out, and the sandbox hides them from commands.
 //
 // # The policy file
 //
@@ -49,10 +55,12 @@
 // and ? stay within a path segment, ** matches any number of segments, a
 // pattern with a / is anchored at the workspace root and covers what is
 // under the directory it names, and one without a / matches a name at
-// any depth ("*.pem", "secrets"). A command is read through its
-// wrappers (env, timeout, nice, xargs, sudo, busybox …) and, when shell
-// is allowed, its script's commands, and a rule matches when it matches
-// any program the command runs. Unknown keys, values of the wrong type
+// any depth ("*.pem", "secrets"); paths compare ignoring case, as
+// strings.EqualFold does. A command is read through its wrappers (env,
+// timeout, nice, xargs, sudo, busybox, flock, strace …), find -exec,
+// literal commands of awk, perl and ruby inline code and, when shell is
+// allowed, its script's commands, and a rule matches when it matches any
+// program the command runs. Unknown keys, values of the wrong type
 // and incomplete rules are refused: Load and Parse return a *lunad.CheckError,
 // one `file:line:col: message` per problem.
 //
@@ -88,7 +96,7 @@
 // shells, git, editors and tools run or trust (dotfile: .bashrc,
 // .profile, .zshrc, .gitconfig, .envrc, .netrc, .npmrc, .ssh/**,
 // .vscode/settings.json, .vscode/tasks.json, …), each at any depth and
-// ignoring case, and to the policy's read_only paths. CI configuration
+// ignoring case, and to the policy's read_only paths (ignoring case too). CI configuration
 // (.github/workflows/**, .gitlab-ci.yml, …) is a default rule: an
 // [[allow]] rule naming it lifts it. The files a command writes as far
 // as its argv says (cp, mv, tee, touch, sed -i, dd of=, a script's >

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/lunad/lunad"
 )
@@ -155,4 +156,65 @@ func indexOf(tool string) int {
 		}
 	}
 	return 0
+}
+
+// FuzzMatchPath: the path matcher ignores case on both sides — a
+// pattern matches a path exactly when it matches the path in upper or
+// lower case, and the upper-cased pattern matches as the pattern — and
+// never panics.
+func FuzzMatchPath(f *testing.F) {
+	for _, s := range [][2]string{
+		{".github/workflows", ".GitHub/Workflows/ci.yml"}, {"*.pem", "keys/A.PEM"}, {"db/**/x", "DB/a/b/X"},
+		{"config/secrets", "config/secrets"}, {`\*`, "*"}, {"?", "İ"}, {"k", "\u212A"}, {"**", "."},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, rel string) {
+		got := matchPath(pattern, rel)
+		for _, variant := range []struct{ p, r string }{
+			{pattern, strings.ToUpper(rel)}, {pattern, strings.ToLower(rel)},
+			{strings.ToUpper(pattern), rel}, {strings.ToLower(pattern), rel},
+		} {
+			if !foldsLike(variant.p, pattern) || !foldsLike(variant.r, rel) {
+				continue // a case mapping that is not a simple fold (ß → SS)
+			}
+			if matchPath(variant.p, variant.r) != got {
+				t.Fatalf("matchPath(%q, %q) = %v but matchPath(%q, %q) = %v", pattern, rel, got, variant.p, variant.r, !got)
+			}
+		}
+	})
+}
+
+// foldsLike reports whether a and b are the same text ignoring case as
+// strings.EqualFold takes it, rune for rune.
+func foldsLike(a, b string) bool {
+	return strings.EqualFold(a, b) && utf8.RuneCountInString(a) == utf8.RuneCountInString(b)
+}
+
+// FuzzLaunchers: reading a launcher's commands — find -exec, flock,
+// strace, awk programs, perl and ruby inline code — never panics, is
+// deterministic, and finds make deploy only where the text says deploy.
+func FuzzLaunchers(f *testing.F) {
+	for _, s := range []string{`BEGIN{system("make deploy")}`, `exec "make", "deploy"`, "print `make deploy`", `qx{make deploy}`,
+		`system('a\'b', "c\"d")`, `"x" | getline; print | "y"`, "make\x00deploy\x00;", `system("`, `exec "`} {
+		f.Add(s)
+	}
+	root, home := fixture(f)
+	p := mustParse(f, shellOn+denyDeploy, home)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, argv := range [][]string{
+			{"awk", s}, {"gawk", "-e", s}, {"perl", "-e", s}, {"ruby", "-we", s},
+			append([]string{"find", ".", "-exec"}, strings.Split(s, "\x00")...),
+			append([]string{"strace", "-f", "flock", "/tmp/l"}, strings.Split(s, "\x00")...),
+			{"flock", "/tmp/l", "-c", s},
+		} {
+			d := p.Check(root, run(argv...))
+			if again := p.Check(root, run(argv...)); again != d {
+				t.Fatalf("Check(%q) is not deterministic: %+v, then %+v", argv, d, again)
+			}
+			if d.Rule == "no-deploy" && !strings.Contains(s, "deploy") {
+				t.Fatalf("Check(%q) found a deploy that is not there", argv)
+			}
+		}
+	})
 }

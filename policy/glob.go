@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // The patterns of a policy file. In a program's name and in arguments, *
 // matches any run of characters (none included, / included), ? any one
@@ -67,7 +70,7 @@ func globSegments(pat, name []string) bool {
 }
 
 // matchPath reports whether a path pattern of a rule covers rel, a
-// workspace-relative slash path: a pattern with a slash is anchored at
+// workspace-relative slash path, ignoring case (foldPath): a pattern with a slash is anchored at
 // the workspace root and matches rel or one of the directories it is in
 // (so "db/migrations" covers db/migrations/001.sql); a pattern without
 // one matches the name of rel or of one of those directories at any
@@ -76,6 +79,7 @@ func matchPath(pattern, rel string) bool {
 	if rel == "." || rel == "" {
 		return pattern == "**"
 	}
+	pattern, rel = foldPath(pattern), foldPath(rel)
 	segs := strings.Split(rel, "/")
 	if !strings.Contains(pattern, "/") {
 		for _, s := range segs {
@@ -92,6 +96,30 @@ func matchPath(pattern, rel string) bool {
 		}
 	}
 	return false
+}
+
+// foldPath is a path, or a path pattern, as lunad compares them:
+// ignoring case as strings.EqualFold does (each character taken as the
+// least of the characters Unicode folds it with, so .GitHub/Workflows is
+// .github/workflows, and the Kelvin sign K is k), because the file systems
+// of macOS and Windows, where a workspace is checked out as well, take
+// names so. The pattern characters * ? \ / fold to themselves.
+func foldPath(s string) string {
+	return strings.Map(foldRune, s)
+}
+
+func foldRune(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return least
+}
+
+// withinFold reports whether rel is dir or inside it, ignoring case
+// (both workspace-relative slash paths).
+func withinFold(dir, rel string) bool {
+	return within(foldPath(dir), foldPath(rel))
 }
 
 // validGlob says what is wrong with a pattern, or "".

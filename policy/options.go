@@ -110,6 +110,10 @@ var wrappers = map[string]wrapper{
 	"builtin": {},
 	"sudo":    {valued: "ugCDhprtTU", valuedLong: []string{"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"}},
 	"doas":    {valued: "uC"},
+	// Launchers read as wrappers (flock's lock file is an operand).
+	"flock": {valued: "wE", valuedLong: []string{"--timeout", "--wait", "--conflict-exit-code"}, skip: 1},
+	"strace": {valued: "abeIoOpPsSuUXE", valuedLong: []string{"--output", "--trace", "--signal", "--status", "--user",
+		"--env", "--attach", "--string-limit", "--columns", "--summary-sort-by", "--trace-path", "--detach-on", "--seccomp-bpf"}},
 }
 
 // unwrap returns the command a wrapper runs, and the directory it runs
@@ -119,6 +123,13 @@ func unwrap(argv []string) (inner []string, chdir string, ok bool) {
 	prog := path.Base(argv[0])
 	if prog == "busybox" && len(argv) > 1 {
 		return argv[1:], "", true
+	}
+	if prog == "flock" {
+		// flock [options] FILE -c COMMAND runs COMMAND with sh -c.
+		_, i := scanOpts(argv[1:], true, "wE", []string{"--timeout", "--wait", "--conflict-exit-code"})
+		if rest := argv[min(i+2, len(argv)):]; len(rest) >= 2 && (rest[0] == "-c" || rest[0] == "--command") {
+			return []string{"sh", "-c", rest[1]}, "", true
+		}
 	}
 	w, isWrapper := wrappers[prog]
 	if !isWrapper {

@@ -224,8 +224,9 @@ func TestLoad(t *testing.T) {
 const docsExampleErrors = "netwrok = true\nshell = false\n\n[limits]\ntimeout = \"10m\"\ncpu = \"5m\"\nmemory = \"4GB\"\n\n[[allow]]\nname = \"go\"\nprogram = \"go\"\n[[deny]]\nname = \"no-deploy\"\nprogram = \"make\"\n"
 
 // TestDocs keeps docs/goals.md's Policy section true: its TOML parses to
-// the defaults it claims plus its rules, its error output is Parse's, and
-// every rule of lunad's is in its table.
+// the defaults it claims plus its rules, its error output is Parse's, its
+// program denial is Check's (advisory note included), and every rule of
+// lunad's is in its table.
 func TestDocs(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "docs", "goals.md"))
 	if err != nil {
@@ -250,6 +251,9 @@ func TestDocs(t *testing.T) {
 	def := Default().Sandbox()
 	if got := p.Sandbox(); !reflect.DeepEqual(got, def) {
 		t.Errorf("the documented values %+v are not the defaults %+v", got, def)
+	}
+	if msg := p.Check(t.TempDir(), run("make", "deploy")).Message(); !strings.Contains(doc, "\n"+msg+"\n") {
+		t.Errorf("docs/goals.md does not show the no-deploy denial as Check words it:\n%s", msg)
 	}
 	_, err = Parse(".luna/policy.toml", []byte(docsExampleErrors))
 	if err == nil || !strings.Contains(doc, "```\n"+err.Error()+"\n```") {

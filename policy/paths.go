@@ -186,7 +186,7 @@ func (c *checker) protected(pl place) *Decision {
 			return deny(rule, fmt.Sprintf(format, quoteWord(pl.written)))
 		}
 		for _, ro := range c.policy.readOnly {
-			if within(ro, rel) {
+			if withinFold(ro, rel) {
 				return deny(RuleReadOnly, fmt.Sprintf(reasonReadOnly, quoteWord(pl.written)))
 			}
 		}

@@ -37,7 +37,17 @@ type Decision struct {
 	// Reason says why, for the model and the report: "curl reaches the
 	// network; ask the user or work offline".
 	Reason string
+	// Advisory: a rule on programs and their arguments decided (a
+	// workspace rule naming program or args, or the allow list of
+	// commands = "allowed"). Such a rule is checked on the command's argv
+	// and the programs the policy sees it start, not on every program
+	// executed in the sandbox; Message says so (AdvisoryNote).
+	Advisory bool
 }
+
+// AdvisoryNote says what a program rule guarantees: the words every
+// program denial carries and lunad doctor prints.
+const AdvisoryNote = "program rules are advisory: lunad checks a command's argv and the programs it can see it start, not every program executed; the sandbox is the boundary"
 
 // Confirmer asks a person to confirm an action; it returns false when
 // there is no one to ask (no terminal), and the action is then denied.

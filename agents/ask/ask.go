@@ -58,6 +58,20 @@ type Options struct {
 	// every SweepEvery (default TTL/4; negative: no janitor) until Close.
 	TTL        time.Duration
 	SweepEvery time.Duration
+	// Reads gives, at the start of each stage, what decides which
+	// artifacts the stage's agents may be shown: nil for an artifact's
+	// path whose content they may read, else why not (the workspace
+	// policy's denial, as the model should read it). The artifacts it
+	// refuses are left out of every listing, reference report and
+	// compiled context, and reading one is refused. Nil: every artifact
+	// may be shown.
+	Reads func() func(path string) error
+	// Writes gives, at the start of each worker's stage, what every write
+	// of its tools passes first (tools.Set.Guard): nil for a path the
+	// stage may write, else why not — the workspace policy's rules on
+	// writing (.git, .luna, dotfiles, CI configuration, read_only,
+	// [[deny]] paths). Nil: the tools' own rules only.
+	Writes func() func(path string) error
 	// TypeForPath infers a new artifact's type (default
 	// tools.TypeForPath; the daemon gives gitstore's).
 	TypeForPath func(string) string

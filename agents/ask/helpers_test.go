@@ -125,13 +125,14 @@ func (c *clock) Now() time.Time {
 
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
-func newEnv(t *testing.T, mo memory.Options, ttl time.Duration) *env {
+// newEnv makes the env; with changes each Options before ask.New.
+func newEnv(t *testing.T, mo memory.Options, ttl time.Duration, with ...func(*ask.Options)) *env {
 	t.Helper()
 	e := &env{t: t, s: wstest.NewService(t), models: map[string]*model{}, clock: &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
 	for _, r := range []string{"supervisor", "coder", "writer", "reviewer"} {
 		e.models[r] = &model{name: r}
 	}
-	a, err := ask.New(ask.Options{Workspace: e.s, Memory: mo, TTL: ttl, Clock: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	o := ask.Options{Workspace: e.s, Memory: mo, TTL: ttl, Clock: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Retry: llm.RetryOptions{Sleep: e.sleep},
 		Providers: func(role string) (llm.Provider, llm.Config, error) {
 			m, ok := e.models[role]
@@ -139,7 +140,11 @@ func newEnv(t *testing.T, mo memory.Options, ttl time.Duration) *env {
 				return nil, llm.Config{}, errors.New("no such role")
 			}
 			return m, llm.Config{Model: "m-" + role}, nil
-		}})
+		}}
+	for _, f := range with {
+		f(&o)
+	}
+	a, err := ask.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

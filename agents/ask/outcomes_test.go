@@ -232,8 +232,8 @@ func TestNew(t *testing.T) {
 }
 
 // TestHandoff: a worker's handoff returns control to the engine, which
-// runs the named worker; each worker's writes are its own commit, with
-// itself as the author.
+// runs the named worker on the artifact the handoff names; each worker's
+// writes are its own commit, with itself as the author.
 func TestHandoff(t *testing.T) {
 	e := newEnv(t, memory.Options{}, 0)
 	code := wstest.Create(t, e.s, "src/config.py", wstest.Src)
@@ -241,7 +241,7 @@ func TestHandoff(t *testing.T) {
 	e.models["supervisor"].add(route(lunad.AskRoute{Intent: "edit", Worker: "writer", Target: ptr(doc), ReadDeps: []string{code}, Reason: "r"}))
 	e.models["writer"].add(
 		tool("edit_artifact", map[string]any{"id": doc, "blocks": []map[string]string{{"search": "Call `parse_config`.\n", "replace": "Call `load_config`.\n"}}}),
-		tool("handoff", map[string]string{"to": "coder", "reason": "rename parse_config to load_config in the code"}))
+		tool("handoff", map[string]string{"to": "coder", "reason": "rename parse_config to load_config in the code", "target": code}))
 	e.models["coder"].add(
 		tool("edit_artifact", map[string]any{"id": code, "blocks": []map[string]string{{"search": "def parse_config(path):\n", "replace": "def load_config(path):\n"}, {"search": "    print(parse_config('a.toml'))\n", "replace": "    print(load_config('a.toml'))\n"}}}),
 		finish("renamed"))

@@ -24,8 +24,11 @@ const (
 
 // output is a stage's output (a contract with ask.toml and OnFinish).
 type output struct {
-	Outcome  string             `json:"outcome"`
-	Next     string             `json:"next"` // the worker to go to ("" none)
+	Outcome string `json:"outcome"`
+	Next    string `json:"next"` // the worker to go to ("" none)
+	// Target is the artifact a handoff asks the next worker to change,
+	// which it may then write besides the route's target.
+	Target   string             `json:"target,omitempty"`
 	Role     string             `json:"role"`
 	Visit    int                `json:"visit"`
 	Route    *lunad.AskRoute    `json:"route,omitempty"`

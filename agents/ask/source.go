@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/tools"
 )
 
 // readsFile is the stage file holding what the stage read of the
@@ -155,4 +156,10 @@ func (s *source) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lun
 
 func (s *source) Stale(ctx context.Context) ([]lunad.Reference, error) {
 	return recorded(s, []string{"Stale"}, func() ([]lunad.Reference, error) { return s.ws.Stale(ctx) })
+}
+
+// FileAt is tools.FileAt over the workspace, recorded: whether a file
+// that is not an artifact is at path (create_artifact refuses it).
+func (s *source) FileAt(ctx context.Context, path string) (bool, error) {
+	return recorded(s, []string{"FileAt", path}, func() (bool, error) { return tools.FileAt(ctx, s.ws, path) })
 }

@@ -70,7 +70,11 @@ type calls struct {
 }
 
 func (a *Agents) newCalls(req lunad.StageRequest) (*calls, error) {
-	src, err := newSource(a.o.Workspace, req)
+	ws := a.o.Workspace
+	if a.o.Reads != nil {
+		ws = hide(ws, a.o.Reads())
+	}
+	src, err := newSource(ws, req)
 	if err != nil {
 		return nil, err
 	}

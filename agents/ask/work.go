@@ -69,7 +69,7 @@ func (a *Agents) workerOptions(ctx context.Context, req lunad.StageRequest, mem 
 
 // active is the artifact role works on, and its mode: the route's target,
 // else the new artifact once created; read-only for the reviewer and for
-// an artifact of the other worker's kind.
+// an artifact the other worker writes (tools.RoleFor its path).
 func (a *Agents) active(ctx context.Context, ov *tools.Overlay, role string, r *lunad.AskRoute) (string, string) {
 	id := ""
 	switch {
@@ -84,7 +84,7 @@ func (a *Agents) active(ctx context.Context, ov *tools.Overlay, role string, r *
 		return "", ""
 	}
 	art, err := ov.Artifact(ctx, id)
-	if err != nil || role == tools.Reviewer || tools.IsCode(art.Type) != (role == tools.Coder) {
+	if err != nil || role == tools.Reviewer || tools.RoleFor(art.Path) != role {
 		return id, window.ModeRead
 	}
 	return id, window.ModeWrite
@@ -121,6 +121,10 @@ func (w work) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageR
 		out.Outcome, out.Reason = outFailed, err.Error()
 		return a.respond(req, mem, out, c, nil)
 	}
+	set.Scope(scope(so.Route, prev)...)
+	if a.o.Writes != nil {
+		set.Guard(a.o.Writes())
+	}
 	res, err := worker.Run(ctx, o, task)
 	if err != nil {
 		return lunad.StageResponse{}, err
@@ -130,7 +134,7 @@ func (w work) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageR
 	case worker.Finished:
 		out.Outcome = outDone
 	case worker.HandedOff:
-		out.Outcome, out.Next = outHandoff, res.Handoff.To
+		out.Outcome, out.Next, out.Target = outHandoff, res.Handoff.To, res.Handoff.Target
 	case worker.BudgetExhausted:
 		out.Outcome = outBudget
 	case worker.Stopped:
@@ -151,6 +155,20 @@ func (w work) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageR
 		a.o.Logger.Warn("ask: the call graph", "run", req.RunID, "err", err)
 	}
 	return a.respond(req, mem, out, c, ov.Writes())
+}
+
+// scope is what a worker's stage may change besides the artifacts it
+// creates: the route's target, and the artifact the handoff it comes from
+// names.
+func scope(r *lunad.AskRoute, prev *output) []string {
+	var refs []string
+	if r.Target != nil {
+		refs = append(refs, *r.Target)
+	}
+	if prev.Outcome == outHandoff && prev.Target != "" {
+		refs = append(refs, prev.Target)
+	}
+	return refs
 }
 
 // overlay is a worker stage's overlay over the workspace it reads, with

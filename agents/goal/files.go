@@ -125,7 +125,7 @@ func (x *executor) search(a searchArgs, e *effect) {
 	var hits []string
 	total, files := 0, 0
 	err := walk(x.dir, func(rel string, d fs.DirEntry) error {
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || x.hidden(rel) {
 			return nil
 		}
 		if info, err := d.Info(); err != nil || info.Size() > searchFile {
@@ -171,6 +171,7 @@ func (x *executor) symbols(q string, e *effect) {
 		e.fail("search: %v", err)
 		return
 	}
+	hits = slices.DeleteFunc(hits, func(h lunad.SymbolHit) bool { return x.hidden(h.Path) })
 	e.Observation.Status = statusOK
 	if len(hits) == 0 {
 		e.Observation.Output = fmt.Sprintf("no definition's name contains %q (search with kind \"text\" for other uses)", q)

@@ -136,7 +136,14 @@ func (s *Set) writable(ctx context.Context, tool, ref string) ([]byte, lunad.Art
 		r := fail(ref, "%s: %v", tool, notFound(err, ref))
 		return nil, art, &r
 	}
-	if err := s.mayWrite(art); err != nil {
+	err = s.mayWrite(art.ID, art.Path)
+	if err == nil {
+		err = s.inScope(art, s.ov.created(art.Path))
+	}
+	if err == nil {
+		err = s.guarded(art.Path)
+	}
+	if err != nil {
 		r := fail(art.ID, "%s refused: %v", tool, err)
 		return nil, art, &r
 	}
@@ -215,8 +222,17 @@ func (s *Set) create(ctx context.Context, call llm.ToolCall) Result {
 	if err := checkNewMeta(a.Title, a.Type); err != nil {
 		return fail(a.Path, "%s: %v", call.Name, err)
 	}
+	if err := checkPath(a.Path); err != nil {
+		return fail(a.Path, "%s: %v", call.Name, err)
+	}
 	title, typ := s.ov.newMeta(a.Path, a.Title, a.Type)
-	if err := s.mayWrite(lunad.Artifact{ID: a.Path, Path: a.Path, Type: typ}); err != nil {
+	if err := s.mayWrite("", a.Path); err != nil {
+		return fail(a.Path, "%s refused: %v", call.Name, err)
+	}
+	if err := fitsPath(s.ov.declaredType(a.Path, a.Type), a.Path); err != nil {
+		return fail(a.Path, "%s refused: %v", call.Name, err)
+	}
+	if err := s.guarded(a.Path); err != nil {
 		return fail(a.Path, "%s refused: %v", call.Name, err)
 	}
 	if err := editor.Validate([]byte(a.Content)); err != nil {

@@ -95,6 +95,14 @@ func (o *Overlay) newMeta(p, title, typ string) (string, string) {
 	return title, typ
 }
 
+// declaredType is the type a model gave a new artifact at p: typ, else
+// the plan's ("" when neither did, and the type is inferred).
+func (o *Overlay) declaredType(p, typ string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return cmp.Or(typ, o.plans[p].Type)
+}
+
 // Source is the Source the overlay stages over.
 func (o *Overlay) Source() Source { return o.src }
 
@@ -220,6 +228,9 @@ func (o *Overlay) create(ctx context.Context, p, title, typ string, content []by
 	} else if !errors.Is(err, lunad.ErrNotFound) {
 		return lunad.Artifact{}, err
 	}
+	if err := o.noFileAt(ctx, p); err != nil {
+		return lunad.Artifact{}, err
+	}
 	title, typ = o.newMeta(p, title, typ)
 	a := lunad.Artifact{ID: p, Path: p, Type: typ, Title: title, Status: lunad.StatusActive}
 	o.mu.Lock()
@@ -228,18 +239,32 @@ func (o *Overlay) create(ctx context.Context, p, title, typ string, content []by
 	return a, nil
 }
 
+// lunadDir reports whether p is in .git or .luna, ignoring case.
+func lunadDir(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return strings.EqualFold(first, ".git") || strings.EqualFold(first, ".luna")
+}
+
 func checkPath(p string) error {
 	switch {
 	case p == "":
 		return fmt.Errorf("%w: path is empty: give the new artifact's path relative to the workspace (e.g. docs/intro.md)", lunad.ErrInvalid)
 	case path.IsAbs(p) || path.Clean(p) != p || strings.HasPrefix(p, "../") || p == "..":
 		return fmt.Errorf("%w: path %q must be relative to the workspace and clean (no leading /, no .., no ./)", lunad.ErrInvalid, p)
-	case p == ".git" || p == ".luna" || strings.HasPrefix(p, ".git/") || strings.HasPrefix(p, ".luna/"):
+	case lunadDir(p):
 		return fmt.Errorf("%w: path %q is inside %s, which holds lunad's own state: choose a path outside it", lunad.ErrInvalid, p, strings.SplitN(p, "/", 2)[0])
 	case strings.ContainsAny(p, "\\\x00"):
 		return fmt.Errorf("%w: path %q contains a backslash or a NUL byte", lunad.ErrInvalid, p)
 	}
 	return nil
+}
+
+// created reports whether the artifact at p is new in this stage.
+func (o *Overlay) created(p string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.staged[p]
+	return s != nil && s.created
 }
 
 // Writes are the staged contents, sorted by path: what the stage returns

@@ -73,8 +73,8 @@ var specs = map[string]spec{
 		write:    true,
 	},
 	Handoff: {
-		desc:     "Hand the request over to another worker (coder, writer or reviewer) with the reason; your staged changes are kept.",
-		schema:   `{"type":"object","properties":{"to":{"type":"string","enum":["coder","writer","reviewer"]},"reason":{"type":"string"}},"required":["to","reason"],"additionalProperties":false}`,
+		desc:     "Hand the request over to another worker (coder, writer or reviewer) with the reason; your staged changes are kept. target names the artifact the next worker is to change, if it is not the request's.",
+		schema:   `{"type":"object","properties":{"to":{"type":"string","enum":["coder","writer","reviewer"]},"reason":{"type":"string"},"target":{"type":"string","description":"an artifact ID or path"}},"required":["to","reason"],"additionalProperties":false}`,
 		required: []string{"to", "reason"},
 	},
 	Finish: {

@@ -14,8 +14,11 @@ import (
 // Control is a call that ends the worker's turn: a handoff to another
 // worker, or finish.
 type Control struct {
-	Kind    string `json:"kind"` // "handoff" or "finish"
-	To      string `json:"to,omitempty"`
+	Kind string `json:"kind"` // "handoff" or "finish"
+	To   string `json:"to,omitempty"`
+	// Target is the artifact a handoff asks the next worker to change,
+	// besides the route's target ("" none).
+	Target  string `json:"target,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Summary string `json:"summary,omitempty"`
 }
@@ -47,7 +50,11 @@ type Set struct {
 	role string
 	ov   *Overlay
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// scoped: writes are limited to scope and the created artifacts.
+	scoped   bool
+	scope    []string
+	guard    func(path string) error
 	findings []lunad.AskFinding
 	acks     []Ack
 }
@@ -112,7 +119,7 @@ func (s *Set) Call(ctx context.Context, call llm.ToolCall) Result {
 	case RewriteArtifact:
 		return s.rewrite(ctx, call)
 	case Handoff:
-		return s.handoff(call)
+		return s.handoff(ctx, call)
 	case Finish:
 		var a struct {
 			Summary string `json:"summary"`
@@ -133,24 +140,64 @@ func fail(change, format string, args ...any) Result {
 	return Result{Content: fmt.Sprintf(format, args...), IsError: true, Change: change}
 }
 
-// mayWrite refuses a write of role on an artifact of type typ that is not
-// the role's.
-func (s *Set) mayWrite(a lunad.Artifact) error {
-	switch {
-	case s.role == Writer && IsCode(a.Type):
-		return fmt.Errorf("%s (%s) is %s: code is read-only for the writer; hand off to the coder (handoff {\"to\":\"coder\"}) for a change to it", a.ID, a.Path, a.Type)
-	case s.role == Coder && !IsCode(a.Type):
-		return fmt.Errorf("%s (%s) is %s: prose is the writer's; hand off to the writer (handoff {\"to\":\"writer\"}) for a change to it", a.ID, a.Path, a.Type)
-	case s.role == Reviewer:
-		return fmt.Errorf("the reviewer cannot write: report a finding instead")
+// Scope limits the set's writes to the existing artifacts refs name (IDs
+// or paths: the route's target, the artifact a handoff names) and the
+// artifacts the stage creates; any other write is refused, saying to hand
+// off or ask for a new route. Without Scope every artifact of the role's
+// kind may be written.
+func (s *Set) Scope(refs ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scoped = true
+	for _, r := range refs {
+		if r != "" && !slices.Contains(s.scope, r) {
+			s.scope = append(s.scope, r)
+		}
 	}
-	return nil
 }
 
-func (s *Set) handoff(call llm.ToolCall) Result {
+// Guard makes every write of the set — an edit, a rewrite, a create —
+// pass check first: the workspace policy's rules on writing a path (.git,
+// .luna, dotfiles, CI configuration, read_only, [[deny]] paths). A
+// non-nil error refuses the write with its words, which should name the
+// rule.
+func (s *Set) Guard(check func(path string) error) {
+	s.mu.Lock()
+	s.guard = check
+	s.mu.Unlock()
+}
+
+// guarded is the Guard's answer for a write of p (nil without a Guard).
+func (s *Set) guarded(p string) error {
+	s.mu.Lock()
+	g := s.guard
+	s.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	return g(p)
+}
+
+// inScope refuses a write of an existing artifact the set's Scope does
+// not name.
+func (s *Set) inScope(a lunad.Artifact, created bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.scoped || created || slices.Contains(s.scope, a.ID) || slices.Contains(s.scope, a.Path) {
+		return nil
+	}
+	what := "this request names no artifact to change"
+	if len(s.scope) > 0 {
+		what = "this request changes " + strings.Join(s.scope, ", ")
+	}
+	return fmt.Errorf("%s (%s) is not the artifact this request is about (%s) nor one this stage created: leave it alone, or finish and say what else should change (a new request can target it)", a.ID, a.Path, what)
+}
+
+func (s *Set) handoff(ctx context.Context, call llm.ToolCall) Result {
 	var a struct {
 		To     string `json:"to"`
 		Reason string `json:"reason"`
+		Target string `json:"target"`
 	}
 	if err := decode(call.Name, call.Arguments, &a); err != nil {
 		return fail("", "%v", err)
@@ -161,5 +208,10 @@ func (s *Set) handoff(call llm.ToolCall) Result {
 	if a.To == s.role {
 		return fail("", "handoff: you are the %s: hand off to another worker, or finish", s.role)
 	}
-	return Result{Content: "handed off to the " + a.To, Control: &Control{Kind: "handoff", To: a.To, Reason: a.Reason}}
+	if a.Target != "" {
+		if _, err := s.ov.Artifact(ctx, a.Target); err != nil {
+			return fail("", "handoff: target: %v", notFound(err, a.Target))
+		}
+	}
+	return Result{Content: "handed off to the " + a.To, Control: &Control{Kind: "handoff", To: a.To, Reason: a.Reason, Target: a.Target}}
 }

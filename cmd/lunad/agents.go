@@ -47,8 +47,11 @@ func withAgents(ro *runs.Options, ws agentWorkspace, cfg Config, getenv func(str
 	}
 	b := cfg.Agents.Budget
 	stall := memory.StallOptions{NoProgressSteps: cfg.Agents.Stall.NoProgressSteps}
+	host := newGoalHost(ws.Root(), getenv, log)
 	agents, err := ask.New(ask.Options{
 		Workspace: ws,
+		Reads:     host.reads,
+		Writes:    host.writes,
 		Providers: providers,
 		Memory: memory.Options{Budget: memory.Budget{Tokens: b.Tokens, Calls: b.Calls, Time: b.Time},
 			Stall: stall},
@@ -58,7 +61,6 @@ func withAgents(ro *runs.Options, ws agentWorkspace, cfg Config, getenv func(str
 	if err != nil {
 		return nil, nil, err
 	}
-	host := newGoalHost(ws.Root(), getenv, log)
 	gb := cfg.Agents.Goal.Budget
 	goals := &goalAgents{h: host, o: goal.Options{
 		Providers: providers,

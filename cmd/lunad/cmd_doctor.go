@@ -104,6 +104,7 @@ type doctorReport struct {
 		Network     bool          `json:"network"`
 		Shell       bool          `json:"shell"`
 		ReadOnly    []string      `json:"read_only,omitempty"`
+		DeniedReads []string      `json:"denied_reads,omitempty"`
 		Limits      *doctorLimits `json:"limits,omitempty"`
 	} `json:"policy"`
 	LLM struct {
@@ -174,6 +175,7 @@ func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 		s := c.pol.Sandbox()
 		l := s.Limits
 		p.Unsandboxed, p.Network, p.Shell, p.ReadOnly = string(s.Unsandboxed), s.Network, s.Shell, s.ReadOnly
+		p.DeniedReads = c.pol.DeniedReads()
 		p.Limits = &doctorLimits{l.Timeout.String(), l.CPU.String(), l.Memory, l.Processes, l.FileSize, l.Output}
 	}
 	l := &r.LLM
@@ -218,6 +220,10 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 		lim := pol.Limits
 		p.printf("  limits: timeout %s, cpu %s, memory %s, processes %d, file size %s, output %s\n",
 			lim.Timeout, lim.CPU, lunad.FormatSize(lim.Memory), lim.Processes, lunad.FormatSize(lim.FileSize), lunad.FormatSize(int64(lim.Output)))
+		if len(pol.DeniedReads) > 0 {
+			p.printf("  reads denied (left out of search and the agents' contexts): %s\n", strings.Join(pol.DeniedReads, ", "))
+		}
+		p.printf("  %s\n", policy.AdvisoryNote)
 	}
 	l := r.LLM
 	if !l.Configured {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lunad/lunad/policy"
 	"github.com/lunad/lunad/sandbox"
 )
 
@@ -42,6 +43,7 @@ func TestDoctor(t *testing.T) {
 			"  commands' home: /var/tmp/lunad-doctor-home\n",
 			"/.luna/policy.toml (not present: lunad's defaults)\n", `  unsandboxed = "refuse", network = false, shell = false, read-only: .git, .luna` + "\n",
 			"  limits: timeout 10m0s, cpu 10m0s, memory 8GiB, processes 1024, file size 1GiB, output 1MiB\n",
+			"  " + policy.AdvisoryNote + "\n",
 			"model ([llm], [agents.goal] over it): openai gpt-test at http://127.0.0.1:9/v1, API key in OPENAI_API_KEY (set)\n",
 			"tests ([tests] commands):\n  go test ./...\n", "goals: can run\n"}, ""},
 		{"no model", func(t *testing.T) *ws { return newWS(t) }, 1, []string{

@@ -157,6 +157,43 @@ func (h *goalHost) Check(root string, a policy.Action) policy.Decision {
 	return st.pol.Check(root, a)
 }
 
+// reads is the asks' ask.Options.Reads: the artifacts the policy of now
+// lets the agents be shown (policy.CheckRead); a policy file that does
+// not check withholds every one, saying so.
+func (h *goalHost) reads() func(path string) error {
+	st := h.setup(context.Background())
+	return func(path string) error {
+		if st.polErr != nil {
+			return policyFileError(st.polErr)
+		}
+		if d := st.pol.CheckRead(path); d.Verdict != policy.Allow {
+			return errors.New(d.Message())
+		}
+		return nil
+	}
+}
+
+// writes is the asks' ask.Options.Writes: a write of a path passes the
+// policy of now as write_file would (a rule that wants a person's
+// confirmation refuses it: an ask has no one to ask); a policy file that
+// does not check refuses every write, saying so.
+func (h *goalHost) writes() func(path string) error {
+	st := h.setup(context.Background())
+	return func(path string) error {
+		if st.polErr != nil {
+			return policyFileError(st.polErr)
+		}
+		d := st.pol.Check(h.root, policy.Action{Tool: policy.ToolWriteFile, Paths: []string{path}, Writes: true})
+		switch d.Verdict {
+		case policy.Allow:
+			return nil
+		case policy.Confirm:
+			return errors.New(d.Message() + "; an ask cannot ask for it: make the change in a goal, or by hand")
+		}
+		return errors.New(d.Message())
+	}
+}
+
 // policyFileError says which file to fix.
 func policyFileError(err error) error {
 	return fmt.Errorf("%s does not check, so no goal runs until it is fixed (lunad doctor shows its problems): %w", policy.File, err)
