@@ -23,7 +23,7 @@ var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // The keys each table may have (in the order messages list them).
 var (
 	workflowKeys   = []string{"name", "version", "start", "isolated", "stages"}
-	stageKeys      = []string{"command", "agent", "params", "timeout", "retry", "next"}
+	stageKeys      = []string{"command", "agent", "params", "timeout", "retry", "sandbox", "next"}
 	retryKeys      = []string{"max_attempts", "initial", "max"}
 	transitionKeys = []string{"to", "when", "status"}
 )
@@ -217,6 +217,16 @@ func (p *parser) stage(name string, v any) *Stage {
 	}
 	if d, ok := p.duration(m, path, "timeout"); ok {
 		st.Timeout = d
+	}
+	if v, has := m["sandbox"]; has {
+		b, isBool := v.(bool)
+		switch {
+		case !isBool:
+			p.at(append(path, "sandbox"), "sandbox must be true or false (unquoted): false runs the command on `lunad worker` without the sandbox")
+		case !hasCommand:
+			p.at(append(path, "sandbox"), "sandbox applies to a stage's command, and stage %q has none", name)
+		}
+		st.Unsandboxed = isBool && !b
 	}
 	if v, ok := m["retry"]; ok {
 		p.retry(v, append(path, "retry"), &st.Retry)

@@ -51,6 +51,10 @@ type Stage struct {
 	Timeout time.Duration
 	Retry   Retry
 	Next    []Transition
+	// Unsandboxed (`sandbox = false`): a `lunad worker` runs the command
+	// as a plain process instead of in the sandbox goals' commands run
+	// in. The workflow file says so, never the stage message.
+	Unsandboxed bool
 }
 
 // Retry is a stage's retry policy for transient failures: up to

@@ -376,3 +376,36 @@ func TestIsolated(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxKey: a stage's `sandbox = false` lets `lunad worker` run its
+// command unsandboxed; absent or true keeps the sandbox; anything but a
+// boolean on a command stage is a problem.
+func TestSandboxKey(t *testing.T) {
+	for _, c := range []struct {
+		name, stage string
+		want        bool
+		problem     string
+	}{
+		{"absent", "command = [\"true\"]\n", false, ""},
+		{"true", "command = [\"true\"]\nsandbox = true\n", false, ""},
+		{"false", "command = [\"true\"]\nsandbox = false\n", true, ""},
+		{"quoted", "command = [\"true\"]\nsandbox = \"false\"\n", false, "sandbox must be true or false"},
+		{"on a built-in agent", "agent = \"writer\"\nsandbox = false\n", false, "sandbox applies to a stage's command"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, err := Parse("w.toml", []byte("name = \"w\"\nstart = \"a\"\n[stages.a]\n"+c.stage+"[[stages.a.next]]\nto = \"end\"\n"))
+			if c.problem != "" {
+				if err == nil || !strings.Contains(err.Error(), c.problem) {
+					t.Fatalf("error %v, want %q", err, c.problem)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Stages["a"].Unsandboxed != c.want {
+				t.Fatalf("Unsandboxed = %v, want %v", w.Stages["a"].Unsandboxed, c.want)
+			}
+		})
+	}
+}

@@ -126,7 +126,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	// The queue closes after the service (and its engine) has.
 	var queue *natsqueue.Queue
 	if cfg.Queue.URL != "" {
-		if queue, err = openQueue(ctx, cfg.Queue, log); err != nil {
+		if queue, err = openQueue(ctx, cfg.Queue, root, roleDaemon, m.Getenv, log); err != nil {
 			return err
 		}
 		defer queue.Close()

@@ -80,6 +80,19 @@ type QueueConfig struct {
 	// stage is delivered to another worker; MaxDeliver bounds deliveries.
 	AckWait    time.Duration `toml:"ack_wait"`
 	MaxDeliver int           `toml:"max_deliver"`
+	// Workers are the public keys of the workers whose results the
+	// daemon takes (`lunad worker key` prints a worker's); Daemons those
+	// of the daemons whose stage messages a worker runs (`lunad worker
+	// key --daemon`).
+	Workers []string `toml:"workers"`
+	Daemons []string `toml:"daemons"`
+	// The connection's credentials, one kind at most: User and the
+	// environment variable PasswordEnv names (never the password itself),
+	// NkeyFile (an nkeys user seed), or Credentials (a .creds file).
+	User        string `toml:"user"`
+	PasswordEnv string `toml:"password_env"`
+	NkeyFile    string `toml:"nkey_file"`
+	Credentials string `toml:"credentials"`
 }
 
 // RunsConfig configures the workflow engine.
@@ -187,7 +200,7 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, daemon.memory_limit, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, llm.max_response, the same under agents.supervisor, agents.coder, agents.writer, agents.reviewer and agents.goal, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.goal.budget.tokens, agents.goal.budget.calls, agents.goal.budget.time, agents.stall.no_progress_steps, tests.commands; an API key is never configured here: api_key_env names the environment variable holding it)",
+		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, daemon.memory_limit, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, queue.workers, queue.daemons, queue.user, queue.password_env, queue.nkey_file, queue.credentials, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, llm.max_response, the same under agents.supervisor, agents.coder, agents.writer, agents.reviewer and agents.goal, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.goal.budget.tokens, agents.goal.budget.calls, agents.goal.budget.time, agents.stall.no_progress_steps, tests.commands; an API key is never configured here: api_key_env names the environment variable holding it)",
 			lunad.ErrInvalid, path, strings.Join(keys, ", "))
 	}
 	return nil
@@ -414,6 +427,31 @@ func (q QueueConfig) validate() error {
 	}
 	if q.MaxDeliver < 1 || q.MaxDeliver > 1000 {
 		return fmt.Errorf("queue.max_deliver %d must be between 1 and 1000", q.MaxDeliver)
+	}
+	for _, l := range []struct {
+		what string
+		keys []string
+	}{{"queue.workers", q.Workers}, {"queue.daemons", q.Daemons}} {
+		for _, k := range l.keys {
+			if !natsqueue.ValidPublicKey(k) {
+				return fmt.Errorf("%s: %q is not a public key such as `lunad worker key` prints (\"U\" and 55 more letters and digits)", l.what, k)
+			}
+		}
+	}
+	if q.PasswordEnv != "" && !envName().MatchString(q.PasswordEnv) {
+		return fmt.Errorf("queue.password_env %q must name an environment variable (letters, digits and _), not hold the password", q.PasswordEnv)
+	}
+	if (q.User == "") != (q.PasswordEnv == "") {
+		return fmt.Errorf("queue.user and queue.password_env go together: set both, or neither")
+	}
+	kinds := 0
+	for _, set := range []bool{q.User != "", q.NkeyFile != "", q.Credentials != ""} {
+		if set {
+			kinds++
+		}
+	}
+	if kinds > 1 {
+		return fmt.Errorf("queue.user, queue.nkey_file and queue.credentials are three ways to log in to the NATS server: set one")
 	}
 	return nil
 }

@@ -296,6 +296,11 @@ func TestConfig(t *testing.T) {
 		{"queue env not a URL", "", []string{"LUNAD_QUEUE_URL", "127.0.0.1"}, "queue.url"},
 		{"queue name", "[queue]\nname = \"a.b\"\n", nil, "queue.name"},
 		{"queue ack_wait", "[queue]\nack_wait = \"10ms\"\n", nil, "queue.ack_wait"},
+		{"queue worker key", "[queue]\nworkers = [\"SUAB\"]\n", nil, "queue.workers"},
+		{"queue daemon key a seed", "[queue]\ndaemons = [\"SUAIBDPBAUTWCWBKIO6XHQNINK5FWJW4OHLXC3HQ2KFE4PEJUA44CNHTC4\"]\n", nil, "queue.daemons"},
+		{"queue password in the config", "[queue]\nuser = \"u\"\npassword_env = \"hunter 2\"\n", nil, "queue.password_env"},
+		{"queue user without password", "[queue]\nuser = \"u\"\n", nil, "queue.user and queue.password_env"},
+		{"queue two logins", "[queue]\nuser = \"u\"\npassword_env = \"P\"\nnkey_file = \"/k\"\n", nil, "set one"},
 		{"slug rule", "[refs]\nslugs = \"sphinx\"\n", nil, "refs.slugs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

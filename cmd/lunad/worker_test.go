@@ -34,9 +34,10 @@ print(json.dumps({"status": "ok", "output": {"worker": os.path.basename(os.getcw
 
 // TestWorkersOverNATS: a daemon with a queue, and two `lunad worker`
 // processes in their own clones, against an embedded JetStream server.
-// The worker holding the stage is SIGKILLed mid-stage; the stage is
-// redelivered to the other worker, runs there once, and its writes are
-// committed once by the daemon.
+// Messages are signed with the keys `lunad worker key` prints, and the
+// workers run the stage in the sandbox. The worker holding the stage is
+// SIGKILLed mid-stage; the stage is redelivered to the other worker, runs
+// there once, and its writes are committed once by the daemon.
 func TestWorkersOverNATS(t *testing.T) {
 	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
@@ -60,12 +61,29 @@ func TestWorkersOverNATS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	put(w.dir, ".luna/workflows/q.toml", fmt.Sprintf("name = \"q\"\nversion = \"1\"\nstart = \"a\"\n[stages.a]\ncommand = [%q, \"agents/w.py\"]\ntimeout = \"90s\"\n[[stages.a.next]]\nto = \"end\"\n", wstest.Python(t)))
-	put(w.dir, ".luna/config.toml", config)
+	flow := fmt.Sprintf("name = \"q\"\nversion = \"1\"\nstart = \"a\"\n[stages.a]\ncommand = [%q, \"agents/w.py\"]\ntimeout = \"90s\"\n[[stages.a.next]]\nto = \"end\"\n", wstest.Python(t))
+	put(w.dir, ".luna/workflows/q.toml", flow)
+	// Each side registers the other's key: the daemon its workers', the
+	// workers their daemon's.
+	key := func(dir string, args ...string) string {
+		out, err := exec.Command(lunadBin, append([]string{"worker", "key", "--dir", dir}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("lunad worker key: %v\n%s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
 	clones := []string{filepath.Join(w.home, "slow"), filepath.Join(w.home, "fast")}
+	var workers []string
 	for _, c := range clones {
 		put(c, "agents/w.py", workerAgent)
-		put(c, ".luna/config.toml", config)
+		put(c, ".luna/workflows/q.toml", flow)
+		wstest.GitRun(t, w.home, "init", "-q", c)
+		workers = append(workers, fmt.Sprintf("%q", key(c)))
+	}
+	daemonKey := key(w.dir, "--daemon")
+	put(w.dir, ".luna/config.toml", config+"workers = ["+strings.Join(workers, ", ")+"]\n")
+	for _, c := range clones {
+		put(c, ".luna/config.toml", config+fmt.Sprintf("daemons = [%q]\n", daemonKey))
 	}
 	put(clones[0], "SLOW", "")
 
@@ -129,4 +147,41 @@ func TestWorkersOverNATS(t *testing.T) {
 		t.Fatalf("the stage's writes are in %d commits", n)
 	}
 	w.git("fsck", "--strict", "--no-progress")
+}
+
+// TestWorkerKey: `lunad worker key` prints the same key each time, its
+// seed kept 0600 in the git directory; the daemon's key is another. A
+// worker or a daemon with a queue but no registered keys of the other
+// side refuses to start, saying which setting to fill.
+func TestWorkerKey(t *testing.T) {
+	w := newWS(t)
+	worker := strings.TrimSpace(w.ok("worker", "key"))
+	if again := strings.TrimSpace(w.ok("worker", "key")); again != worker || !strings.HasPrefix(worker, "U") {
+		t.Fatalf("worker key %q, then %q", worker, again)
+	}
+	if d := strings.TrimSpace(w.ok("worker", "key", "--daemon")); d == worker || !strings.HasPrefix(d, "U") {
+		t.Fatalf("daemon key %q (worker's %q)", d, worker)
+	}
+	for _, f := range []string{"queue-worker.nk", "queue-daemon.nk"} {
+		fi, err := os.Stat(filepath.Join(w.dir, ".git", "luna", f))
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v %v; want mode 0600", f, fi, err)
+		}
+	}
+	if st := w.git("status", "--porcelain"); st != "" {
+		t.Fatalf("the keys show in the working tree:\n%s", st)
+	}
+	w.env = append(w.env, "LUNAD_QUEUE_URL=nats://127.0.0.1:1")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"worker"}, "queue.daemons is empty"},
+		{[]string{"serve"}, "queue.workers is empty"},
+	} {
+		r := w.run(c.args...)
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Fatalf("%v; want it to refuse with %q", r, c.want)
+		}
+	}
 }

@@ -15,8 +15,13 @@ import (
 	"github.com/lunad/lunad/runs/procagent"
 )
 
-// deleteWait bounds the deletion of a stage message nobody waits for.
-const deleteWait = 2 * time.Second
+const (
+	// deleteWait bounds the deletion of a stage message nobody waits for.
+	deleteWait = 2 * time.Second
+	// lookupEvery is how often a Process that was sent a result it
+	// refused reads the results stream for the real one.
+	lookupEvery = 2 * time.Second
+)
 
 // agent is a stage's agent through the queue: a worker runs the command.
 type agent struct {
@@ -75,14 +80,14 @@ func (a *agent) Process(ctx context.Context, req lunad.StageRequest) (lunad.Stag
 	// one published while this connection is away is looked up in the
 	// results stream when it is back.
 	rsubj := q.resultSubject(req)
-	results := make(chan *nats.Msg, 4)
+	results := make(chan *nats.Msg, 64)
 	sub, err := q.nc.ChanSubscribe(rsubj, results)
 	if err != nil {
 		return lunad.StageResponse{}, transient("subscribing to the result: " + err.Error())
 	}
 	defer sub.Unsubscribe()
 
-	ack, err := q.publish(ctx, q.stageSubject(req.Workflow, req.Stage), id, data)
+	ack, err := q.publish(ctx, q.stageSubject(req.Workflow, req.Stage), id, data, kindStage, identityOf(req))
 	if err != nil {
 		return lunad.StageResponse{}, a.ended(ctx, "the stage message could not be published")
 	}
@@ -95,19 +100,30 @@ func (a *agent) Process(ctx context.Context, req lunad.StageRequest) (lunad.Stag
 	defer q.unwait(w)
 
 	lookup := ack.Duplicate // a result may predate the subscription
+	var poll <-chan time.Time
 	for {
 		if lookup {
 			lookup = false
-			if m, err := q.results.GetLastMsgForSubject(ctx, rsubj); err == nil {
-				return a.result(log, m.Data)
-			} else if !errors.Is(err, jetstream.ErrMsgNotFound) && ctx.Err() == nil {
-				log.Warn("cannot look the result up", "err", err)
+			if resp, err, ok := a.lookup(ctx, log, rsubj, req); ok {
+				return resp, err
 			}
 		}
 		reconn := q.reconnects()
 		select {
 		case m := <-results:
-			return a.result(log, m.Data)
+			if resp, err, ok := a.result(log, m.Subject, m.Header, m.Data, req, true); ok {
+				return resp, err
+			}
+			// Someone publishes what no worker signed: a flood of them
+			// may have crowded the real result out of this
+			// subscription, so the stream is read from now on.
+			if poll == nil {
+				t := time.NewTicker(lookupEvery)
+				defer t.Stop()
+				poll = t.C
+			}
+		case <-poll:
+			lookup = true
 		case why := <-w.gone:
 			log.Warn("stage message abandoned", "why", why)
 			a.forget(ack.Sequence)
@@ -151,12 +167,64 @@ func (a *agent) forget(seq uint64) {
 	}
 }
 
-// result decodes a worker's result.
-func (a *agent) result(log *slog.Logger, data []byte) (lunad.StageResponse, error) {
+// maxLookup bounds the results of one attempt lookup reads: a flood of
+// refused messages on the subject costs the attempt its timeout, not the
+// daemon its time.
+const maxLookup = 256
+
+// lookup reads the results stream for the first result of req's attempt
+// that a registered worker signed (ok), skipping and counting the others.
+func (a *agent) lookup(ctx context.Context, log *slog.Logger, subject string, req lunad.StageRequest) (lunad.StageResponse, error, bool) {
+	seq := uint64(1)
+	for range maxLookup {
+		m, err := a.q.results.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+		if err != nil {
+			if !errors.Is(err, jetstream.ErrMsgNotFound) && ctx.Err() == nil {
+				log.Warn("cannot look the result up", "err", err)
+			}
+			return lunad.StageResponse{}, nil, false
+		}
+		if resp, err, ok := a.result(log, m.Subject, m.Header, m.Data, req, false); ok {
+			return resp, err, true
+		}
+		seq = m.Sequence + 1
+	}
+	return lunad.StageResponse{}, nil, false
+}
+
+// result decodes a worker's result for req, received on subject, and
+// reports whether it is one (ok): signed by a registered worker's key and
+// answering req's attempt. Any other message is dropped; one that arrived
+// (live) is logged with a warning and counted, one read again from the
+// stream (a lookup) only skipped. The attempt goes on waiting.
+func (a *agent) result(log *slog.Logger, subject string, h nats.Header, data []byte, req lunad.StageRequest, live bool) (lunad.StageResponse, error, bool) {
+	drop := func(what string, err error) (lunad.StageResponse, error, bool) {
+		if live {
+			a.q.drop(log, what, err, subject)
+		} else {
+			log.Debug(what+" skipped: "+err.Error(), "subject", subject)
+		}
+		return lunad.StageResponse{}, nil, false
+	}
 	var r resultMsg
 	if err := json.Unmarshal(data, &r); err != nil {
-		return lunad.StageResponse{}, transient("a worker's result is not valid: " + err.Error())
+		return drop("a result that does not decode", err)
 	}
+	want := identityOf(req)
+	if r.For != want {
+		return drop("a result for another attempt", fmt.Errorf("it answers run %q stage %q attempt %d, not this one", r.For.Run, r.For.Stage, r.For.Attempt))
+	}
+	signer, err := verify(a.q.trusted, h, kindResult, subject, want, data)
+	if err != nil {
+		return drop("a result that no registered worker signed", err)
+	}
+	log = log.With("signer", signer)
+	resp, err := a.response(log, r)
+	return resp, err, true
+}
+
+// response is what a worker's verified result says.
+func (a *agent) response(log *slog.Logger, r resultMsg) (lunad.StageResponse, error) {
 	if v := a.Version(); r.AgentVersion != "" && r.AgentVersion != v {
 		log.Warn("the worker ran another version of the agent", "worker", r.Worker, "worker_version", r.AgentVersion, "version", v)
 	}

@@ -1,5 +1,5 @@
 // Package natsqueue runs workflow stages on more than one machine through
-// NATS JetStream (issue 12). It is lunad's only user of nats.go.
+// NATS JetStream. It is lunad's only user of nats.go.
 //
 // # Design
 //
@@ -24,10 +24,40 @@
 // both with a duplicate window of Options.DuplicateWindow (default 1h). A
 // stage message is JSON: the lunad.StageRequest (references to the input
 // artifacts, the run's params, earlier stages' small outputs — never
-// artifact content), the stage's argv and timeout, and the agent version
-// the daemon computed. A result is JSON: the lunad.StageResponse, or the
-// error the agent failed with and its Permanent flag, with the worker's
-// name and agent version.
+// artifact content), the stage's argv and timeout, the agent version the
+// daemon computed, and when it was sent. A result is JSON: the attempt it
+// answers, the lunad.StageResponse or the error the agent failed with and
+// its Permanent flag, with the worker's name and agent version.
+//
+// # Who may do what
+//
+// Every message is signed (sign.go): the daemon signs its stage messages
+// and each worker its results with an nkeys user key (ed25519) whose seed
+// is in Options.KeyFile (LoadKey makes it on first use, 0600), over a
+// canonical encoding of the kind (stage or result), the subject, the
+// attempt's identity (run, workflow and its version, stage, attempt,
+// idempotency key) and the body's SHA-256; the signer's public key and
+// the signature travel in the Luna-Signer and Luna-Signature headers.
+// Options.Trusted are the keys a process acts on: a daemon takes a result
+// only when one of its workers signed it and it names the attempt the
+// daemon waits for; a worker runs a stage message only when one of its
+// daemons signed it within the duplicate window and the stage's timeout.
+// Any other message is dropped, logged with why, and counted
+// (Queue.Dropped): never committed, never run. A Process that was sent a
+// forged result reads the results stream every few seconds from then on,
+// so a flood of them cannot crowd the real one out of its subscription.
+//
+// A worker runs only its clone's own workflow (confine.go): it reads
+// .luna/workflows/WORKFLOW.toml in its clone and refuses — with a signed
+// result saying why, nothing run — a message whose workflow version is not
+// the file's, or whose command is not the stage's in the file. It runs the
+// command in its clone (never a directory the message names) through
+// WorkerOptions.Sandbox, with the clone's .git and .luna read-only,
+// unless the stage says `sandbox = false` in the file.
+//
+// The NATS server's own security comes first: separate users with
+// subject permissions (testdata/nats-server.conf, in docs/runs.md) and
+// Options' credentials (user and password, nkey seed, creds file).
 //
 // # Exactly one effect
 //
@@ -35,7 +65,8 @@
 // (StageRequest.IdempotencyKey is the stage visit's key): publishing an
 // attempt again — Process tries again while the server is away — is stored
 // once by the server, which says so in the PubAck (Duplicate, logged). The
-// result's ID is the message's plus "/result". Process subscribes to its
+// result's ID is the message's plus "/result/" and a digest of the result,
+// so that no one can take it before the worker. Process subscribes to its
 // result subject before publishing, and looks the result up in the results
 // stream when its publish was a duplicate or its connection came back, so
 // no result is missed. Whatever reaches the engine twice anyway (a worker
@@ -56,10 +87,6 @@
 // WorkerOptions.Agents filters on workflow and stage names ("review" or
 // "review.draft"): JetStream refuses consumers of one work queue whose
 // filters overlap, so the workers of a deployment partition the stages.
-//
-// The worker runs the argv the message carries. Anyone who can publish to
-// N.stages.> can thus run commands on the workers: the NATS server must
-// only accept lunad's daemons (credentials in the URL, or TLS).
 //
 // # Dead letters
 //

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
+	"github.com/lunad/lunad/workflow"
 )
 
 // testAgent is the agent every test stage runs. It notes each execution
@@ -128,6 +130,39 @@ func newLogs(t *testing.T) (*logs, *slog.Logger) {
 	return l, slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
+// testKeys are a test's signing keys: the daemon's and a worker's seed
+// files, and their public keys.
+type testKeys struct {
+	daemonFile, daemonPub string
+	workerFile, workerPub string
+}
+
+func newKeys(t *testing.T) testKeys {
+	t.Helper()
+	dir := t.TempDir()
+	k := testKeys{daemonFile: filepath.Join(dir, "daemon.nk"), workerFile: filepath.Join(dir, "worker.nk")}
+	var err error
+	if k.daemonPub, err = PublicKey(k.daemonFile); err != nil {
+		t.Fatal(err)
+	}
+	if k.workerPub, err = PublicKey(k.workerFile); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// daemon and worker are opts with the daemon's or the worker's key,
+// trusting the other's.
+func (k testKeys) daemon(opts Options) Options {
+	opts.KeyFile, opts.Trusted = k.daemonFile, []string{k.workerPub}
+	return opts
+}
+
+func (k testKeys) worker(opts Options) Options {
+	opts.KeyFile, opts.Trusted = k.workerFile, []string{k.daemonPub}
+	return opts
+}
+
 // openQueue opens a queue on ts that closes when the test ends.
 func openQueue(t *testing.T, url string, opts Options) *Queue {
 	t.Helper()
@@ -141,12 +176,20 @@ func openQueue(t *testing.T, url string, opts Options) *Queue {
 	return q
 }
 
-// clone is a worker's clone of the workspace: a directory named name
-// holding the agent, and more files.
-func clone(t *testing.T, name string, files ...string) string {
+// clone is a worker's clone of the workspace at from: a directory named
+// name holding the agent, from's workflow files, and more files.
+func clone(t *testing.T, name, from string, files ...string) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), name)
 	writeFile(t, filepath.Join(root, "agents/agent.py"), testAgent)
+	wfs, _ := filepath.Glob(filepath.Join(from, ".luna/workflows/*.toml"))
+	for _, f := range wfs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(root, ".luna/workflows", filepath.Base(f)), string(b))
+	}
 	for _, f := range files {
 		writeFile(t, filepath.Join(root, f), "")
 	}
@@ -333,6 +376,7 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 }
 
 // twoStages is a workflow a → b; the stages' agents get aArgs and bArgs.
+// They run unsandboxed (they write logs outside the clone).
 func twoStages(name, aArgs, bArgs, extra string) string {
 	return `name = "` + name + `"
 version = "1"
@@ -340,13 +384,43 @@ start = "a"
 [stages.a]
 command = ["PYTHON", "agents/agent.py", "--write", "out/a.txt", ` + aArgs + `]
 timeout = "30s"
+sandbox = false
 ` + extra + `
 [[stages.a.next]]
 to = "b"
 [stages.b]
 command = ["PYTHON", "agents/agent.py", "--write", "out/b.txt", ` + bArgs + `]
 timeout = "30s"
+sandbox = false
 [[stages.b.next]]
 to = "end"
 `
+}
+
+// oneStage is a clone named name whose workflow w has one stage s running
+// argv, with extra lines in the stage's table; it returns the clone and
+// the workflow's version.
+func oneStage(t *testing.T, name, extra string, argv []string) (string, string) {
+	t.Helper()
+	root := clone(t, name, "")
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = strconv.Quote(a)
+	}
+	path := filepath.Join(root, ".luna/workflows/w.toml")
+	writeFile(t, path, `name = "w"
+version = "1"
+start = "s"
+[stages.s]
+command = [`+strings.Join(quoted, ", ")+`]
+timeout = "20s"
+`+extra+`
+[[stages.s.next]]
+to = "end"
+`)
+	wf, err := workflow.LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, wf.VersionID()
 }

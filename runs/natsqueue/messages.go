@@ -22,13 +22,19 @@ type stageMsg struct {
 	TimeoutMS int64 `json:"timeout_ms"`
 	// AgentVersion is the agent's version as the daemon computed it from
 	// its workspace; a worker whose clone differs logs it.
-	AgentVersion string    `json:"agent_version"`
-	Sent         time.Time `json:"sent"`
+	AgentVersion string `json:"agent_version"`
+	// Sent is when the daemon made the message; a worker refuses one
+	// older than its queue's duplicate window and the stage's timeout
+	// (a replay the server no longer deduplicates).
+	Sent time.Time `json:"sent"`
 }
 
 // resultMsg is a worker's answer to a stage message: the agent's
 // response, or the error it failed with.
 type resultMsg struct {
+	// For is the attempt this result answers; the daemon takes it only
+	// for that attempt.
+	For       identity             `json:"for"`
 	Response  *lunad.StageResponse `json:"response,omitempty"`
 	Error     string               `json:"error,omitempty"`
 	Permanent bool                 `json:"permanent,omitempty"`

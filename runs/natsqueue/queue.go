@@ -9,10 +9,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 
 	"github.com/lunad/lunad"
 )
@@ -57,6 +59,24 @@ type Options struct {
 	DuplicateWindow time.Duration
 	// Logger receives the queue's warnings (default slog.Default()).
 	Logger *slog.Logger
+
+	// KeyFile holds the seed of this process's signing key (LoadKey
+	// creates it when missing): the daemon signs its stage messages with
+	// it, a worker its results. Required.
+	KeyFile string
+	// Trusted are the public keys ("U…") whose messages this process acts
+	// on: for a daemon, its registered workers' (results); for a worker,
+	// its daemons' (stage messages). A message signed by no one of them is
+	// dropped with a warning and counted (Queue.Dropped). Required.
+	Trusted []string
+
+	// The connection's credentials, at most one kind: User and Password,
+	// NkeyFile (an nkeys user seed the server knows by its public key),
+	// or CredsFile (a user JWT and seed, as `nsc` writes them). A user
+	// and password in the URL work as well.
+	User, Password string
+	NkeyFile       string
+	CredsFile      string
 }
 
 // Queue is a connection to a NATS JetStream server holding lunad's stage
@@ -69,6 +89,10 @@ type Queue struct {
 
 	stageStream, resultStream string
 	stages, results           jetstream.Stream
+
+	key     nkeys.KeyPair   // signs what this process publishes
+	trusted map[string]bool // the keys whose messages it acts on
+	dropped atomic.Int64    // messages refused: see Dropped
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -120,14 +144,18 @@ func Open(ctx context.Context, url string, opts Options) (*Queue, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	key, trusted, auth, err := security(opts)
+	if err != nil {
+		return nil, err
+	}
 	// The URL may hold a password or a token: logs and errors show it
 	// redacted.
 	shown := redactURLs(url)
 	q := &Queue{opts: opts, log: log.With("queue", shown),
-		stageStream: opts.Name + "_STAGES", resultStream: opts.Name + "_RESULTS",
+		stageStream: opts.Name + "_STAGES", resultStream: opts.Name + "_RESULTS", key: key, trusted: trusted,
 		reconn: make(chan struct{}), waiters: map[uint64][]*waiter{}, abandoned: map[uint64]string{}}
 	q.ctx, q.cancel = context.WithCancel(context.Background())
-	nc, err := nats.Connect(url,
+	nc, err := nats.Connect(url, append(auth,
 		nats.Name("lunad"),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond),
@@ -138,7 +166,16 @@ func Open(ctx context.Context, url string, opts Options) (*Queue, error) {
 			}
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) { q.reconnected() }),
-	)
+		// The server's refusals (a permissions violation: the user's
+		// subject permissions do not allow what lunad did) arrive here.
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if errors.Is(err, nats.ErrPermissionViolation) || strings.Contains(err.Error(), "Permissions Violation") {
+				q.log.Warn("the NATS server refused a request: check the user's subject permissions (docs/runs.md)", "err", err)
+				return
+			}
+			q.log.Warn("NATS connection error", "err", err)
+		}),
+	)...)
 	if err != nil {
 		q.cancel()
 		return nil, fmt.Errorf("queue %s: %w", shown, hideURLs(err, url))
@@ -151,6 +188,62 @@ func Open(ctx context.Context, url string, opts Options) (*Queue, error) {
 	return q, nil
 }
 
+// security is the signing key, the trusted keys and the connection's
+// credentials opts name.
+func security(opts Options) (nkeys.KeyPair, map[string]bool, []nats.Option, error) {
+	if opts.KeyFile == "" {
+		return nil, nil, nil, fmt.Errorf("%w: the queue needs a signing key file (Options.KeyFile)", lunad.ErrInvalid)
+	}
+	if len(opts.Trusted) == 0 {
+		return nil, nil, nil, fmt.Errorf("%w: the queue trusts no key: register the other side's public key (a daemon its workers', a worker its daemon's)", lunad.ErrInvalid)
+	}
+	trusted := map[string]bool{}
+	for _, k := range opts.Trusted {
+		if !ValidPublicKey(k) {
+			return nil, nil, nil, fmt.Errorf("%w: %q is not an nkeys user public key (\"U…\", as `lunad worker key` prints)", lunad.ErrInvalid, k)
+		}
+		trusted[k] = true
+	}
+	kinds := 0
+	var auth []nats.Option
+	if opts.User != "" || opts.Password != "" {
+		kinds++
+		auth = append(auth, nats.UserInfo(opts.User, opts.Password))
+	}
+	if opts.NkeyFile != "" {
+		kinds++
+		o, err := nats.NkeyOptionFromSeed(opts.NkeyFile)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: the connection's nkey seed %s: %v", lunad.ErrInvalid, opts.NkeyFile, err)
+		}
+		auth = append(auth, o)
+	}
+	if opts.CredsFile != "" {
+		kinds++
+		auth = append(auth, nats.UserCredentials(opts.CredsFile))
+	}
+	if kinds > 1 {
+		return nil, nil, nil, fmt.Errorf("%w: give the connection one kind of credentials: a user and password, an nkey seed or a credentials file", lunad.ErrInvalid)
+	}
+	key, err := LoadKey(opts.KeyFile)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return key, trusted, auth, nil
+}
+
+// Dropped is how many messages this queue refused since it opened: a
+// daemon's results and a worker's stage messages that were unsigned,
+// signed by a key it does not trust, forged, or about another attempt
+// than the one they came for. None of them was acted on.
+func (q *Queue) Dropped() int64 { return q.dropped.Load() }
+
+// drop counts a refused message and says why.
+func (q *Queue) drop(log *slog.Logger, what string, err error, subject string) {
+	q.dropped.Add(1)
+	log.Warn(what+" refused: "+err.Error(), "subject", subject, "dropped", q.dropped.Load())
+}
+
 // setup makes sure the streams exist and follows JetStream's advisories
 // about the stage stream.
 func (q *Queue) setup(ctx context.Context) error {
@@ -161,7 +254,7 @@ func (q *Queue) setup(ctx context.Context) error {
 	q.js = js
 	q.stages, err = q.stream(ctx, jetstream.StreamConfig{
 		Name:        q.stageStream,
-		Description: "lunad stage messages (issue 12)",
+		Description: "lunad stage messages",
 		Subjects:    []string{q.opts.Name + ".stages.>"},
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
@@ -172,7 +265,7 @@ func (q *Queue) setup(ctx context.Context) error {
 	}
 	q.results, err = q.stream(ctx, jetstream.StreamConfig{
 		Name:        q.resultStream,
-		Description: "lunad stage results (issue 12)",
+		Description: "lunad stage results",
 		Subjects:    []string{q.opts.Name + ".results.>"},
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
@@ -314,12 +407,18 @@ func (q *Queue) isClosed() bool {
 // server is away (nats.go reconnects meanwhile) until ctx is done. A
 // repeat is safe: the server stores one message per ID within the
 // duplicate window, and says so in the PubAck.
-func (q *Queue) publish(ctx context.Context, subject, id string, data []byte) (*jetstream.PubAck, error) {
+//
+// The message is signed with the queue's key as a message of kind about
+// ident.
+func (q *Queue) publish(ctx context.Context, subject, id string, data []byte, kind string, ident identity) (*jetstream.PubAck, error) {
 	wait := 100 * time.Millisecond
 	for try := 1; ; try++ {
-		tctx, cancel := context.WithTimeout(ctx, publishTry)
 		m := nats.NewMsg(subject)
 		m.Data = data
+		if err := sign(q.key, m, kind, ident); err != nil {
+			return nil, fmt.Errorf("signing %s: %w", id, err)
+		}
+		tctx, cancel := context.WithTimeout(ctx, publishTry)
 		ack, err := q.js.PublishMsg(tctx, m, jetstream.WithMsgID(id))
 		cancel()
 		if err == nil {

@@ -56,9 +56,10 @@ func TestThroughQueue(t *testing.T) {
 	srv := startServer(t)
 	logText, log := newLogs(t)
 	agentLog := filepath.Join(t.TempDir(), "agent.log")
-	q := openQueue(t, srv.url, Options{Logger: log})
+	k := newKeys(t)
+	q := openQueue(t, srv.url, k.daemon(Options{Logger: log}))
 	w := newWorkspace(t, q, log, map[string]string{"two": twoStages("two", `"--log", "`+agentLog+`"`, `"--log", "`+agentLog+`"`, "")})
-	startWorker(t, openQueue(t, srv.url, Options{Logger: log}), clone(t, "worker-b"), WorkerOptions{Name: "b", Slots: 2, Logger: log})
+	startWorker(t, openQueue(t, srv.url, k.worker(Options{Logger: log})), clone(t, "worker-b", w.root), WorkerOptions{Name: "b", Slots: 2, Logger: log})
 
 	info := w.wait(w.start("two"))
 	checkCompleted(t, w, info)
@@ -78,6 +79,9 @@ func TestThroughQueue(t *testing.T) {
 	if strings.Contains(logText.String(), "level=WARN") {
 		t.Fatalf("warnings:\n%s", logText)
 	}
+	if q.Dropped() != 0 {
+		t.Fatalf("%d messages dropped", q.Dropped())
+	}
 }
 
 // TestDedup: an attempt published twice is stored once (the second PubAck
@@ -86,14 +90,16 @@ func TestDedup(t *testing.T) {
 	srv := startServer(t)
 	logText, log := newLogs(t)
 	agentLog := filepath.Join(t.TempDir(), "agent.log")
-	q := openQueue(t, srv.url, Options{Logger: log})
-	root := clone(t, "daemon")
-	a, err := q.NewAgent(root, []string{wstest.Python(t), "agents/agent.py", "--log", agentLog}, 20*time.Second)
+	k := newKeys(t)
+	q := openQueue(t, srv.url, k.daemon(Options{Logger: log}))
+	argv := []string{wstest.Python(t), "agents/agent.py", "--log", agentLog}
+	root, version := oneStage(t, "daemon", "sandbox = false", argv)
+	a, err := q.NewAgent(root, argv, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := func(run string, attempt int) lunad.StageRequest {
-		return lunad.StageRequest{RunID: run, Stage: "s", Attempt: attempt, Workflow: "w", WorkflowVersion: "v1",
+		return lunad.StageRequest{RunID: run, Stage: "s", Attempt: attempt, Workflow: "w", WorkflowVersion: version,
 			IdempotencyKey: "run-" + run}
 	}
 
@@ -102,8 +108,8 @@ func TestDedup(t *testing.T) {
 	defer cancel()
 	var acks []*jetstream.PubAck
 	for _, attempt := range []int{1, 1, 2} {
-		data, _ := json.Marshal(stageMsg{Request: req("direct", attempt), Argv: []string{wstest.Python(t), "agents/agent.py", "--log", agentLog}, TimeoutMS: 20000})
-		ack, err := q.publish(ctx, q.stageSubject("w", "s"), msgID(req("direct", attempt)), data)
+		data, _ := json.Marshal(stageMsg{Request: req("direct", attempt), Argv: argv, TimeoutMS: 20000, Sent: time.Now()})
+		ack, err := q.publish(ctx, q.stageSubject("w", "s"), msgID(req("direct", attempt)), data, kindStage, identityOf(req("direct", attempt)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +119,7 @@ func TestDedup(t *testing.T) {
 		t.Fatalf("acks: %+v %+v %+v; want the second a duplicate of the first", *acks[0], *acks[1], *acks[2])
 	}
 
-	startWorker(t, openQueue(t, srv.url, Options{Logger: log}), clone(t, "worker"), WorkerOptions{Name: "w", Slots: 2, Logger: log})
+	startWorker(t, openQueue(t, srv.url, k.worker(Options{Logger: log})), clone(t, "worker", root), WorkerOptions{Name: "w", Slots: 2, Logger: log})
 	eventually(t, 30*time.Second, "the direct messages run", func() bool { return len(executions(t, agentLog, "direct", "done")) >= 2 })
 
 	// Process: the same attempt twice, one after the other or at once,
@@ -156,8 +162,10 @@ func TestDedup(t *testing.T) {
 }
 
 const (
-	helperURL  = "NATSQUEUE_TEST_WORKER_URL"
-	helperRoot = "NATSQUEUE_TEST_WORKER_ROOT"
+	helperURL     = "NATSQUEUE_TEST_WORKER_URL"
+	helperRoot    = "NATSQUEUE_TEST_WORKER_ROOT"
+	helperKeyFile = "NATSQUEUE_TEST_WORKER_KEY_FILE"
+	helperTrusted = "NATSQUEUE_TEST_WORKER_TRUSTED"
 )
 
 // TestHelperWorker is the worker TestWorkerKilledMidStage runs in a
@@ -167,7 +175,8 @@ func TestHelperWorker(t *testing.T) {
 	if url == "" {
 		t.Skip("the child process of TestWorkerKilledMidStage")
 	}
-	q, err := Open(context.Background(), url, Options{AckWait: 2 * time.Second})
+	q, err := Open(context.Background(), url, Options{AckWait: 2 * time.Second,
+		KeyFile: os.Getenv(helperKeyFile), Trusted: []string{os.Getenv(helperTrusted)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,14 +191,15 @@ func TestWorkerKilledMidStage(t *testing.T) {
 	_, log := newLogs(t)
 	agentLog := filepath.Join(t.TempDir(), "agent.log")
 	opts := Options{AckWait: 2 * time.Second, Logger: log}
-	q := openQueue(t, srv.url, opts)
+	k := newKeys(t)
+	q := openQueue(t, srv.url, k.daemon(opts))
 	w := newWorkspace(t, q, log, map[string]string{"two": twoStages("two", `"--log", "`+agentLog+`", "--slow-if", "SLOW"`, `"--log", "`+agentLog+`"`, "")})
 
 	// The first worker, in a child process, whose agent is slow.
-	rootA := clone(t, "worker-a", "SLOW")
+	rootA := clone(t, "worker-a", w.root, "SLOW")
 	var childOut bytes.Buffer
 	child := exec.Command(os.Args[0], "-test.run=^TestHelperWorker$", "-test.count=1")
-	child.Env = append(os.Environ(), helperURL+"="+srv.url, helperRoot+"="+rootA)
+	child.Env = append(os.Environ(), helperURL+"="+srv.url, helperRoot+"="+rootA, helperKeyFile+"="+k.workerFile, helperTrusted+"="+k.daemonPub)
 	child.Stdout, child.Stderr = &childOut, &childOut
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
@@ -216,7 +226,7 @@ func TestWorkerKilledMidStage(t *testing.T) {
 
 	// The second worker starts, then the first one dies mid-stage (its
 	// agent's process group with it).
-	startWorker(t, openQueue(t, srv.url, opts), clone(t, "worker-b"), WorkerOptions{Name: "b", Logger: log})
+	startWorker(t, openQueue(t, srv.url, k.worker(opts)), clone(t, "worker-b", w.root), WorkerOptions{Name: "b", Logger: log})
 	killed := time.Now()
 	child.Process.Signal(syscall.SIGKILL)
 	child.Wait()
@@ -253,7 +263,7 @@ func TestAbandoned(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := startServer(t)
 			_, log := newLogs(t)
-			q := openQueue(t, srv.url, Options{AckWait: time.Second, MaxDeliver: 2, Logger: log})
+			q := openQueue(t, srv.url, newKeys(t).daemon(Options{AckWait: time.Second, MaxDeliver: 2, Logger: log}))
 			w := newWorkspace(t, q, log, map[string]string{"one": `name = "one"
 version = "1"
 start = "s"
@@ -345,9 +355,10 @@ func TestServerAway(t *testing.T) {
 			srv := startServer(t)
 			_, log := newLogs(t)
 			agentLog := filepath.Join(t.TempDir(), "agent.log")
-			q := openQueue(t, srv.url, Options{Logger: log})
+			k := newKeys(t)
+			q := openQueue(t, srv.url, k.daemon(Options{Logger: log}))
 			w := newWorkspace(t, q, log, map[string]string{"two": twoStages("two", `"--log", "`+agentLog+`", `+c.aArgs, `"--log", "`+agentLog+`"`, "")})
-			startWorker(t, openQueue(t, srv.url, Options{Logger: log}), clone(t, "worker"), WorkerOptions{Name: "w", Logger: log})
+			startWorker(t, openQueue(t, srv.url, k.worker(Options{Logger: log})), clone(t, "worker", w.root), WorkerOptions{Name: "w", Logger: log})
 
 			id := c.away(t, srv, w, agentLog)
 			time.Sleep(1500 * time.Millisecond)
@@ -399,11 +410,11 @@ func TestWorkerAgents(t *testing.T) {
 func TestWorkerOverlap(t *testing.T) {
 	srv := startServer(t)
 	_, log := newLogs(t)
-	q := openQueue(t, srv.url, Options{Logger: log})
-	startWorker(t, q, clone(t, "all"), WorkerOptions{Logger: log})
+	q := openQueue(t, srv.url, newKeys(t).worker(Options{Logger: log}))
+	startWorker(t, q, clone(t, "all", ""), WorkerOptions{Logger: log})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	err := NewWorker(q, clone(t, "some"), WorkerOptions{Agents: []string{"review"}, Logger: log}).Run(ctx)
+	err := NewWorker(q, clone(t, "some", ""), WorkerOptions{Agents: []string{"review"}, Logger: log}).Run(ctx)
 	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "workqueue") {
 		t.Fatalf("Run: %v (ctx: %v); want the server's refusal", err, ctx.Err())
 	}
@@ -417,14 +428,16 @@ func TestWorkerStops(t *testing.T) {
 	srv := startServer(t)
 	_, log := newLogs(t)
 	agentLog := filepath.Join(t.TempDir(), "agent.log")
-	q := openQueue(t, srv.url, Options{AckWait: time.Minute, Logger: log})
+	k := newKeys(t)
+	q := openQueue(t, srv.url, k.daemon(Options{AckWait: time.Minute, Logger: log}))
+	wq := openQueue(t, srv.url, k.worker(Options{AckWait: time.Minute, Logger: log}))
 	w := newWorkspace(t, q, log, map[string]string{"two": twoStages("two", `"--log", "`+agentLog+`", "--slow-if", "SLOW"`, `"--log", "`+agentLog+`"`, "")})
 
-	rootA := clone(t, "worker-a", "SLOW")
+	rootA := clone(t, "worker-a", w.root, "SLOW")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- NewWorker(q, rootA, WorkerOptions{Name: "a", Logger: log}).Run(ctx) }()
+	go func() { done <- NewWorker(wq, rootA, WorkerOptions{Name: "a", Logger: log}).Run(ctx) }()
 	id := w.start("two")
 	eventually(t, 30*time.Second, "the first worker's agent starts", func() bool {
 		_, err := os.Stat(filepath.Join(rootA, "agent.pid"))
@@ -440,7 +453,7 @@ func TestWorkerStops(t *testing.T) {
 		t.Fatal("Run did not return after its context ended")
 	}
 	started := time.Now()
-	startWorker(t, q, clone(t, "worker-b"), WorkerOptions{Name: "b", Logger: log})
+	startWorker(t, wq, clone(t, "worker-b", w.root), WorkerOptions{Name: "b", Logger: log})
 	info := w.wait(id)
 	checkCompleted(t, w, info)
 	if took := time.Since(started); took > 20*time.Second {

@@ -44,19 +44,20 @@ func TestQueueURLSecretsHidden(t *testing.T) {
 	ts.opts.Authorization = token
 	ts.start()
 	withToken := strings.Replace(ts.url, "nats://", "nats://"+token+"@", 1)
+	k := newKeys(t)
 
 	t.Run("error", func(t *testing.T) {
 		const password = "pw-SECRET-0123456789"
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, err := Open(ctx, strings.Replace(ts.url, "nats://", "nats://user:"+password+"@", 1)+", "+withToken+"x", Options{Logger: slog.New(recordsTo{ch: make(chan string)})})
+		_, err := Open(ctx, strings.Replace(ts.url, "nats://", "nats://user:"+password+"@", 1)+", "+withToken+"x", k.daemon(Options{Logger: slog.New(recordsTo{ch: make(chan string)})}))
 		if err == nil || strings.Contains(err.Error(), password) || strings.Contains(err.Error(), token) {
 			t.Fatalf("err = %v, want an error without the password or the token", err)
 		}
 	})
 	t.Run("log", func(t *testing.T) {
 		lines := make(chan string, 16)
-		openQueue(t, withToken, Options{Logger: slog.New(recordsTo{ch: lines})})
+		openQueue(t, withToken, k.daemon(Options{Logger: slog.New(recordsTo{ch: lines})}))
 		ts.stop()
 		deadline := time.After(20 * time.Second)
 		for {

@@ -48,6 +48,10 @@ type WorkerOptions struct {
 	Name string
 	// Logger receives the worker's progress (default slog.Default()).
 	Logger *slog.Logger
+	// Sandbox runs the stages' commands. Nil: the worker runs only the
+	// stages whose workflow says `sandbox = false`, and refuses the
+	// others.
+	Sandbox Sandbox
 }
 
 // Worker runs stages from the queue with the process agent in its own
@@ -186,7 +190,7 @@ func (w *Worker) consumer(ctx context.Context, name string, subjects []string) (
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
 		c, err = js.CreateConsumer(ctx, stream, jetstream.ConsumerConfig{
 			Durable:        name,
-			Description:    "lunad workers (issue 12)",
+			Description:    "lunad workers",
 			DeliverPolicy:  jetstream.DeliverAllPolicy,
 			AckPolicy:      jetstream.AckExplicitPolicy,
 			AckWait:        w.q.opts.AckWait,
@@ -220,10 +224,8 @@ func fetch(cons jetstream.Consumer) (jetstream.Msg, error) {
 // result, then the acknowledgement — in that order, so that a worker
 // killed on the way leaves the message to be redelivered.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg, ackWait time.Duration) {
-	var m stageMsg
-	if err := json.Unmarshal(msg.Data(), &m); err != nil || len(m.Argv) == 0 || m.Request.IdempotencyKey == "" {
-		w.log.Error("not a lunad stage message: terminated", "subject", msg.Subject(), "err", err)
-		msg.TermWithReason("not a lunad stage message")
+	m, ok := w.authentic(msg)
+	if !ok {
 		return
 	}
 	req := m.Request
@@ -270,7 +272,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg, ackWait time.Dur
 		res = resultMsg{Error: "encoding the result: " + err.Error(), Worker: res.Worker, AgentVersion: res.AgentVersion}
 		data, _ = json.Marshal(res)
 	}
-	ack, err := w.q.publish(ctx, w.q.resultSubject(req), id+"/result", data)
+	sum := sha256.Sum256(data) // a result's ID no one can take before it
+	ack, err := w.q.publish(ctx, w.q.resultSubject(req), id+"/result/"+hex.EncodeToString(sum[:8]), data, kindResult, identityOf(req))
 	heartbeats()
 	if err != nil {
 		msg.Nak()
@@ -289,10 +292,46 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg, ackWait time.Dur
 	log.Debug("stage done", "ok", res.Response != nil)
 }
 
-// run runs the stage's agent in the worker's clone.
+// authentic decodes a stage message and checks that one of the worker's
+// daemons signed it for the attempt it names, recently. Any other is
+// terminated (never redelivered), logged and counted: nothing runs.
+func (w *Worker) authentic(msg jetstream.Msg) (stageMsg, bool) {
+	var m stageMsg
+	refuse := func(what string, err error) (stageMsg, bool) {
+		w.q.drop(w.log, what, err, msg.Subject())
+		msg.TermWithReason("refused: " + what)
+		return stageMsg{}, false
+	}
+	if err := json.Unmarshal(msg.Data(), &m); err != nil {
+		return refuse("a stage message that does not decode", err)
+	}
+	if len(m.Argv) == 0 || m.Request.IdempotencyKey == "" {
+		return refuse("a stage message without a command or an idempotency key", errors.New("not a lunad stage message"))
+	}
+	if _, err := verify(w.q.trusted, msg.Headers(), kindStage, msg.Subject(), identityOf(m.Request), msg.Data()); err != nil {
+		return refuse("a stage message that no registered daemon signed", err)
+	}
+	if w.stale(m.Sent, time.Duration(m.TimeoutMS)*time.Millisecond) {
+		return refuse("a stale stage message", fmt.Errorf("sent %v, before the queue's duplicate window: a replay", m.Sent))
+	}
+	return m, true
+}
+
+// run runs the stage in the worker's clone: the command of the clone's
+// own workflow file (Worker.stage), in the sandbox unless that file says
+// `sandbox = false`. An isolated run's worktree on the daemon's machine
+// means nothing here: the command runs in the clone.
 func (w *Worker) run(ctx context.Context, log *slog.Logger, m stageMsg) resultMsg {
-	res := resultMsg{Worker: w.opts.Name}
-	pa, err := procagent.New(w.root, m.Argv, procagent.Options{Timeout: time.Duration(m.TimeoutMS) * time.Millisecond, Logger: log})
+	res := resultMsg{For: identityOf(m.Request), Worker: w.opts.Name}
+	st, err := w.stage(m)
+	if err != nil {
+		var r *refusal
+		errors.As(err, &r)
+		log.Warn("stage refused", "err", err)
+		res.Error, res.Permanent = err.Error(), r.permanent
+		return res
+	}
+	pa, err := procagent.New(w.root, st.Command, procagent.Options{Timeout: st.Timeout, Logger: log})
 	if err != nil {
 		res.Error, res.Permanent = err.Error(), true
 		return res
@@ -301,7 +340,15 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, m stageMsg) resultMs
 	if m.AgentVersion != "" && m.AgentVersion != res.AgentVersion {
 		log.Warn("this clone's agent differs from the daemon's", "version", res.AgentVersion, "daemon_version", m.AgentVersion)
 	}
-	resp, err := pa.Process(ctx, m.Request)
+	req := m.Request
+	req.Dir, req.Branch = "", ""
+	var resp lunad.StageResponse
+	if st.Unsandboxed {
+		log.Info("running the stage without the sandbox: its workflow says sandbox = false")
+		resp, err = pa.Process(ctx, req)
+	} else {
+		resp, err = w.runSandboxed(ctx, st, req)
+	}
 	var ae *lunad.AgentError
 	switch {
 	case err == nil:
