@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,17 +169,15 @@ const (
 	helperTrusted = "NATSQUEUE_TEST_WORKER_TRUSTED"
 )
 
-// TestHelperWorker is the worker TestWorkerKilledMidStage runs in a
-// child process and kills.
-func TestHelperWorker(t *testing.T) {
-	url := os.Getenv(helperURL)
-	if url == "" {
-		t.Skip("the child process of TestWorkerKilledMidStage")
-	}
+// runChildWorker is the worker TestWorkerKilledMidStage runs in a child
+// process (this test binary, started with helperURL set; TestMain calls
+// it instead of the tests) and kills: it never returns on its own.
+func runChildWorker(url string) {
 	q, err := Open(context.Background(), url, Options{AckWait: 2 * time.Second,
 		KeyFile: os.Getenv(helperKeyFile), Trusted: []string{os.Getenv(helperTrusted)}})
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	NewWorker(q, os.Getenv(helperRoot), WorkerOptions{Name: "child"}).Run(context.Background())
 }
@@ -198,7 +197,7 @@ func TestWorkerKilledMidStage(t *testing.T) {
 	// The first worker, in a child process, whose agent is slow.
 	rootA := clone(t, "worker-a", w.root, "SLOW")
 	var childOut bytes.Buffer
-	child := exec.Command(os.Args[0], "-test.run=^TestHelperWorker$", "-test.count=1")
+	child := exec.Command(os.Args[0])
 	child.Env = append(os.Environ(), helperURL+"="+srv.url, helperRoot+"="+rootA, helperKeyFile+"="+k.workerFile, helperTrusted+"="+k.daemonPub)
 	child.Stdout, child.Stderr = &childOut, &childOut
 	if err := child.Start(); err != nil {

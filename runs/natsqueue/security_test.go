@@ -23,6 +23,10 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.Init() // the worker's sandbox binds this test binary as the Landlock shim
+	if url := os.Getenv(helperURL); url != "" {
+		runChildWorker(url)
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
