@@ -406,19 +406,55 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// TestTimeoutTermFirst: the command is sent TERM first and can clean up.
-// The timeout leaves the shell time to set its trap even on a loaded
-// machine (at 300 ms, under a load of 16, TERM once came first).
-func TestTimeoutTermFirst(t *testing.T) {
+// TestTermFirst: a command being ended is sent TERM first and can clean
+// up. The end comes once its trap is set (it says so by a file): ended by
+// a fixed timeout instead, a loaded machine could send TERM before the
+// shell has read its trap, and the test would measure the start-up time.
+// Timeouts and cancellation end a command the same way (Runner.wait);
+// TestTimeout covers the timeout.
+func TestTermFirst(t *testing.T) {
 	t.Parallel()
 	r, _ := newRunner(t)
 	root := workspace(t, t.TempDir())
-	res := runWithin(t, r, Spec{Argv: sh(`trap 'echo cleaned > cleaned; exit 3' TERM; echo ready; while :; do sleep 0.05; done`), Root: root, Timeout: 2 * time.Second, Grace: 10 * time.Second}, 30*time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type ran struct {
+		res Result
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		res, err := r.Run(ctx, Spec{Argv: sh(`trap 'echo cleaned > cleaned; exit 3' TERM; echo > ready; while :; do sleep 0.05; done`), Root: root, Timeout: time.Minute, Grace: time.Minute})
+		done <- ran{res, err}
+	}()
+	deadline := time.After(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(root, "ready")); err == nil {
+			break
+		}
+		select {
+		case d := <-done:
+			t.Fatalf("the command ended before it was ready: %+v, %v", d.res, d.err)
+		case <-deadline:
+			t.Fatal("the command did not get ready within 30s")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	var d ran
+	select {
+	case d = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return within 30s of its cancellation")
+	}
+	if d.err != nil {
+		t.Fatal(d.err)
+	}
 	if b, err := os.ReadFile(filepath.Join(root, "cleaned")); err != nil || string(b) != "cleaned\n" {
 		t.Errorf("the command did not get TERM: %q, %v", b, err)
 	}
-	if res.Ended != "timeout" || res.ExitCode != 3 {
-		t.Errorf("Ended %q ExitCode %d Signal %q; want timeout, exit 3", res.Ended, res.ExitCode, res.Signal)
+	if d.res.Ended != "cancelled" || d.res.ExitCode != 3 {
+		t.Errorf("Ended %q ExitCode %d Signal %q; want cancelled, exit 3 (its TERM trap's)", d.res.Ended, d.res.ExitCode, d.res.Signal)
 	}
 }
 
