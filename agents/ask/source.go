@@ -159,7 +159,21 @@ func (s *source) Stale(ctx context.Context) ([]lunad.Reference, error) {
 }
 
 // FileAt is tools.FileAt over the workspace, recorded: whether a file
-// that is not an artifact is at path (create_artifact refuses it).
+// that is not an artifact is at path (create_artifact refuses it). A
+// stage recorded before creations were checked has no such read: its
+// replay answers no file, since the create it recorded was made.
 func (s *source) FileAt(ctx context.Context, path string) (bool, error) {
-	return recorded(s, []string{"FileAt", path}, func() (bool, error) { return tools.FileAt(ctx, s.ws, path) })
+	key := []string{"FileAt", path}
+	if s.replay && !s.recordedRead(key) {
+		return false, nil
+	}
+	return recorded(s, key, func() (bool, error) { return tools.FileAt(ctx, s.ws, path) })
+}
+
+// recordedRead reports whether the recording holds the read.
+func (s *source) recordedRead(key []string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.reads[strings.Join(key, "\x00")]
+	return ok
 }
