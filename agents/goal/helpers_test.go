@@ -217,22 +217,26 @@ type envOptions struct {
 	// project's files are committed before the goal starts.
 	project project
 	// sandboxed: commands and tests run in the real sandbox (bwrap,
-	// without Landlock, which needs a shim), with userHome as the user's
-	// home it hides; disk is the goal's disk budget (0: the default).
+	// Landlock beneath it), with userHome as the user's home it hides; disk is the goal's disk budget (0: the default).
 	sandboxed bool
 	userHome  string
 	disk      int64
 }
 
-// sandboxRunner is a real sandbox without Landlock (no shim in this test
-// binary); a host that cannot sandbox fails the test, saying why.
+func TestMain(m *testing.M) {
+	sandbox.Init() // the sandbox binds this test binary as the Landlock shim
+	os.Exit(m.Run())
+}
+
+// sandboxRunner is the real sandbox, as lunad runs it (Landlock beneath
+// bwrap where the kernel has it, this test binary as the shim); a host
+// that cannot sandbox fails the test, saying why.
 func sandboxRunner(t *testing.T, userHome string) *sandbox.Runner {
 	t.Helper()
 	caps := sandbox.Probe(context.Background())
 	if !caps.Usable() {
 		t.Fatalf("this host cannot sandbox commands (install bubblewrap: apt-get install bubblewrap):\n%s", caps)
 	}
-	caps.Landlock, caps.LandlockApplied = 0, ""
 	r, err := sandbox.New(caps, sandbox.Options{UserHome: userHome})
 	if err != nil {
 		t.Fatal(err)
