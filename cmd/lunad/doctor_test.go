@@ -61,6 +61,20 @@ func TestDoctor(t *testing.T) {
 			w.env = append(w.env, "LUNAD_SANDBOX_HOME=/var/tmp/lunad-doctor-home")
 			return w
 		}, 0, []string{"API key in OPENAI_API_KEY (NOT set: set it in the daemon's environment)\n"}, ""},
+		{"a bwrap that keeps capabilities", func(t *testing.T) *ws {
+			// A wrapper on PATH drops --cap-drop ALL from what lunad
+			// asks of the real bwrap: doctor must say what commands
+			// would hold, not which options it passed.
+			w := ready(t)
+			bin := t.TempDir()
+			script := "#!/bin/bash\nout=()\nfor a in \"$@\"; do\n  case \"$a\" in --cap-drop) a=--cap-add ;; esac\n  out+=(\"$a\")\ndone\nexec /usr/bin/bwrap \"${out[@]}\"\n"
+			if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			w.env = append(w.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			return w
+		}, 1, []string{"  capabilities: WARNING: NOT dropped: a command in the sandbox holds capabilities (CapEff ", "  seccomp: WARNING: NONE: ", "  sandbox: unusable: ", "goals: cannot run"},
+			"does not apply the options lunad gives it; use the distribution's bubblewrap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := tc.setup(t)
@@ -89,7 +103,8 @@ func TestDoctor(t *testing.T) {
 		if !rep.Sandbox.Usable || rep.Sandbox.Bwrap != "/usr/bin/bwrap" || rep.Sandbox.BwrapVersion == "" || !rep.Policy.OK || rep.Policy.Present ||
 			rep.Policy.Limits == nil || rep.Policy.Limits.Processes != 1024 || !rep.LLM.Configured || rep.LLM.KeyEnv != "OPENAI_API_KEY" || !rep.LLM.KeySet ||
 			len(rep.Tests.Commands) != 1 || !rep.Goals.CanRun || strings.Contains(r.stdout, key) ||
-			rep.Sandbox.Landlock != hostLandlock(t) || rep.Sandbox.LandlockApplied != "files, tcp, scopes" || !strings.Contains(r.stdout, `"landlock_applied": "files, tcp, scopes"`) {
+			rep.Sandbox.Landlock != hostLandlock(t) || rep.Sandbox.LandlockApplied != "files, tcp, scopes" || !strings.Contains(r.stdout, `"landlock_applied": "files, tcp, scopes"`) ||
+			rep.Sandbox.Measured == nil || rep.Sandbox.Measured.CapEff != 0 || rep.Sandbox.Measured.CapBnd != 0 || !rep.Sandbox.Measured.NoNewPrivs || rep.Sandbox.Measured.Seccomp != 2 {
 			t.Fatalf("doctor --json:\n%s", r.stdout)
 		}
 	})
