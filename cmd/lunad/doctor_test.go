@@ -61,6 +61,15 @@ func TestDoctor(t *testing.T) {
 			w.env = append(w.env, "LUNAD_SANDBOX_HOME=/var/tmp/lunad-doctor-home")
 			return w
 		}, 0, []string{"API key in OPENAI_API_KEY (NOT set: set it in the daemon's environment)\n"}, ""},
+		{"a workspace that writes to the terminal", func(t *testing.T) *ws {
+			// A cloned workspace's config and policy try to rewrite
+			// doctor's lines: set the window title, erase the line
+			// above (a WARNING), return to its start.
+			w := ready(t)
+			writeFile(t, w, ".luna/config.toml", "[llm]\nprovider = \"openai\"\nmodel = \"gpt\\u001b]0;PWNED\\u0007\"\n\n[tests]\ncommands = [[\"go\\u001b[1A\\u001b[2K\", \"test\\r\"]]\n")
+			writeFile(t, w, ".luna/policy.toml", "[[deny]]\nname = \"no-secrets\"\nreason = \"secrets\"\npaths = [\"sec\\u001b[31mret/**\"]\n")
+			return w
+		}, 0, []string{`openai "gpt\x1b]0;PWNED\a"`, "\n  \"go\\x1b[1A\\x1b[2K\" \"test\\r\"\n", `reads denied (hidden from commands, left out of search and the agents' contexts): "sec\x1b[31mret/**"`}, ""},
 		{"a bwrap that keeps capabilities", func(t *testing.T) *ws {
 			// A wrapper on PATH drops --cap-drop ALL from what lunad
 			// asks of the real bwrap: doctor must say what commands
@@ -89,6 +98,9 @@ func TestDoctor(t *testing.T) {
 			}
 			if strings.Contains(r.stdout+r.stderr, key) {
 				t.Fatalf("the API key is in the output:\n%s", r)
+			}
+			if strings.ContainsAny(r.stdout+r.stderr, "\x1b\a\r") {
+				t.Fatalf("the workspace wrote control characters to the terminal:\n%q", r.stdout+r.stderr)
 			}
 		})
 	}
