@@ -35,7 +35,11 @@ func TestAskKeepsPersonsSave(t *testing.T) {
 	w.create("docs/config.md", mergeArticle)
 	path := filepath.Join(w.dir, "docs", "config.md")
 	var once sync.Once
-	var saveErr error
+	saved := make(chan error, 1) // the save's outcome, from the model's handler
+	// Set under the model's lock: the handler reads it from the HTTP
+	// server's goroutine, and the ask that calls it runs in another
+	// process, which gives the race detector no order between them.
+	m.mu.Lock()
 	m.Working = func(s seen) {
 		if s.Role != "writer" {
 			return
@@ -50,12 +54,17 @@ func TestAskKeepsPersonsSave(t *testing.T) {
 				err = w.awaitGit(func(op string) bool { return strings.TrimSpace(op) == "human" },
 					"log", "-1", "--format=%(trailers:key=Luna-Op,valueonly,separator=)", "--", "docs/config.md")
 			}
-			saveErr = err
+			saved <- err
 		})
 	}
+	m.mu.Unlock()
 	res := w.ask("change the second paragraph to mention JSON", "--artifact", "docs/config.md")
-	if saveErr != nil {
-		t.Fatalf("the person's save: %v", saveErr)
+	select {
+	case err := <-saved:
+		if err != nil {
+			t.Fatalf("the person's save: %v", err)
+		}
+	default:
 	}
 	if res.Status != lunad.AskDone || len(res.Changes) != 1 {
 		t.Fatalf("ask: %+v", res)
