@@ -61,7 +61,7 @@ func (c Capabilities) Mitigations() []Mitigation {
 		ml += ": " + c.MemoryLimitNote
 	}
 	add("memory limit", c.MemoryCgroupDir != "", ml, ml)
-	add("tmpfs", hardened, "/tmp, /dev/shm and the empty home each sized to the memory limit", "unknown: "+why)
+	add("tmpfs", hardened, "/tmp, /dev/shm and the empty home each sized to the memory limit"+measured, "unknown: "+why)
 	if c.Root && hardened && c.landlockApplied() == "" {
 		ms = append(ms, Mitigation{Name: "root without landlock", Missing: true,
 			State: "lunad runs as root and Landlock is not applied: bwrap's mounts, the dropped capabilities and seccomp alone keep commands in; only a policy with root_without_landlock = \"warn\" lets goals run commands"})

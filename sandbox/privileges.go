@@ -29,6 +29,10 @@ type Privileges struct {
 	NoNewPrivs bool `json:"no_new_privs"`
 	// Seccomp is the seccomp mode: 0 none, 1 strict, 2 filter.
 	Seccomp int `json:"seccomp"`
+	// TmpSize is the size of the tmpfs at its /tmp in bytes (0: none
+	// set, so the kernel's default of half the RAM), from its
+	// /proc/self/mountinfo.
+	TmpSize int64 `json:"tmp_size"`
 }
 
 // seccompModeFilter is /proc/PID/status's Seccomp for a process under a
@@ -112,6 +116,53 @@ func parseProcStatus(text string) (Privileges, error) {
 	return p, nil
 }
 
+// parseTmpfsSize is the size in bytes of the tmpfs mounted at mountPoint
+// in a /proc/PID/mountinfo text (the last mount there: it is the one
+// seen), 0 when it has no size option; an error when what is mounted
+// there is not a tmpfs, or the size is not a number of bytes, k, m or g.
+func parseTmpfsSize(mountinfo, mountPoint string) (int64, error) {
+	if len(mountinfo) > maxStatusSize {
+		return 0, fmt.Errorf("/proc/self/mountinfo is %d bytes, more than %d", len(mountinfo), maxStatusSize)
+	}
+	var fstype, options string
+	found := false
+	for line := range strings.Lines(mountinfo) {
+		pre, post, ok := strings.Cut(strings.TrimRight(line, "\n"), " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 3 || unescapeMount(f[4]) != mountPoint {
+			continue
+		}
+		fstype, options, found = g[0], g[2], true
+	}
+	switch {
+	case !found:
+		return 0, fmt.Errorf("nothing is mounted at %s", mountPoint)
+	case fstype != "tmpfs":
+		return 0, fmt.Errorf("%s is %q, not a tmpfs", mountPoint, fstype)
+	}
+	for opt := range strings.SplitSeq(options, ",") {
+		v, ok := strings.CutPrefix(opt, "size=")
+		if !ok {
+			continue
+		}
+		unit := int64(1)
+		switch {
+		case strings.HasSuffix(v, "k"):
+			unit, v = 1<<10, v[:len(v)-1]
+		case strings.HasSuffix(v, "m"):
+			unit, v = 1<<20, v[:len(v)-1]
+		case strings.HasSuffix(v, "g"):
+			unit, v = 1<<30, v[:len(v)-1]
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > (1<<62)/unit {
+			return 0, fmt.Errorf("%s has size %q", mountPoint, opt)
+		}
+		return n * unit, nil
+	}
+	return 0, nil
+}
+
 // parseFields calls parse on each of fields, which must be want many.
 func parseFields(fields []string, want int, parse func(i int, f string) error) error {
 	if len(fields) != want {
@@ -127,10 +178,10 @@ func parseFields(fields []string, want int, parse func(i int, f string) error) e
 
 // check says how p falls short of what a sandboxed command must hold
 // (nil if it does not): no capability in any set, uid and gid (real,
-// effective, saved, filesystem) the ones asked for, no_new_privs, and a
-// seccomp filter when seccomp (one was handed to bwrap). The error is
-// the first shortfall.
-func (p Privileges) check(uid, gid int, seccomp bool) error {
+// effective, saved, filesystem) the ones asked for, no_new_privs, a
+// seccomp filter when seccomp (one was handed to bwrap), and a /tmp of
+// tmpSize bytes. The error is the first shortfall.
+func (p Privileges) check(uid, gid int, seccomp bool, tmpSize int64) error {
 	for _, s := range []struct {
 		name string
 		set  uint64
@@ -150,6 +201,9 @@ func (p Privileges) check(uid, gid int, seccomp bool) error {
 	}
 	if seccomp && p.Seccomp != seccompModeFilter {
 		return fmt.Errorf("runs under no seccomp filter (Seccomp %d)", p.Seccomp)
+	}
+	if p.TmpSize != tmpSize {
+		return fmt.Errorf("has a /tmp of %d bytes, not %d (0: unbounded)", p.TmpSize, tmpSize)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ func TestProbeMeasuresBwrap(t *testing.T) {
 		{"passes its options through", forward(real, ""), ""},
 		{"keeps capabilities", forward(real, `--cap-drop) shift 2; out+=(--cap-add ALL); continue ;;`), "holds capabilities (CapEff "},
 		{"runs without the seccomp filter", forward(real, `--seccomp) shift 2; continue ;;`), "runs under no seccomp filter (Seccomp 0)"},
+		{"leaves /tmp unbounded", forward(real, `--size) shift 2; continue ;;`), "has a /tmp of 0 bytes, not 1048576"},
 		{"runs commands as uid 0", forward(real, `--uid|--gid) shift 2; continue ;;
   --unshare-user) out+=("$1" --uid 0 --gid 0); shift; continue ;;`), "has uid [0 0 0 0], not " + uid},
 		{"is not bwrap", `while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
@@ -160,12 +161,14 @@ func TestPrivilegesCheck(t *testing.T) {
 		{"gid 0", func(p *Privileges) { p.GID = [4]int{} }, true, "has gid [0 0 0 0], not 1000"},
 		{"no no_new_privs", func(p *Privileges) { p.NoNewPrivs = false }, true, "lacks no_new_privs"},
 		{"strict mode is not the filter", func(p *Privileges) { p.Seccomp = 1 }, true, "runs under no seccomp filter (Seccomp 1)"},
+		{"an unbounded /tmp", func(p *Privileges) { p.TmpSize = 0 }, true, "has a /tmp of 0 bytes, not 1048576 (0: unbounded)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := dropped
+			p.TmpSize = 1 << 20
 			tt.change(&p)
-			err := p.check(1000, 1000, tt.seccomp)
+			err := p.check(1000, 1000, tt.seccomp, 1<<20)
 			if tt.err == "" {
 				if err != nil {
 					t.Errorf("check = %v", err)
@@ -193,6 +196,65 @@ func FuzzParseProcStatus(f *testing.F) {
 		again, err := parseProcStatus(formatStatus(p))
 		if err != nil || again != p {
 			t.Errorf("%q parsed as %+v, which parses back as %+v, %v", text, p, again, err)
+		}
+	})
+}
+
+// probeMountinfo is a probe sandbox's /proc/self/mountinfo with tmp as
+// the mount at /tmp (its type and super options).
+func probeMountinfo(tmp string) string {
+	return "60 59 0:40 / / rw,nosuid,relatime - tmpfs tmpfs rw,mode=755\n" +
+		"61 60 259:1 /usr /usr ro,nosuid,nodev,relatime - ext4 /dev/root ro\n" +
+		"70 60 0:42 / /tmp rw,nosuid,nodev,relatime - " + tmp + "\n" +
+		"71 60 0:43 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw\n"
+}
+
+func TestParseTmpfsSize(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       int64
+		err        string
+	}{
+		{"kibibytes", probeMountinfo("tmpfs tmpfs rw,size=1024k,mode=755"), 1 << 20, ""},
+		{"gibibytes", probeMountinfo("tmpfs tmpfs rw,size=8g"), 8 << 30, ""},
+		{"bytes", probeMountinfo("tmpfs tmpfs rw,size=4096"), 4096, ""},
+		{"unbounded", probeMountinfo("tmpfs tmpfs rw,mode=755"), 0, ""},
+		{"the last mount is the one seen", probeMountinfo("tmpfs tmpfs rw,size=8g") + "72 70 0:44 / /tmp rw - tmpfs tmpfs rw,size=4k\n", 4 << 10, ""},
+		{"after a status", formatStatus(dropped) + probeMountinfo("tmpfs tmpfs rw,size=1024k"), 1 << 20, ""},
+		{"a bind of the host's /tmp", probeMountinfo("ext4 /dev/root rw"), 0, `/tmp is "ext4", not a tmpfs`},
+		{"nothing at /tmp", strings.ReplaceAll(probeMountinfo("tmpfs tmpfs rw"), " /tmp ", " /var/tmp "), 0, "nothing is mounted at /tmp"},
+		{"an escaped mount point", strings.ReplaceAll(probeMountinfo("tmpfs tmpfs rw,size=1k"), " /tmp ", ` /t\155p `), 1 << 10, ""},
+		{"size not a number", probeMountinfo("tmpfs tmpfs rw,size=lots"), 0, `has size "size=lots"`},
+		{"size overflowing", probeMountinfo("tmpfs tmpfs rw,size=99999999999999999g"), 0, "has size"},
+		{"negative", probeMountinfo("tmpfs tmpfs rw,size=-1k"), 0, "has size"},
+		{"too long", probeMountinfo("tmpfs tmpfs rw") + strings.Repeat("x", maxStatusSize), 0, "more than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseTmpfsSize(tt.text, "/tmp")
+			if tt.err == "" {
+				if err != nil || got != tt.want {
+					t.Errorf("= %d, %v; want %d", got, err, tt.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("= %d, %v; want an error saying %q", got, err, tt.err)
+			}
+		})
+	}
+}
+
+// FuzzParseTmpfsSize feeds the mountinfo parser anything: it never
+// panics, and a size it accepts is one a mountinfo line can say.
+func FuzzParseTmpfsSize(f *testing.F) {
+	f.Add(probeMountinfo("tmpfs tmpfs rw,size=1024k,mode=755"))
+	f.Add(probeMountinfo("tmpfs tmpfs rw,size=99999999999999999g"))
+	f.Add(" - \n1 2 3 4 /tmp - tmpfs x size=k\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		n, err := parseTmpfsSize(text, "/tmp")
+		if err == nil && (n < 0 || n > 1<<62) {
+			t.Errorf("%q: size %d", text, n)
 		}
 	})
 }

@@ -198,7 +198,8 @@ func Probe(ctx context.Context) Capabilities {
 	if filter != nil {
 		hardened = append(hardened, "--seccomp", strconv.Itoa(tryBwrapSeccompFD))
 	}
-	status, err := tryBwrap(ctx, c.Bwrap, mounts, hardened, filter, "cat", "/proc/self/status")
+	hardened = append(hardened, "--size", strconv.Itoa(probeTmpSize), "--tmpfs", "/tmp")
+	status, err := tryBwrap(ctx, c.Bwrap, mounts, hardened, filter, "cat", "/proc/self/status", "/proc/self/mountinfo")
 	if err != nil {
 		c.HardenedError = err.Error() + " (this needs bwrap 0.8.0 or later, and user namespaces)"
 		return c
@@ -242,21 +243,32 @@ func parseBwrapVersion(out string) string {
 // tryBwrapSeccompFD is the descriptor tryBwrap hands a seccomp filter on.
 const tryBwrapSeccompFD = 3
 
-// measure reads the privileges a probe command held out of its
-// /proc/self/status into c.Measured and checks them against what Run asks
-// bwrap for (seccomp: a filter was handed to it); the error is the first
-// shortfall.
-func (c *Capabilities) measure(status []byte, seccomp bool) error {
-	p, err := parseProcStatus(string(status))
+// probeTmpSize is the size the probe asks bwrap to give its /tmp.
+const probeTmpSize = 1 << 20
+
+// measure reads what a probe command held out of its /proc/self/status
+// and /proc/self/mountinfo, printed one after the other (each parser
+// takes only its own lines), into c.Measured and checks it against what
+// Run asks bwrap for (seccomp: a filter was handed to it); the error is
+// the first shortfall.
+func (c *Capabilities) measure(out []byte, seccomp bool) error {
+	p, err := parseProcStatus(string(out))
 	if err != nil {
 		return fmt.Errorf("could not be measured: %w", err)
 	}
+	p.TmpSize, err = parseTmpfsSize(string(out), "/tmp")
 	c.Measured = &p
 	uid, gid := os.Getuid(), os.Getgid()
 	if c.Root {
 		uid, gid = sandboxUID, sandboxUID
 	}
-	return p.check(uid, gid, seccomp)
+	if err != nil { // the privileges first: they say more
+		if perr := p.check(uid, gid, seccomp, p.TmpSize); perr != nil {
+			return perr
+		}
+		return fmt.Errorf("has no /tmp of its own: %w", err)
+	}
+	return p.check(uid, gid, seccomp, probeTmpSize)
 }
 
 // tryBwrap runs argv (`true` when empty) in a sandbox with the given
