@@ -72,9 +72,10 @@ type Capabilities struct {
 	MemoryLimitNote string `json:"memory_limit_note,omitempty"`
 	MemoryCgroupDir string `json:"memory_cgroup_dir,omitempty"`
 	// Measured is what a probe command held in a sandbox made as Run
-	// makes one (its /proc/self/status); nil when none ran. Hardened
-	// requires it to hold no capability, the uid and gid Run asks for,
-	// no_new_privs, and the seccomp filter where there is one.
+	// makes one (its /proc/self/status and mountinfo); nil when none ran
+	// or its status could not be read. Hardened requires it to hold no
+	// capability, the uid and gid Run asks for, no_new_privs, the
+	// seccomp filter where there is one, and a /tmp of the size asked.
 	Measured *Privileges `json:"measured,omitempty"`
 }
 
