@@ -20,6 +20,10 @@ type Capabilities struct {
 	// BwrapVersion what `bwrap --version` says ("0.8.0").
 	Bwrap        string `json:"bwrap,omitempty"`
 	BwrapVersion string `json:"bwrap_version,omitempty"`
+	// BwrapUntrusted is why the bwrap found is not run at all: someone
+	// other than root or lunad's user could replace or change it (see
+	// trustedExecutable).
+	BwrapUntrusted string `json:"bwrap_untrusted,omitempty"`
 	// Namespaces: bwrap ran a command in new mount, pid, ipc and uts
 	// namespaces (and a user namespace where it needs one);
 	// NamespacesError is why not (bwrap missing, or its message).
@@ -90,6 +94,8 @@ func (c Capabilities) unusable() string {
 	switch {
 	case c.Bwrap == "":
 		return "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
+	case c.BwrapUntrusted != "":
+		return untrustedBwrap(c.Bwrap, c.BwrapUntrusted)
 	case !c.Namespaces:
 		return "bwrap cannot create namespaces: " + c.NamespacesError
 	case !c.Network:
@@ -105,6 +111,8 @@ func (c Capabilities) String() string {
 	var b strings.Builder
 	if c.Bwrap == "" {
 		b.WriteString("bwrap: not installed (Debian and Ubuntu: apt-get install bubblewrap)\n")
+	} else if c.BwrapUntrusted != "" {
+		fmt.Fprintf(&b, "bwrap: WARNING: %s\n", untrustedBwrap(c.Bwrap, c.BwrapUntrusted))
 	} else {
 		fmt.Fprintf(&b, "bwrap: %s %s\n", c.Bwrap, c.BwrapVersion)
 	}
@@ -180,6 +188,12 @@ func Probe(ctx context.Context) Capabilities {
 		c.NetworkError = c.NamespacesError
 		return c
 	}
+	if err := trustedExecutable(c.Bwrap); err != nil {
+		c.BwrapUntrusted = err.Error()
+		c.NamespacesError = untrustedBwrap(c.Bwrap, c.BwrapUntrusted)
+		c.NetworkError = c.NamespacesError
+		return c
+	}
 	c.BwrapVersion = bwrapVersion(ctx, c.Bwrap)
 	mounts := systemMounts()
 	shared := []string{"--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"}
@@ -212,6 +226,11 @@ func Probe(ctx context.Context) Capabilities {
 	c.Hardened = true
 	c.LandlockApplied = c.landlockApplied()
 	return c
+}
+
+// untrustedBwrap says why the bwrap at path is not run, and what to do.
+func untrustedBwrap(path, why string) string {
+	return fmt.Sprintf("the bwrap at %s is not run: %s; put one only root can change first on lunad's PATH (the distribution's /usr/bin/bwrap)", path, why)
 }
 
 func findBwrap() string {
