@@ -53,9 +53,16 @@
 // keyctl, add_key, request_key, userfaultfd, kernel modules, kexec,
 // open_by_handle_at, reboot, swap, accounting, quotas and the clock.
 // Every call made through another architecture's ABI (i386's int 0x80
-// on amd64, x32) gets ENOSYS, so 32-bit programs do not run. Probe runs a
-// command so before it calls the sandbox usable (Capabilities.Hardened:
-// bwrap 0.8.0 or later). Where go-seccomp-bpf does not know the
+// on amd64, x32) gets ENOSYS, so 32-bit programs do not run. Probe runs
+// a command so — `cat /proc/self/status /proc/self/mountinfo` — before
+// it calls the sandbox usable (Capabilities.Hardened: bwrap 0.8.0 or
+// later), and measures what it held (Capabilities.Measured): no
+// capability in any set, the uid and gid asked for, no_new_privs,
+// seccomp mode 2 where there is a filter, a /tmp tmpfs of the size asked
+// for; a bwrap that does not apply its options leaves the sandbox
+// unusable rather than reported as hardened. A bwrap someone other than
+// root or lunad's user could replace or change (trustedExecutable) is
+// not run at all. Where go-seccomp-bpf does not know the
 // architecture there is no filter, and every Result says so. As root
 // without Landlock, New refuses unless Options.AllowRootWithoutLandlock
 // (the policy's root_without_landlock = "warn"), and every Result then

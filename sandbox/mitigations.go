@@ -33,15 +33,18 @@ func (c Capabilities) Mitigations() []Mitigation {
 	if why == "" {
 		why = "no usable sandbox"
 	}
-	add("capabilities", hardened, "all dropped (bwrap --cap-drop ALL), in a user namespace of the command's own that cannot make another (--disable-userns)",
+	// Hardened holds only when a probe command measured as asked, so the
+	// states in force are measured ones.
+	const measured = "; measured in a probe command"
+	add("capabilities", hardened, "all dropped (bwrap --cap-drop ALL), in a user namespace of the command's own that cannot make another (--disable-userns); none in any set"+measured,
 		"NOT dropped: "+why)
 	uid := "lunad's own (not root)"
 	if c.Root {
 		uid = strconv.Itoa(sandboxUID) + " in its user namespace (lunad runs as root; the uid maps to root outside, so root-owned files stay readable where their mode lets their owner)"
 	}
-	add("command uid", hardened, uid, "unknown: "+why)
-	add("no_new_privs", hardened, "set (bwrap, before the command)", "unknown: "+why)
-	add("seccomp", hardened && c.Seccomp, "filter refusing "+seccompSummary, "NONE: "+cmp.Or(c.SeccompError, why))
+	add("command uid", hardened, uid+measured, "unknown: "+why)
+	add("no_new_privs", hardened, "set (bwrap, before the command)"+measured, "unknown: "+why)
+	add("seccomp", hardened && c.Seccomp, "filter refusing "+seccompSummary+measured, "NONE: "+cmp.Or(c.SeccompError, why))
 	pl := c.ProcessLimit
 	if c.CgroupDir != "" {
 		pl += " (under " + c.CgroupDir + ")"
@@ -58,7 +61,7 @@ func (c Capabilities) Mitigations() []Mitigation {
 		ml += ": " + c.MemoryLimitNote
 	}
 	add("memory limit", c.MemoryCgroupDir != "", ml, ml)
-	add("tmpfs", hardened, "/tmp, /dev/shm and the empty home each sized to the memory limit", "unknown: "+why)
+	add("tmpfs", hardened, "/tmp, /dev/shm and the empty home each sized to the memory limit"+measured, "unknown: "+why)
 	if c.Root && hardened && c.landlockApplied() == "" {
 		ms = append(ms, Mitigation{Name: "root without landlock", Missing: true,
 			State: "lunad runs as root and Landlock is not applied: bwrap's mounts, the dropped capabilities and seccomp alone keep commands in; only a policy with root_without_landlock = \"warn\" lets goals run commands"})

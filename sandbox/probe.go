@@ -20,6 +20,10 @@ type Capabilities struct {
 	// BwrapVersion what `bwrap --version` says ("0.8.0").
 	Bwrap        string `json:"bwrap,omitempty"`
 	BwrapVersion string `json:"bwrap_version,omitempty"`
+	// BwrapUntrusted is why the bwrap found is not run at all: someone
+	// other than root or lunad's user could replace or change it (see
+	// trustedExecutable).
+	BwrapUntrusted string `json:"bwrap_untrusted,omitempty"`
 	// Namespaces: bwrap ran a command in new mount, pid, ipc and uts
 	// namespaces (and a user namespace where it needs one);
 	// NamespacesError is why not (bwrap missing, or its message).
@@ -71,6 +75,12 @@ type Capabilities struct {
 	MemoryLimit     string `json:"memory_limit"`
 	MemoryLimitNote string `json:"memory_limit_note,omitempty"`
 	MemoryCgroupDir string `json:"memory_cgroup_dir,omitempty"`
+	// Measured is what a probe command held in a sandbox made as Run
+	// makes one (its /proc/self/status and mountinfo); nil when none ran
+	// or its status could not be read. Hardened requires it to hold no
+	// capability, the uid and gid Run asks for, no_new_privs, the
+	// seccomp filter where there is one, and a /tmp of the size asked.
+	Measured *Privileges `json:"measured,omitempty"`
 }
 
 // Usable reports whether commands can run sandboxed: bwrap is installed
@@ -84,6 +94,8 @@ func (c Capabilities) unusable() string {
 	switch {
 	case c.Bwrap == "":
 		return "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
+	case c.BwrapUntrusted != "":
+		return untrustedBwrap(c.Bwrap, c.BwrapUntrusted)
 	case !c.Namespaces:
 		return "bwrap cannot create namespaces: " + c.NamespacesError
 	case !c.Network:
@@ -99,6 +111,8 @@ func (c Capabilities) String() string {
 	var b strings.Builder
 	if c.Bwrap == "" {
 		b.WriteString("bwrap: not installed (Debian and Ubuntu: apt-get install bubblewrap)\n")
+	} else if c.BwrapUntrusted != "" {
+		fmt.Fprintf(&b, "bwrap: WARNING: %s\n", untrustedBwrap(c.Bwrap, c.BwrapUntrusted))
 	} else {
 		fmt.Fprintf(&b, "bwrap: %s %s\n", c.Bwrap, c.BwrapVersion)
 	}
@@ -174,29 +188,49 @@ func Probe(ctx context.Context) Capabilities {
 		c.NetworkError = c.NamespacesError
 		return c
 	}
+	if err := trustedExecutable(c.Bwrap); err != nil {
+		c.BwrapUntrusted = err.Error()
+		c.NamespacesError = untrustedBwrap(c.Bwrap, c.BwrapUntrusted)
+		c.NetworkError = c.NamespacesError
+		return c
+	}
 	c.BwrapVersion = bwrapVersion(ctx, c.Bwrap)
 	mounts := systemMounts()
 	shared := []string{"--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"}
-	if err := tryBwrap(ctx, c.Bwrap, mounts, shared, nil); err != nil {
+	if _, err := tryBwrap(ctx, c.Bwrap, mounts, shared, nil); err != nil {
 		c.NamespacesError = err.Error()
 		c.NetworkError = "namespaces are unavailable"
 		return c
 	}
 	c.Namespaces = true
-	if err := tryBwrap(ctx, c.Bwrap, mounts, []string{"--unshare-all"}, nil); err != nil {
+	if _, err := tryBwrap(ctx, c.Bwrap, mounts, []string{"--unshare-all"}, nil); err != nil {
 		c.NetworkError = err.Error()
 		return c
 	}
 	c.Network = true
-	hardened := bwrapArgs(&plan{}, bwrapConfig{uid: c.commandUID(), seccompFD: tryBwrapSeccompFD})
+	hardened := bwrapArgs(&plan{}, bwrapConfig{uid: c.commandUID()})
 	hardened = hardened[:slices.Index(hardened, "--info-fd")]
-	if err := tryBwrap(ctx, c.Bwrap, mounts, hardened, filter); err != nil {
+	if filter != nil {
+		hardened = append(hardened, "--seccomp", strconv.Itoa(tryBwrapSeccompFD))
+	}
+	hardened = append(hardened, "--size", strconv.Itoa(probeTmpSize), "--tmpfs", "/tmp")
+	status, err := tryBwrap(ctx, c.Bwrap, mounts, hardened, filter, "cat", "/proc/self/status", "/proc/self/mountinfo")
+	if err != nil {
 		c.HardenedError = err.Error() + " (this needs bwrap 0.8.0 or later, and user namespaces)"
+		return c
+	}
+	if err := c.measure(status, filter != nil); err != nil {
+		c.HardenedError = fmt.Sprintf("a command in the sandbox %v: %s does not apply the options lunad gives it; use the distribution's bubblewrap (0.8.0 or later)", err, c.Bwrap)
 		return c
 	}
 	c.Hardened = true
 	c.LandlockApplied = c.landlockApplied()
 	return c
+}
+
+// untrustedBwrap says why the bwrap at path is not run, and what to do.
+func untrustedBwrap(path, why string) string {
+	return fmt.Sprintf("the bwrap at %s is not run: %s; put one only root can change first on lunad's PATH (the distribution's /usr/bin/bwrap)", path, why)
 }
 
 func findBwrap() string {
@@ -229,36 +263,80 @@ func parseBwrapVersion(out string) string {
 // tryBwrapSeccompFD is the descriptor tryBwrap hands a seccomp filter on.
 const tryBwrapSeccompFD = 3
 
-// tryBwrap runs `true` in a sandbox with the given namespace flags (and
-// the seccomp filter, read from tryBwrapSeccompFD, when there is one);
-// the error is bwrap's message.
-func tryBwrap(ctx context.Context, bwrap string, mounts, unshare []string, seccomp []byte) error {
+// probeTmpSize is the size the probe asks bwrap to give its /tmp.
+const probeTmpSize = 1 << 20
+
+// measure reads what a probe command held out of its /proc/self/status
+// and /proc/self/mountinfo, printed one after the other (each parser
+// takes only its own lines), into c.Measured and checks it against what
+// Run asks bwrap for (seccomp: a filter was handed to it); the error is
+// the first shortfall.
+func (c *Capabilities) measure(out []byte, seccomp bool) error {
+	p, err := parseProcStatus(string(out))
+	if err != nil {
+		return fmt.Errorf("could not be measured: %w", err)
+	}
+	p.TmpSize, err = parseTmpfsSize(string(out), "/tmp")
+	c.Measured = &p
+	uid, gid := os.Getuid(), os.Getgid()
+	if c.Root {
+		uid, gid = sandboxUID, sandboxUID
+	}
+	if err != nil { // the privileges first: they say more
+		if perr := p.check(uid, gid, seccomp, p.TmpSize); perr != nil {
+			return perr
+		}
+		return fmt.Errorf("has no /tmp of its own: %w", err)
+	}
+	return p.check(uid, gid, seccomp, probeTmpSize)
+}
+
+// tryBwrap runs argv (`true` when empty) in a sandbox with the given
+// namespace and privilege options — the seccomp filter, when there is
+// one, is handed to bwrap on tryBwrapSeccompFD — and returns its
+// standard output, at most maxStatusSize bytes; the error is bwrap's
+// message.
+func tryBwrap(ctx context.Context, bwrap string, mounts, options []string, seccomp []byte, argv ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if seccomp == nil {
-		unshare = slices.DeleteFunc(slices.Clone(unshare), func(a string) bool { return a == "--seccomp" || a == strconv.Itoa(tryBwrapSeccompFD) })
+	if len(argv) == 0 {
+		argv = []string{"true"}
 	}
-	args := append(append([]string{"--die-with-parent", "--new-session"}, unshare...), mounts...)
-	args = append(args, "--dev", "/dev", "--proc", "/proc", "--", "true")
+	args := append(append([]string{"--die-with-parent", "--new-session"}, options...), mounts...)
+	args = append(append(args, "--dev", "/dev", "--proc", "/proc", "--"), argv...)
 	cmd := exec.CommandContext(ctx, bwrap, args...)
 	cmd.Env = []string{"PATH=" + defaultPath}
 	if seccomp != nil {
 		f, err := filterFile(seccomp)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer f.Close()
 		cmd.ExtraFiles = []*os.File{f}
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stdout, stderr := &cappedBuffer{max: maxStatusSize}, &cappedBuffer{max: maxStatusSize}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return errors.New(msg)
+		if msg := strings.TrimSpace(stderr.b.String()); msg != "" {
+			return nil, errors.New(msg)
 		}
-		return err
+		return nil, err
 	}
-	return nil
+	return stdout.b.Bytes(), nil
+}
+
+// cappedBuffer keeps what is written to it, refusing to hold more than
+// max bytes.
+type cappedBuffer struct {
+	b   bytes.Buffer
+	max int
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.b.Len()+len(p) > c.max {
+		return 0, fmt.Errorf("more than %d bytes of output", c.max)
+	}
+	return c.b.Write(p)
 }
 
 // processLimit says how Limits.Processes will be enforced on Linux.

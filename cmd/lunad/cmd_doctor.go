@@ -208,7 +208,10 @@ func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 	return r
 }
 
-// printDoctor writes the report for a person.
+// printDoctor writes the report for a person. What the workspace's
+// files say (the model, the test commands, the policy's paths) is
+// quoted where it holds control characters, so a workspace cannot
+// write to the terminal — rewrite or hide a line of the report.
 func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 	p := &errWriter{w: m.Stdout}
 	p.printf("sandbox\n%s", indent(strings.TrimRight(c.caps.String(), "\n"), "  ")+"\n")
@@ -223,12 +226,12 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 			src = "not present: lunad's defaults"
 		}
 		p.printf("policy %s (%s)\n", pol.File, src)
-		p.printf("  unsandboxed = %q, root_without_landlock = %q, network = %t, shell = %t, read-only: %s\n", pol.Unsandboxed, pol.RootNoLL, pol.Network, pol.Shell, strings.Join(pol.ReadOnly, ", "))
+		p.printf("  unsandboxed = %q, root_without_landlock = %q, network = %t, shell = %t, read-only: %s\n", pol.Unsandboxed, pol.RootNoLL, pol.Network, pol.Shell, strings.Join(printableAll(pol.ReadOnly), ", "))
 		lim := pol.Limits
 		p.printf("  limits: timeout %s, cpu %s, memory %s, processes %d, file size %s, output %s\n",
 			lim.Timeout, lim.CPU, lunad.FormatSize(lim.Memory), lim.Processes, lunad.FormatSize(lim.FileSize), lunad.FormatSize(int64(lim.Output)))
 		if len(pol.DeniedReads) > 0 {
-			p.printf("  reads denied (hidden from commands, left out of search and the agents' contexts): %s\n", strings.Join(pol.DeniedReads, ", "))
+			p.printf("  reads denied (hidden from commands, left out of search and the agents' contexts): %s\n", strings.Join(printableAll(pol.DeniedReads), ", "))
 		}
 		p.printf("  %s\n", policy.AdvisoryNote)
 	}
@@ -236,17 +239,17 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 	if !l.Configured {
 		p.printf("model ([llm], [agents.goal] over it): not configured: %s\n", l.Error)
 	} else {
-		p.printf("model ([llm], [agents.goal] over it): %s %s", l.Provider, l.Model)
+		p.printf("model ([llm], [agents.goal] over it): %s %s", printable(l.Provider), printable(l.Model))
 		if l.BaseURL != "" {
-			p.printf(" at %s", l.BaseURL)
+			p.printf(" at %s", printable(l.BaseURL))
 		}
 		switch {
 		case l.KeyEnv == "":
 			p.printf(", no API key needed\n")
 		case l.KeySet:
-			p.printf(", API key in %s (set)\n", l.KeyEnv)
+			p.printf(", API key in %s (set)\n", printable(l.KeyEnv))
 		default:
-			p.printf(", API key in %s (NOT set: set it in the daemon's environment)\n", l.KeyEnv)
+			p.printf(", API key in %s (NOT set: set it in the daemon's environment)\n", printable(l.KeyEnv))
 		}
 	}
 	if len(r.Tests.Commands) == 0 {
@@ -254,7 +257,7 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 	} else {
 		p.printf("tests ([tests] commands):\n")
 		for _, argv := range r.Tests.Commands {
-			p.printf("  %s\n", strings.Join(argv, " "))
+			p.printf("  %s\n", strings.Join(printableAll(argv), " "))
 		}
 	}
 	if r.Goals.CanRun {

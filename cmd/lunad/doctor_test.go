@@ -61,6 +61,29 @@ func TestDoctor(t *testing.T) {
 			w.env = append(w.env, "LUNAD_SANDBOX_HOME=/var/tmp/lunad-doctor-home")
 			return w
 		}, 0, []string{"API key in OPENAI_API_KEY (NOT set: set it in the daemon's environment)\n"}, ""},
+		{"a workspace that writes to the terminal", func(t *testing.T) *ws {
+			// A cloned workspace's config and policy try to rewrite
+			// doctor's lines: set the window title, erase the line
+			// above (a WARNING), return to its start.
+			w := ready(t)
+			writeFile(t, w, ".luna/config.toml", "[llm]\nprovider = \"openai\"\nmodel = \"gpt\\u001b]0;PWNED\\u0007\"\n\n[tests]\ncommands = [[\"go\\u001b[1A\\u001b[2K\", \"test\\r\"]]\n")
+			writeFile(t, w, ".luna/policy.toml", "[[deny]]\nname = \"no-secrets\"\nreason = \"secrets\"\npaths = [\"sec\\u001b[31mret/**\"]\n")
+			return w
+		}, 0, []string{`openai "gpt\x1b]0;PWNED\a"`, "\n  \"go\\x1b[1A\\x1b[2K\" \"test\\r\"\n", `reads denied (hidden from commands, left out of search and the agents' contexts): "sec\x1b[31mret/**"`}, ""},
+		{"a bwrap that keeps capabilities", func(t *testing.T) *ws {
+			// A wrapper on PATH drops --cap-drop ALL from what lunad
+			// asks of the real bwrap: doctor must say what commands
+			// would hold, not which options it passed.
+			w := ready(t)
+			bin := t.TempDir()
+			script := "#!/bin/bash\nout=()\nfor a in \"$@\"; do\n  case \"$a\" in --cap-drop) a=--cap-add ;; esac\n  out+=(\"$a\")\ndone\nexec /usr/bin/bwrap \"${out[@]}\"\n"
+			if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			w.env = append(w.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			return w
+		}, 1, []string{"  capabilities: WARNING: NOT dropped: a command in the sandbox holds capabilities (CapEff ", "  seccomp: WARNING: NONE: ", "  sandbox: unusable: ", "goals: cannot run"},
+			"does not apply the options lunad gives it; use the distribution's bubblewrap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := tc.setup(t)
@@ -76,6 +99,9 @@ func TestDoctor(t *testing.T) {
 			if strings.Contains(r.stdout+r.stderr, key) {
 				t.Fatalf("the API key is in the output:\n%s", r)
 			}
+			if strings.ContainsAny(r.stdout+r.stderr, "\x1b\a\r") {
+				t.Fatalf("the workspace wrote control characters to the terminal:\n%q", r.stdout+r.stderr)
+			}
 		})
 	}
 
@@ -89,7 +115,8 @@ func TestDoctor(t *testing.T) {
 		if !rep.Sandbox.Usable || rep.Sandbox.Bwrap != "/usr/bin/bwrap" || rep.Sandbox.BwrapVersion == "" || !rep.Policy.OK || rep.Policy.Present ||
 			rep.Policy.Limits == nil || rep.Policy.Limits.Processes != 1024 || !rep.LLM.Configured || rep.LLM.KeyEnv != "OPENAI_API_KEY" || !rep.LLM.KeySet ||
 			len(rep.Tests.Commands) != 1 || !rep.Goals.CanRun || strings.Contains(r.stdout, key) ||
-			rep.Sandbox.Landlock != hostLandlock(t) || rep.Sandbox.LandlockApplied != "files, tcp, scopes" || !strings.Contains(r.stdout, `"landlock_applied": "files, tcp, scopes"`) {
+			rep.Sandbox.Landlock != hostLandlock(t) || rep.Sandbox.LandlockApplied != "files, tcp, scopes" || !strings.Contains(r.stdout, `"landlock_applied": "files, tcp, scopes"`) ||
+			rep.Sandbox.Measured == nil || rep.Sandbox.Measured.CapEff != 0 || rep.Sandbox.Measured.CapBnd != 0 || !rep.Sandbox.Measured.NoNewPrivs || rep.Sandbox.Measured.Seccomp != 2 {
 			t.Fatalf("doctor --json:\n%s", r.stdout)
 		}
 	})

@@ -78,7 +78,7 @@ func (h *goalHost) capabilities(ctx context.Context) sandbox.Capabilities {
 			h.log.Info("sandbox: goals' commands run in bwrap", args...)
 		} else {
 			h.log.Warn("sandbox: bwrap cannot isolate goals' commands here; .luna/policy.toml's unsandboxed decides (refuse, the default, or warn)",
-				append(args, "namespaces_error", c.NamespacesError, "network_namespace_error", c.NetworkError)...)
+				append(args, "namespaces_error", c.NamespacesError, "network_namespace_error", c.NetworkError, "hardened_error", c.HardenedError)...)
 		}
 	})
 	return h.caps

@@ -12,11 +12,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
 
 	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/editor"
@@ -306,13 +304,4 @@ func closeService(svc *workspace.Service, err *error) {
 	if cerr := svc.Close(); cerr != nil && *err == nil {
 		*err = cerr
 	}
-}
-
-// printable quotes a line of a file for the terminal if it holds control
-// characters (other than tabs).
-func printable(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) >= 0 {
-		return strconv.Quote(s)
-	}
-	return s
 }
