@@ -50,12 +50,14 @@ vscode:
 # Benchmarks: edit quality corpus, the reference graph's precision and recall
 # on the labelled corpus (bench/testdata/refcorpus), commits vs the git CLI, the reference index
 # vs universal-ctags (installed here if missing; needs root for apt-get), the
-# workflow engine on the DSMO paper's workloads vs two baselines (BenchmarkRuns).
+# workflow engine on the DSMO paper's workloads vs two baselines (BenchmarkRuns),
+# token counting of long runs of one character class (linear, BenchmarkCountLongRun).
 # Figures go to docs/benchmarks.md.
 bench: quality
 	command -v ctags >/dev/null && ctags --version | grep -q 'Universal Ctags' || (apt-get update -qq && apt-get install -y -qq universal-ctags)
 	$(GO) test ./bench -run '^TestReferenceCorpus$$' -count=1 -v
 	$(GO) test ./bench -run '^$$' -bench . -benchtime 1x -timeout 30m
+	$(GO) test ./agents/window -run '^$$' -bench CountLongRun -benchtime 5x
 
 quality:
 	LUNAD_QUALITY_REPORT=1 $(GO) test -count=1 ./editor -run TestEditQuality -v
