@@ -326,7 +326,8 @@ func (p *shParser) endWord() {
 	case redirWrite:
 		p.cur.writes = append(p.cur.writes, w)
 	case redirHeredoc:
-		quoted := strings.ContainsAny(p.src[max(p.i-len(w)-2, 0):p.i], `'"\`)
+		end := min(p.i, len(p.src)) // past the end after an unterminated quote
+		quoted := strings.ContainsAny(p.src[max(end-len(w)-2, 0):end], `'"\`)
 		p.pending = append(p.pending, heredoc{cmd: p.cur, delim: w, strip: p.strip, quoted: quoted})
 	case redirNone:
 		p.cur.words = append(p.cur.words, w)
