@@ -26,7 +26,11 @@ with a WARNING where one is missing, the commands' homes),
 the policy file .luna/policy.toml (checked: each problem as FILE:LINE:COL),
 the model goals use ([llm] with [agents.goal] over it; the name of the
 variable holding the key and whether it is set, never the key), and the
-test commands ([tests] commands). The exit code is 1 when goals could not
+test commands ([tests] commands), the queue ([queue]: its URL, how
+lunad logs in to the NATS server, the daemon's signing key, the worker
+keys it takes results from and the daemon keys a worker clone trusts,
+with a WARNING where one is missing; it does not connect), and the MCP
+HTTP server's token directory (a WARNING when it is not private). The exit code is 1 when goals could not
 run (a policy file that does not check, a sandbox that cannot run while the
 policy says unsandboxed = "refuse", no model configured), and the message
 says what to do; --json prints the report.`,
@@ -125,6 +129,8 @@ type doctorReport struct {
 	Tests struct {
 		Commands [][]string `json:"commands"`
 	} `json:"tests"`
+	Queue doctorQueue `json:"queue"`
+	MCP   doctorMCP   `json:"mcp"`
 	Goals struct {
 		CanRun   bool     `json:"can_run"`
 		Problems []string `json:"problems,omitempty"`
@@ -152,6 +158,7 @@ func runDoctor(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	root := findRoot(m.workDir())
 	c := checkGoals(ctx, root, cfg, m.Getenv)
 	r := c.report(cfg, m.Getenv)
+	r.Queue, r.MCP = checkQueue(cfg.Queue, root), checkMCP(root)
 	if m.json {
 		err = m.printJSON(r)
 	} else {
@@ -260,6 +267,7 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 			p.printf("  %s\n", strings.Join(printableAll(argv), " "))
 		}
 	}
+	printQueue(p, r.Queue, r.MCP)
 	if r.Goals.CanRun {
 		p.printf("goals: can run\n")
 	} else {
