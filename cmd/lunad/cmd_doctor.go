@@ -145,6 +145,7 @@ type doctorLimits struct {
 	Processes int    `json:"processes"`
 	FileSize  int64  `json:"file_size"`
 	Output    int    `json:"output"`
+	Disk      int64  `json:"disk"`
 }
 
 func runDoctor(m *Main, ctx context.Context, fs *flagSet, args []string) error {
@@ -190,7 +191,7 @@ func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 		l := s.Limits
 		p.Unsandboxed, p.Network, p.Shell, p.ReadOnly = string(s.Unsandboxed), s.Network, s.Shell, s.ReadOnly
 		p.RootNoLL, p.DeniedReads = string(s.RootWithoutLandlock), s.Denied
-		p.Limits = &doctorLimits{l.Timeout.String(), l.CPU.String(), l.Memory, l.Processes, l.FileSize, l.Output}
+		p.Limits = &doctorLimits{l.Timeout.String(), l.CPU.String(), l.Memory, l.Processes, l.FileSize, l.Output, l.Disk}
 	}
 	l := &r.LLM
 	l.Configured = c.llmErr == nil
@@ -235,8 +236,8 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 		p.printf("policy %s (%s)\n", pol.File, src)
 		p.printf("  unsandboxed = %q, root_without_landlock = %q, network = %t, shell = %t, read-only: %s\n", pol.Unsandboxed, pol.RootNoLL, pol.Network, pol.Shell, strings.Join(printableAll(pol.ReadOnly), ", "))
 		lim := pol.Limits
-		p.printf("  limits: timeout %s, cpu %s, memory %s, processes %d, file size %s, output %s\n",
-			lim.Timeout, lim.CPU, lunad.FormatSize(lim.Memory), lim.Processes, lunad.FormatSize(lim.FileSize), lunad.FormatSize(int64(lim.Output)))
+		p.printf("  limits: timeout %s, cpu %s, memory %s, processes %d, file size %s, output %s, goal's disk %s\n",
+			lim.Timeout, lim.CPU, lunad.FormatSize(lim.Memory), lim.Processes, lunad.FormatSize(lim.FileSize), lunad.FormatSize(int64(lim.Output)), lunad.FormatSize(lim.Disk))
 		if len(pol.DeniedReads) > 0 {
 			p.printf("  reads denied (hidden from commands, left out of search and the agents' contexts): %s\n", strings.Join(printableAll(pol.DeniedReads), ", "))
 		}
