@@ -18,7 +18,7 @@ import (
 // The keys each table of a policy file may have.
 var (
 	topKeys   = []string{"network", "shell", "unsandboxed", "root_without_landlock", "commands", "read_only", "limits", "deny", "confirm", "allow"}
-	limitKeys = []string{"timeout", "cpu", "memory", "processes", "file_size", "output"}
+	limitKeys = []string{"timeout", "cpu", "memory", "processes", "file_size", "output", "disk"}
 	ruleKeys  = []string{"name", "reason", "tools", "program", "args", "paths", "writes"}
 )
 
@@ -171,6 +171,9 @@ func (ps parser) limits(m map[string]any, l *Limits) {
 	}
 	if n, ok := ps.size(m, at, "file_size"); ok {
 		l.FileSize = n
+	}
+	if n, ok := ps.size(m, at, "disk"); ok {
+		l.Disk = n
 	}
 	if n, ok := ps.size(m, at, "output"); ok {
 		if n > 1<<30 {

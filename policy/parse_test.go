@@ -49,6 +49,8 @@ var badPolicies = []struct{ name, src string }{
 	{"rule-bad-program", "[[deny]]\nname = \"x\"\nprogram = 'make\\'\nreason = \"r\"\n"},
 	{"rule-types", "[[deny]]\nname = 1\nprogram = [\"make\"]\nargs = \"x\"\nwrites = \"yes\"\nreason = 2\n"},
 	{"second-rule-located", "[[deny]]\nname = \"a\"\nprogram = \"a\"\nreason = \"r\"\n\n[[deny]]\nname = \"b\"\nprogram = \"b\"\nreason = \"r\"\nwrites = 1\n"},
+	{"limits-bad-disk", "[limits]\ndisk = \"lots\"\n"},
+	{"limits-disk-not-positive", "[limits]\nprocesses = 8\ndisk = 0\n"},
 	{"inline-rules", "deny = [{ name = \"a\", program = \"a\", reason = \"r\" }, { name = \"b\" }]\n"},
 }
 
@@ -99,6 +101,7 @@ memory = "512MiB"
 processes = 64
 file_size = 1048576
 output = "64KiB"
+disk = "3GiB"
 
 [[deny]]
 name = "no-deploy"
@@ -128,7 +131,7 @@ func TestParseFull(t *testing.T) {
 		Network: true,
 		Shell:   true,
 		Limits: Limits{Timeout: 90 * time.Second, CPU: time.Minute, Memory: 512 << 20, Processes: 64,
-			FileSize: 1 << 20, Output: 64 << 10},
+			FileSize: 1 << 20, Output: 64 << 10, Disk: 3 << 30},
 		ReadOnly: []string{".git", ".luna", "testdata/golden", "vendor"},
 	}
 	if got := p.Sandbox(); !reflect.DeepEqual(got, want) {

@@ -53,6 +53,10 @@ type Limits struct {
 	Processes int           // processes and threads at once
 	FileSize  int64         // the largest file a command may write, bytes
 	Output    int           // bytes kept of each of stdout and stderr
+	// Disk is the bytes a goal's worktree may take on disk, what
+	// .gitignore leaves out included, checked after every command and
+	// test run (the goal's disk budget).
+	Disk int64
 }
 
 // DefaultLimits are the limits of a policy that sets none.
@@ -64,6 +68,7 @@ func DefaultLimits() Limits {
 		Processes: 1024,
 		FileSize:  1 << 30,
 		Output:    1 << 20,
+		Disk:      2 << 30,
 	}
 }
 

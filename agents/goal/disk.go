@@ -60,13 +60,19 @@ func measure(r *tree.Root) (usage, error) {
 // had them, every other file it made or made larger removed, and the
 // directories it made — and the note says so, for the model.
 func (a *Agents) fitDisk(r *tree.Root, before *snapshot, was usage, who string) string {
+	budget := a.o.Disk
+	if a.o.DiskNow != nil {
+		if n := a.o.DiskNow(); n > 0 {
+			budget = n
+		}
+	}
 	now, err := measure(r)
-	if err == nil && now.bytes <= max(a.o.Disk, was.bytes) {
+	if err == nil && now.bytes <= max(budget, was.bytes) {
 		return "" // within the budget, or no larger than a worktree already past it was
 	}
-	note := fmt.Sprintf("%s left the worktree taking %s on disk, over the goal's budget of %s: everything it wrote was undone (files .gitignore leaves out that it made or made larger were deleted); write less, or into fewer files", who, lunad.FormatSize(now.bytes), lunad.FormatSize(a.o.Disk))
-	if was.bytes > a.o.Disk {
-		note = fmt.Sprintf("%s made the worktree larger (%s on disk, from %s), and it was past the goal's budget of %s already: everything it wrote was undone (files .gitignore leaves out that it made or made larger were deleted); delete build output before building more", who, lunad.FormatSize(now.bytes), lunad.FormatSize(was.bytes), lunad.FormatSize(a.o.Disk))
+	note := fmt.Sprintf("%s left the worktree taking %s on disk, over the goal's budget of %s: everything it wrote was undone (files .gitignore leaves out that it made or made larger were deleted); write less, or into fewer files", who, lunad.FormatSize(now.bytes), lunad.FormatSize(budget))
+	if was.bytes > budget {
+		note = fmt.Sprintf("%s made the worktree larger (%s on disk, from %s), and it was past the goal's budget of %s already: everything it wrote was undone (files .gitignore leaves out that it made or made larger were deleted); delete build output before building more", who, lunad.FormatSize(now.bytes), lunad.FormatSize(was.bytes), lunad.FormatSize(budget))
 	}
 	if err != nil {
 		note = fmt.Sprintf("the worktree's size cannot be measured after %s (%v): everything it wrote was undone", who, err)

@@ -20,8 +20,9 @@
 //     and after it (.git, .luna and what .gitignore ignores left out),
 //     checked against the policy's write rules (a denied one undone and
 //     the step's denial), put back, and handed over as writes the same
-//     way; past the goal's disk budget (Options.Disk, the worktree's size
-//     with ignored files) everything the command wrote is undone.
+//     way; past the goal's disk budget (Options.DiskNow, else
+//     Options.Disk: the worktree's size with ignored files) everything
+//     the command wrote is undone.
 //   - test runs the test commands after every act that changed files
 //     (when tests are configured); whatever they change is undone.
 //   - report writes report.md and ends the run with the goal's outcome

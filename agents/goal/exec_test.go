@@ -407,3 +407,43 @@ func TestDiskBudgetPastAlready(t *testing.T) {
 		})
 	}
 }
+
+// TestDiskNow: Options.DiskNow, asked when each command ends, is the
+// budget instead of Options.Disk — a policy edited while a goal runs
+// applies to its next command —, and a result of 0 falls back to Disk.
+func TestDiskNow(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		now  int64
+		note string
+	}{
+		{name: "smaller than Disk", now: 16 << 10, note: "over the goal's budget of 16KiB"},
+		{name: "larger than Disk", now: 1 << 20},
+		{name: "zero: Disk", now: 0, note: "over the goal's budget of 32KiB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{".gitignore": "build/\n"})
+			sh := &shell{do: func(dir string) error {
+				os.MkdirAll(filepath.Join(dir, "build"), 0o755)
+				return os.WriteFile(filepath.Join(dir, "build/out"), make([]byte, 64<<10), 0o644)
+			}}
+			a, err := New(Options{Providers: func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }, Commands: sh, Tests: noTests{}, Policy: allow{},
+				Disk: 32 << 10, DiskNow: func() int64 { return c.now }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := &executor{a: a, ctx: context.Background(), dir: dir, step: 1}
+			e := x.do(&llm.ToolCall{Name: ToolRun, Arguments: json.RawMessage(`{"argv":["make"]}`)})
+			if c.note == "" {
+				if e.Observation.Status != statusOK || len(e.Notes) != 0 {
+					t.Fatalf("%+v, notes %q", e.Observation, e.Notes)
+				}
+				return
+			}
+			if e.Observation.Status != statusError || len(e.Notes) != 1 || !strings.Contains(e.Notes[0], c.note) {
+				t.Fatalf("%+v, notes %q; want %q", e.Observation, e.Notes, c.note)
+			}
+		})
+	}
+}

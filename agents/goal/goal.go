@@ -113,9 +113,14 @@ type Options struct {
 	// .gitignore leaves out included, checked after every command and
 	// test run (DefaultDisk): past it, the step is undone and the model
 	// told.
-	Disk   int64
-	Clock  func() time.Time // default time.Now
-	Logger *slog.Logger
+	Disk int64
+	// DiskNow, when set, is the budget at each check instead of Disk —
+	// the policy's [limits] disk as the policy file says it then, so an
+	// edited policy applies to the goals running; a result of 0 or less
+	// means Disk.
+	DiskNow func() int64
+	Clock   func() time.Time // default time.Now
+	Logger  *slog.Logger
 }
 
 // Agents are the goal workflow's stage agents.

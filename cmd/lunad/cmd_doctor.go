@@ -26,7 +26,11 @@ with a WARNING where one is missing, the commands' homes),
 the policy file .luna/policy.toml (checked: each problem as FILE:LINE:COL),
 the model goals use ([llm] with [agents.goal] over it; the name of the
 variable holding the key and whether it is set, never the key), and the
-test commands ([tests] commands). The exit code is 1 when goals could not
+test commands ([tests] commands), the queue ([queue]: its URL, how
+lunad logs in to the NATS server, the daemon's signing key, the worker
+keys it takes results from and the daemon keys a worker clone trusts,
+with a WARNING where one is missing; it does not connect), and the MCP
+HTTP server's token directory (a WARNING when it is not private). The exit code is 1 when goals could not
 run (a policy file that does not check, a sandbox that cannot run while the
 policy says unsandboxed = "refuse", no model configured), and the message
 says what to do; --json prints the report.`,
@@ -125,6 +129,8 @@ type doctorReport struct {
 	Tests struct {
 		Commands [][]string `json:"commands"`
 	} `json:"tests"`
+	Queue doctorQueue `json:"queue"`
+	MCP   doctorMCP   `json:"mcp"`
 	Goals struct {
 		CanRun   bool     `json:"can_run"`
 		Problems []string `json:"problems,omitempty"`
@@ -139,6 +145,7 @@ type doctorLimits struct {
 	Processes int    `json:"processes"`
 	FileSize  int64  `json:"file_size"`
 	Output    int    `json:"output"`
+	Disk      int64  `json:"disk"`
 }
 
 func runDoctor(m *Main, ctx context.Context, fs *flagSet, args []string) error {
@@ -152,6 +159,7 @@ func runDoctor(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	root := findRoot(m.workDir())
 	c := checkGoals(ctx, root, cfg, m.Getenv)
 	r := c.report(cfg, m.Getenv)
+	r.Queue, r.MCP = checkQueue(cfg.Queue, root), checkMCP(root)
 	if m.json {
 		err = m.printJSON(r)
 	} else {
@@ -183,7 +191,7 @@ func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
 		l := s.Limits
 		p.Unsandboxed, p.Network, p.Shell, p.ReadOnly = string(s.Unsandboxed), s.Network, s.Shell, s.ReadOnly
 		p.RootNoLL, p.DeniedReads = string(s.RootWithoutLandlock), s.Denied
-		p.Limits = &doctorLimits{l.Timeout.String(), l.CPU.String(), l.Memory, l.Processes, l.FileSize, l.Output}
+		p.Limits = &doctorLimits{l.Timeout.String(), l.CPU.String(), l.Memory, l.Processes, l.FileSize, l.Output, l.Disk}
 	}
 	l := &r.LLM
 	l.Configured = c.llmErr == nil
@@ -228,8 +236,8 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 		p.printf("policy %s (%s)\n", pol.File, src)
 		p.printf("  unsandboxed = %q, root_without_landlock = %q, network = %t, shell = %t, read-only: %s\n", pol.Unsandboxed, pol.RootNoLL, pol.Network, pol.Shell, strings.Join(printableAll(pol.ReadOnly), ", "))
 		lim := pol.Limits
-		p.printf("  limits: timeout %s, cpu %s, memory %s, processes %d, file size %s, output %s\n",
-			lim.Timeout, lim.CPU, lunad.FormatSize(lim.Memory), lim.Processes, lunad.FormatSize(lim.FileSize), lunad.FormatSize(int64(lim.Output)))
+		p.printf("  limits: timeout %s, cpu %s, memory %s, processes %d, file size %s, output %s, goal's disk %s\n",
+			lim.Timeout, lim.CPU, lunad.FormatSize(lim.Memory), lim.Processes, lunad.FormatSize(lim.FileSize), lunad.FormatSize(int64(lim.Output)), lunad.FormatSize(lim.Disk))
 		if len(pol.DeniedReads) > 0 {
 			p.printf("  reads denied (hidden from commands, left out of search and the agents' contexts): %s\n", strings.Join(printableAll(pol.DeniedReads), ", "))
 		}
@@ -260,6 +268,7 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 			p.printf("  %s\n", strings.Join(printableAll(argv), " "))
 		}
 	}
+	printQueue(p, r.Queue, r.MCP)
 	if r.Goals.CanRun {
 		p.printf("goals: can run\n")
 	} else {

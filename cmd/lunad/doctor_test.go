@@ -42,7 +42,7 @@ func TestDoctor(t *testing.T) {
 			fmt.Sprintf("\n  landlock: ABI %d (applied: files, tcp, scopes)\n", hostLandlock(t)),
 			"  commands' homes: one per goal under /var/tmp/lunad-doctor-home\n", "  capabilities: all dropped", "  seccomp: filter refusing",
 			"/.luna/policy.toml (not present: lunad's defaults)\n", `  unsandboxed = "refuse", root_without_landlock = "refuse", network = false, shell = false, read-only: .git, .luna` + "\n",
-			"  limits: timeout 10m0s, cpu 10m0s, memory 8GiB, processes 1024, file size 1GiB, output 1MiB\n",
+			"  limits: timeout 10m0s, cpu 10m0s, memory 8GiB, processes 1024, file size 1GiB, output 1MiB, goal's disk 2GiB\n",
 			"  " + policy.AdvisoryNote + "\n",
 			"model ([llm], [agents.goal] over it): openai gpt-test at http://127.0.0.1:9/v1, API key in OPENAI_API_KEY (set)\n",
 			"tests ([tests] commands):\n  go test ./...\n", "goals: can run\n"}, ""},
@@ -113,7 +113,7 @@ func TestDoctor(t *testing.T) {
 			t.Fatalf("%v\n%s", err, r)
 		}
 		if !rep.Sandbox.Usable || rep.Sandbox.Bwrap != "/usr/bin/bwrap" || rep.Sandbox.BwrapVersion == "" || !rep.Policy.OK || rep.Policy.Present ||
-			rep.Policy.Limits == nil || rep.Policy.Limits.Processes != 1024 || !rep.LLM.Configured || rep.LLM.KeyEnv != "OPENAI_API_KEY" || !rep.LLM.KeySet ||
+			rep.Policy.Limits == nil || rep.Policy.Limits.Processes != 1024 || rep.Policy.Limits.Disk != 2<<30 || !rep.LLM.Configured || rep.LLM.KeyEnv != "OPENAI_API_KEY" || !rep.LLM.KeySet ||
 			len(rep.Tests.Commands) != 1 || !rep.Goals.CanRun || strings.Contains(r.stdout, key) ||
 			rep.Sandbox.Landlock != hostLandlock(t) || rep.Sandbox.LandlockApplied != "files, tcp, scopes" || !strings.Contains(r.stdout, `"landlock_applied": "files, tcp, scopes"`) ||
 			rep.Sandbox.Measured == nil || rep.Sandbox.Measured.CapEff != 0 || rep.Sandbox.Measured.CapBnd != 0 || !rep.Sandbox.Measured.NoNewPrivs || rep.Sandbox.Measured.Seccomp != 2 {

@@ -116,6 +116,17 @@ func (h *goalHost) setup(ctx context.Context) *goalSetup {
 
 var errPolicyRead = errors.New("reading the policy")
 
+// disk is the goal's disk budget under the policy of now
+// (goal.Options.DiskNow): 0, goal.Options.Disk, when the policy file does
+// not check — its commands do not run then.
+func (h *goalHost) disk() int64 {
+	st := h.setup(context.Background())
+	if st.polErr != nil {
+		return 0
+	}
+	return st.pol.Sandbox().Limits.Disk
+}
+
 // Run runs one of a goal's commands (goal.Commands, harness.Runner): the
 // policy's limits, timeout and network, its read-only paths under the
 // command's root (none of them a symbolic link: goal.CheckReadOnly), the
@@ -262,6 +273,7 @@ func (g *goalAgents) get(ctx context.Context) (*goal.Agents, error) {
 	g.once.Do(func() {
 		o := g.o
 		o.Commands, o.Tests, o.Policy = g.h, goal.HarnessTests(g.h), g.h
+		o.DiskNow = g.h.disk
 		o.Sandbox = g.h.describe(ctx)
 		g.a, g.err = goal.New(o)
 	})

@@ -60,6 +60,14 @@ func PrivateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	return CheckPrivateDir(dir)
+}
+
+// CheckPrivateDir is PrivateDir's check without making dir: an error
+// wrapping fs.ErrNotExist when dir is missing, else one saying what to
+// do when dir is not a directory of the caller's user that nobody else
+// can enter.
+func CheckPrivateDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return err

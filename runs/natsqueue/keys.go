@@ -18,9 +18,30 @@ import (
 // 0700) when the file does not exist. A file that others may read is
 // refused: the seed is the key.
 func LoadKey(path string) (nkeys.KeyPair, error) {
-	seed, err := os.ReadFile(path)
+	kp, err := readKey(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return createKey(path)
+	}
+	return kp, err
+}
+
+// ExistingPublicKey is the public key ("U…") of the signing key at path,
+// which it never creates: an error wrapping fs.ErrNotExist when there is
+// no file, else LoadKey's errors for a file it would refuse.
+func ExistingPublicKey(path string) (string, error) {
+	kp, err := readKey(path)
+	if err != nil {
+		return "", err
+	}
+	return kp.PublicKey()
+}
+
+// readKey is LoadKey on a file that exists (fs.ErrNotExist, unwrapped,
+// when it does not).
+func readKey(path string) (nkeys.KeyPair, error) {
+	seed, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("signing key %s: %w", path, err)
