@@ -385,13 +385,7 @@ func TestDiskBudgetPastAlready(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, map[string]string{".gitignore": "build/\n", "big.txt": strings.Repeat("x", 256<<10)})
-			sh := &shell{do: c.do}
-			a, err := New(Options{Providers: func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }, Commands: sh, Tests: noTests{}, Policy: allow{}, Disk: 16 << 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := &executor{a: a, ctx: context.Background(), dir: dir, step: 1}
-			e := x.do(&llm.ToolCall{Name: ToolRun, Arguments: json.RawMessage(`{"argv":["make"]}`)})
+			e := runMake(t, dir, Options{Commands: &shell{do: c.do}, Disk: 16 << 10})
 			if c.note == "" {
 				if e.Observation.Status != statusOK || len(e.Notes) != 0 {
 					t.Fatalf("%+v, notes %q", e.Observation, e.Notes)
@@ -424,17 +418,10 @@ func TestDiskNow(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, map[string]string{".gitignore": "build/\n"})
-			sh := &shell{do: func(dir string) error {
+			e := runMake(t, dir, Options{Commands: &shell{do: func(dir string) error {
 				os.MkdirAll(filepath.Join(dir, "build"), 0o755)
 				return os.WriteFile(filepath.Join(dir, "build/out"), make([]byte, 64<<10), 0o644)
-			}}
-			a, err := New(Options{Providers: func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }, Commands: sh, Tests: noTests{}, Policy: allow{},
-				Disk: 32 << 10, DiskNow: func() int64 { return c.now }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := &executor{a: a, ctx: context.Background(), dir: dir, step: 1}
-			e := x.do(&llm.ToolCall{Name: ToolRun, Arguments: json.RawMessage(`{"argv":["make"]}`)})
+			}}, Disk: 32 << 10, DiskNow: func() int64 { return c.now }})
 			if c.note == "" {
 				if e.Observation.Status != statusOK || len(e.Notes) != 0 {
 					t.Fatalf("%+v, notes %q", e.Observation, e.Notes)
@@ -446,4 +433,18 @@ func TestDiskNow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runMake runs the command make in dir through the goal's executor with
+// o's commands and disk budget (no model, no tests, every action allowed).
+func runMake(t *testing.T, dir string, o Options) effect {
+	t.Helper()
+	o.Providers = func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }
+	o.Tests, o.Policy = noTests{}, allow{}
+	a, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &executor{a: a, ctx: context.Background(), dir: dir, step: 1}
+	return x.do(&llm.ToolCall{Name: ToolRun, Arguments: json.RawMessage(`{"argv":["make"]}`)})
 }

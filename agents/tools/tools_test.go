@@ -1,9 +1,9 @@
 package tools_test
 
 import (
-	"reflect"
 	"context"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
