@@ -35,7 +35,7 @@ unit:
 
 # Each fuzz target runs FUZZTIME executions; the seeds in testdata/fuzz also run in `unit`.
 fuzz:
-	@set -e; for pkg in . ./editor ./exemem ./gitstore ./treesitter ./mcp ./runs ./runs/procagent ./runs/natsqueue ./workflow ./policy ./agents/ask ./agents/goal ./agents/goal/tree ./agents/llm/process ./agents/llm/scripted ./agents/memory ./agents/supervisor ./agents/tools ./agents/window ./harness ./sandbox ./daemon ./cmd/lunad; do \
+	@set -e; for pkg in . ./editor ./daemon/exemem ./gitstore ./treesitter ./mcp ./runs ./runs/procagent ./runs/natsqueue ./runs/workflow ./agents/policy ./agents/ask ./agents/goal ./agents/goal/tree ./agents/llm/process ./agents/llm/scripted ./agents/memory ./agents/supervisor ./agents/tools ./agents/window ./agents/goal/harness ./sandbox ./daemon/rpc ./cmd/lunad; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$f"; \
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 200x $$pkg; \

@@ -19,10 +19,10 @@ func TestArchitecture(t *testing.T) {
 	// The adapters are given a lunad.Workspace: they link no implementation
 	// of it, nor git, the watcher or the cgo parser.
 	adapterForbidden := []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/",
-		mod + "/daemon", mod + "/workspace", mod + "/refindex", mod + "/watch", mod + "/events", mod + "/gitstore", mod + "/treesitter"}
+		mod + "/daemon", mod + "/daemon/", mod + "/workspace", mod + "/workspace/", mod + "/gitstore", mod + "/treesitter"}
 	cases := []struct {
 		pkg       string
-		forbidden []string // import path prefixes
+		forbidden []string // import paths; one ending in "/" forbids every path below it
 		noCgo     bool     // no cgo outside the standard library
 		siblings  []string // lunad packages it may import (nil: any)
 		stdOnly   bool     // nothing outside the standard library and lunad
@@ -30,25 +30,25 @@ func TestArchitecture(t *testing.T) {
 	}{
 		{pkg: "lsp", forbidden: adapterForbidden, noCgo: true},
 		{pkg: "mcp", forbidden: adapterForbidden, noCgo: true},
-		{pkg: "gitstore", forbidden: []string{"go.lsp.dev/", "github.com/modelcontextprotocol/", "github.com/fsnotify/", mod + "/daemon", mod + "/lsp", mod + "/mcp", mod + "/workspace", mod + "/refindex", mod + "/watch"}},
+		{pkg: "gitstore", forbidden: []string{"go.lsp.dev/", "github.com/modelcontextprotocol/", "github.com/fsnotify/", mod + "/daemon/rpc", mod + "/lsp", mod + "/mcp", mod + "/workspace", mod + "/workspace/refindex", mod + "/daemon/watch"}},
 		// The daemon speaks the socket protocol over any lunad.Workspace: it
 		// links neither the service, the store, the parser nor the watcher.
-		{pkg: "daemon", forbidden: append([]string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", mod + "/workspace", mod + "/refindex", mod + "/watch", mod + "/gitstore", mod + "/treesitter"}, adapters...), noCgo: true},
+		{pkg: "daemon/rpc", forbidden: append([]string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", mod + "/workspace", mod + "/workspace/refindex", mod + "/daemon/watch", mod + "/gitstore", mod + "/treesitter"}, adapters...), noCgo: true},
 		// The service speaks no protocol and knows no adapter nor the watcher.
-		{pkg: "workspace", forbidden: append([]string{"go.lsp.dev/", "github.com/modelcontextprotocol/", "github.com/fsnotify/", mod + "/daemon", mod + "/watch"}, adapters...)},
+		{pkg: "workspace", forbidden: append([]string{"go.lsp.dev/", "github.com/modelcontextprotocol/", "github.com/fsnotify/", mod + "/daemon/rpc", mod + "/daemon/watch"}, adapters...)},
 		// The watcher works over a small interface of the service.
-		{pkg: "watch", siblings: []string{mod}, forbidden: []string{"github.com/go-git/", "go.lsp.dev/", "github.com/modelcontextprotocol/"}},
-		{pkg: "refindex", siblings: []string{mod, mod + "/treesitter", mod + "/textpos"}},
-		{pkg: "events", siblings: []string{mod}},
+		{pkg: "daemon/watch", siblings: []string{mod}, forbidden: []string{"github.com/go-git/", "go.lsp.dev/", "github.com/modelcontextprotocol/"}},
+		{pkg: "workspace/refindex", siblings: []string{mod, mod + "/treesitter", mod + "/internal/textpos"}},
+		{pkg: "workspace/events", siblings: []string{mod}},
 		{pkg: ".", siblings: []string{}},
 		{pkg: "editor", siblings: []string{}},
-		{pkg: "textpos", siblings: []string{}},
-		{pkg: "exemem", siblings: []string{mod}, stdOnly: true, noCgo: true},
-		{pkg: "treesitter", siblings: []string{mod + "/textpos"}},
+		{pkg: "internal/textpos", siblings: []string{}},
+		{pkg: "daemon/exemem", siblings: []string{mod}, stdOnly: true, noCgo: true},
+		{pkg: "treesitter", siblings: []string{mod + "/internal/textpos"}},
 		// The workflow engine speaks to git only through its Store
 		// interface, and to the workspace through Effects.
-		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/workflow", mod + "/runs/procagent"}},
-		{pkg: "workflow", siblings: []string{mod}, noCgo: true},
+		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/workflow", mod + "/runs/procagent"}},
+		{pkg: "runs/workflow", siblings: []string{mod}, noCgo: true},
 		// Context compilation reads a Source interface: no store, no parser.
 		{pkg: "agents/window", siblings: []string{mod}, noCgo: true},
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
@@ -66,7 +66,7 @@ func TestArchitecture(t *testing.T) {
 		// The goal's agents: the sandbox, the policy and the test harness
 		// through their types and small interfaces of their own; no git, no
 		// parser, no protocol, no engine.
-		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stageclock", mod + "/agents/goal/tree", mod + "/policy", mod + "/sandbox", mod + "/harness"}},
+		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stageclock", mod + "/agents/goal/tree", mod + "/agents/policy", mod + "/sandbox", mod + "/agents/goal/harness"}},
 		// A goal's worktree, read and written beneath its root without
 		// following a link: the system calls, nothing else.
 		{pkg: "agents/goal/tree", siblings: []string{}, noCgo: true, external: []string{"golang.org/x/sys/"}},
@@ -82,17 +82,17 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "agents/llm/anthropic", siblings: []string{mod, mod + "/agents/llm"}, forbidden: []string{"github.com/openai/"}},
 		// The test harness runs commands through a Runner interface it
 		// declares: it knows the sandbox's types, not how it isolates.
-		{pkg: "harness", noCgo: true, siblings: []string{mod, mod + "/sandbox"}},
+		{pkg: "agents/goal/harness", noCgo: true, siblings: []string{mod, mod + "/sandbox"}},
 		// The policy engine: pure decisions over the vocabulary, its file
 		// read with toml.
-		{pkg: "policy", siblings: []string{mod}, noCgo: true, external: []string{"github.com/BurntSushi/toml"}},
+		{pkg: "agents/policy", siblings: []string{mod}, noCgo: true, external: []string{"github.com/BurntSushi/toml"}},
 		// The command sandbox knows only the vocabulary and the kernel.
 		{pkg: "sandbox", siblings: []string{mod}, noCgo: true, external: []string{"golang.org/x/sys/", "github.com/elastic/go-seccomp-bpf", "golang.org/x/net/bpf"}},
 		// Owner-only unix sockets and directories: the kernel, nothing else.
 		{pkg: "internal/unixsock", siblings: []string{}, noCgo: true, stdOnly: true},
 		// The queue checks a stage against its clone's workflow file and runs
 		// its command through the sandbox's types.
-		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/workflow", mod + "/sandbox"}},
+		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/runs/workflow", mod + "/sandbox"}},
 	}
 	for _, c := range cases {
 		t.Run(c.pkg, func(t *testing.T) {
@@ -111,7 +111,7 @@ func TestArchitecture(t *testing.T) {
 					t.Errorf("%s links %s; outside the standard library and lunad it may link only %v", c.pkg, path, c.external)
 				}
 				for _, bad := range c.forbidden {
-					if strings.HasPrefix(path, bad) {
+					if path == bad || strings.HasSuffix(bad, "/") && strings.HasPrefix(path, bad) {
 						t.Errorf("%s links %s", c.pkg, path)
 					}
 				}

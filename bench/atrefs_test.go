@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lunad/lunad/refindex"
 	"github.com/lunad/lunad/treesitter"
+	"github.com/lunad/lunad/workspace/refindex"
 )
 
 // BenchmarkReferencesRequest is the graph side of a language server

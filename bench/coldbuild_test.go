@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lunad/lunad/refindex"
 	"github.com/lunad/lunad/treesitter"
+	"github.com/lunad/lunad/workspace/refindex"
 )
 
 var flagWorkers = flag.Int("bench.workers", 0, "BenchmarkColdBuild: parse workers (0: GOMAXPROCS)")

@@ -16,7 +16,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/goal"
 	"github.com/lunad/lunad/agents/llm"
-	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/sandbox"
 )

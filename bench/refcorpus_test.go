@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lunad/lunad/refindex"
 	"github.com/lunad/lunad/treesitter"
+	"github.com/lunad/lunad/workspace/refindex"
 )
 
 // The reference corpus (testdata/refcorpus): files of public repositories

@@ -9,7 +9,7 @@ import (
 	"runtime/pprof"
 	"testing"
 
-	"github.com/lunad/lunad/refindex"
+	"github.com/lunad/lunad/workspace/refindex"
 )
 
 var flagHeapProfile = flag.String("bench.heapprofile", "", "BenchmarkIndexHeap: write a heap profile of the built index here")

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/lunad/lunad/gitstore"
-	"github.com/lunad/lunad/refindex"
 	"github.com/lunad/lunad/treesitter"
+	"github.com/lunad/lunad/workspace/refindex"
 )
 
 var flagReps = flag.Int("bench.reps", 3, "BenchmarkReferences: runs of ctags and of each full index (the best is reported)")

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // The agents and faults of BenchmarkRuns, shared by lunad's engine and the

@@ -4,7 +4,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/textpos"
+	"github.com/lunad/lunad/internal/textpos"
 )
 
 // mapper converts between byte offsets in a text and LSP positions

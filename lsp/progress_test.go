@@ -15,7 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/workspace"
 )
 
@@ -146,14 +146,14 @@ func checkIndexProgress(t *testing.T, created string, got []string, total int) {
 func viaDaemon(t *testing.T) func(*workspace.Service) lunad.Workspace {
 	return func(svc *workspace.Service) lunad.Workspace {
 		t.Helper()
-		ln, err := daemon.Listen(svc)
+		ln, err := rpc.Listen(svc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		served := make(chan error, 1)
 		go func() {
-			served <- daemon.Serve(ctx, svc, ln, daemon.ServeOptions{Logger: slog.New(slog.DiscardHandler)})
+			served <- rpc.Serve(ctx, svc, ln, rpc.ServeOptions{Logger: slog.New(slog.DiscardHandler)})
 		}()
 		t.Cleanup(func() {
 			cancel()
@@ -162,7 +162,7 @@ func viaDaemon(t *testing.T) func(*workspace.Service) lunad.Workspace {
 			}
 			svc.Close()
 		})
-		ws, err := daemon.Connect(ctx, svc.Root(), daemon.ConnectOptions{})
+		ws, err := rpc.Connect(ctx, svc.Root(), rpc.ConnectOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

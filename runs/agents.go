@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // agent is the agent of a stage: a built-in one by name, or a process.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // The names of the files stored beside events.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/runs/procagent"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // Store is a run's event log (gitstore.Store implements it).

@@ -15,7 +15,7 @@ import (
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // goAgent is a built-in agent made of a function; it keeps every request.

@@ -18,7 +18,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // fakeIsolation is a runs.Isolation that keeps each run's branch in

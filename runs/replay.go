@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // Replay re-drives a run's workflow with the engine's own decision rules,

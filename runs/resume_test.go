@@ -10,7 +10,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/internal/wstest"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // TestResumeFromEveryStep: a log cut after any event the engine writes —

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // Start starts a run of the workspace's workflow req.Workflow and returns

@@ -1,6 +1,6 @@
 package treesitter
 
-import "github.com/lunad/lunad/textpos"
+import "github.com/lunad/lunad/internal/textpos"
 
 // Positions are textpos's: the parser's spans are byte offsets with their
 // line and byte column, computed from the text, never from tree-sitter

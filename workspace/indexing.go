@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/lunad/lunad/refindex"
+	"github.com/lunad/lunad/workspace/refindex"
 )
 
 // buildProgress is how far the cold build of the reference index has

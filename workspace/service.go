@@ -12,9 +12,9 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
-	"github.com/lunad/lunad/events"
 	"github.com/lunad/lunad/gitstore"
-	"github.com/lunad/lunad/refindex"
+	"github.com/lunad/lunad/workspace/events"
+	"github.com/lunad/lunad/workspace/refindex"
 )
 
 // Service serves one workspace.

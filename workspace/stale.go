@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/refindex"
 	"github.com/lunad/lunad/treesitter"
+	"github.com/lunad/lunad/workspace/refindex"
 )
 
 // Staleness is derived from history only (docs/references.md): a

@@ -12,8 +12,8 @@ import (
 	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/memory"
+	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/internal/wstest"
-	"github.com/lunad/lunad/policy"
 )
 
 // injection is an article steering the model that edits it.

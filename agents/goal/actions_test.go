@@ -13,7 +13,7 @@ import (
 	"github.com/lunad/lunad/agents/goal"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/llm/scripted"
-	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/agents/policy"
 )
 
 // yes confirms every action it is asked about, and says which.

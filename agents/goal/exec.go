@@ -16,8 +16,8 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/goal/tree"
 	"github.com/lunad/lunad/agents/llm"
+	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/agents/tools"
-	"github.com/lunad/lunad/policy"
 	"github.com/lunad/lunad/sandbox"
 )
 

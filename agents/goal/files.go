@@ -9,8 +9,8 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/goal/tree"
+	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/editor"
-	"github.com/lunad/lunad/policy"
 )
 
 // Limits of the file tools.

@@ -1,6 +1,6 @@
 package goal
 
-import "github.com/lunad/lunad/policy"
+import "github.com/lunad/lunad/agents/policy"
 
 // hidden reports whether the policy forbids showing the model the file
 // at rel (a worktree-relative slash path): search leaves it out, as

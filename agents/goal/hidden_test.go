@@ -6,7 +6,7 @@ import (
 
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/llm/scripted"
-	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/agents/policy"
 )
 
 // TestSearchLeavesOutDeniedReads: with docs/goals.md's no-secrets rule, a

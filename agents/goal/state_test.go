@@ -11,7 +11,7 @@ import (
 	"github.com/lunad/lunad/agents/memory"
 	"github.com/lunad/lunad/agents/window"
 	"github.com/lunad/lunad/editor"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 func TestParams(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/harness"
-	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/agents/goal/harness"
+	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/sandbox"
 )
 

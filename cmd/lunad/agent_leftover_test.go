@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/internal/wstest"
 )
 
@@ -88,7 +88,7 @@ func TestAgentLeftoverEnded(t *testing.T) {
 	}
 
 	p = w.serve()
-	c, err := daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{})
+	c, err := rpc.Connect(context.Background(), w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

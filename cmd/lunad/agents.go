@@ -13,8 +13,8 @@ import (
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/llm/providers"
 	"github.com/lunad/lunad/agents/memory"
+	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/gitstore"
-	"github.com/lunad/lunad/policy"
 	"github.com/lunad/lunad/runs"
 )
 

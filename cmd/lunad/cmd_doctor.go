@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/sandbox"
 )
 

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/lsp"
 	"github.com/lunad/lunad/workspace"
@@ -66,7 +66,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (l
 	// The workspace's daemon (started if none runs) is the single writer
 	// and watches the repository, so changes made by other processes reach
 	// the editor. If it cannot be used, serve in-process.
-	ws, err := daemon.Connect(ctx, dir, daemon.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemonConfig(opts)})
+	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemonConfig(opts)})
 	if err == nil {
 		return ws, nil
 	}

@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/mcp"
 )
 
@@ -88,7 +88,7 @@ func runMCP(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	if ln == nil {
 		return srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(m.Stdin), Writer: nopWriteCloser{m.Stdout}})
 	}
-	state, _, err := daemon.StateDir(m.workDir())
+	state, _, err := rpc.StateDir(m.workDir())
 	if err != nil {
 		return err
 	}

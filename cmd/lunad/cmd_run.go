@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/daemon/rpc"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 var cmdWorkflow = &command{
@@ -248,8 +248,8 @@ func (m *Main) withRunner(ctx context.Context, drives bool, f func(ws lunad.Work
 	if err != nil {
 		return err
 	}
-	ws, err := daemon.Connect(ctx, m.workDir(), daemon.ConnectOptions{AutoStart: true, Config: daemonConfig(opts)})
-	if errors.Is(err, daemon.ErrNoDaemon) {
+	ws, err := rpc.Connect(ctx, m.workDir(), rpc.ConnectOptions{AutoStart: true, Config: daemonConfig(opts)})
+	if errors.Is(err, rpc.ErrNoDaemon) {
 		// Driven by this process, the run would stop with it, and a daemon
 		// serving with another configuration would not take it up.
 		return fmt.Errorf("%w: runs are driven by the workspace's daemon, which cannot be used: %v", lunad.ErrInvalid, err)

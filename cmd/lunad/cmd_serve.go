@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/lunad/lunad/agents/ask"
-	"github.com/lunad/lunad/daemon"
-	"github.com/lunad/lunad/exemem"
+	"github.com/lunad/lunad/daemon/exemem"
+	"github.com/lunad/lunad/daemon/rpc"
+	"github.com/lunad/lunad/daemon/watch"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/runs/natsqueue"
-	"github.com/lunad/lunad/watch"
 	"github.com/lunad/lunad/workspace"
 )
 
@@ -84,7 +84,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	}
 	memLimit, governed, restore := setMemoryLimit(cfg.Daemon.MemoryLimit, m.Getenv)
 	defer restore()
-	state, _, err := daemon.StateDir(root)
+	state, _, err := rpc.StateDir(root)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		path = cfg.Daemon.LogFile
 	}
 	if path == "" && *auto {
-		path = filepath.Join(state, daemon.LogName)
+		path = filepath.Join(state, rpc.LogName)
 	}
 	var out io.Writer = m.Stderr
 	if path != "" {
@@ -146,8 +146,8 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 	if err := svc.SetSlugRule(cfg.Refs.Slugs); err != nil {
 		return err
 	}
-	ln, err := daemon.Listen(svc)
-	if errors.Is(err, daemon.ErrDaemonRunning) && *auto {
+	ln, err := rpc.Listen(svc)
+	if errors.Is(err, rpc.ErrDaemonRunning) && *auto {
 		log.Info("not serving: " + err.Error())
 		return nil // a client started two; the other one serves
 	}
@@ -212,7 +212,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		case <-ctx.Done():
 			return
 		}
-		serveErr = daemon.Serve(ctx, svc, ln, daemon.ServeOptions{IdleTimeout: *idle, Busy: func() bool { return svc.RunsInFlight() > 0 }, Logger: log, MaxFrame: maxFrame(opts), Config: id,
+		serveErr = rpc.Serve(ctx, svc, ln, rpc.ServeOptions{IdleTimeout: *idle, Busy: func() bool { return svc.RunsInFlight() > 0 }, Logger: log, MaxFrame: maxFrame(opts), Config: id,
 			MaxConns: cfg.Daemon.MaxConnections, ConnIdleTimeout: never(cfg.Daemon.ConnIdleTimeout)})
 	})
 	wg.Wait()
@@ -225,8 +225,8 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 
 // daemonConfig is the configuration that a daemon's answers depend on; a
 // command configured otherwise does not use the daemon.
-func daemonConfig(o gitstore.Options) *daemon.Settings {
-	return &daemon.Settings{Author: o.Human.Name, Email: o.Human.Email, LockTimeout: o.LockTimeout, MaxContent: o.MaxContent}
+func daemonConfig(o gitstore.Options) *rpc.Settings {
+	return &rpc.Settings{Author: o.Human.Name, Email: o.Human.Email, LockTimeout: o.LockTimeout, MaxContent: o.MaxContent}
 }
 
 // maxFrame is the largest message the daemon reads: the default (64 MiB),
@@ -234,7 +234,7 @@ func daemonConfig(o gitstore.Options) *daemon.Settings {
 // accepts fits (SEARCH and REPLACE files may hold 4 × max_content each,
 // and JSON escapes some bytes).
 func maxFrame(o gitstore.Options) int {
-	return max(daemon.DefaultMaxFrame, 10*o.MaxContent)
+	return max(rpc.DefaultMaxFrame, 10*o.MaxContent)
 }
 
 func socketOf(ln any) string {

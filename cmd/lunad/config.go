@@ -15,7 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/mcp"
 	"github.com/lunad/lunad/runs/natsqueue"
@@ -152,7 +152,7 @@ type Author struct {
 // DefaultConfig returns the built-in configuration.
 func DefaultConfig() Config {
 	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20,
-		Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: daemon.DefaultMaxConns, ConnIdleTimeout: daemon.DefaultConnIdleTimeout,
+		Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: rpc.DefaultMaxConns, ConnIdleTimeout: rpc.DefaultConnIdleTimeout,
 			MemoryLimit: defaultMemoryLimit},
 		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100, MaxSessions: mcp.DefaultMaxSessions,
 			MaxSessionsPerAddress: mcp.DefaultMaxSessionsPerAddress, SessionTimeout: mcp.DefaultSessionTimeout},

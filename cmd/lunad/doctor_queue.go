@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/internal/unixsock"
 	"github.com/lunad/lunad/runs/natsqueue"
 )
@@ -93,7 +93,7 @@ func urlLogin(raw string) bool {
 // one the server would use. It makes nothing.
 func checkMCP(root string) doctorMCP {
 	r := doctorMCP{TokenRequired: true}
-	state, _, err := daemon.StateDir(root)
+	state, _, err := rpc.StateDir(root)
 	if err != nil {
 		r.Warning = "WARNING: " + err.Error()
 		return r

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/sandbox"
 )
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 )
 
 // sharedSandboxHome is the goals' commands' home every test of the package
@@ -369,7 +369,7 @@ func TestGoalKilled(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+	c, err := rpc.Connect(ctx, w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func TestGoalKilled(t *testing.T) {
 	close(release) // the killed daemon's request is answered to no one
 
 	d2 := w.serve()
-	c, err = daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+	c, err = rpc.Connect(ctx, w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

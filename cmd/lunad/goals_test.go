@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/sandbox"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/internal/wstest"
 )
 
@@ -92,7 +92,7 @@ func TestIsolatedRunSurvivesDaemonKill(t *testing.T) {
 	}
 
 	p = w.serve()
-	c, err := daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{})
+	c, err := rpc.Connect(context.Background(), w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

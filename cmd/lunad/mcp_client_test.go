@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 )
 
 // mcpClientDir holds the Node.js client of TestMCPNodeClient and its
@@ -114,15 +114,15 @@ func nodeClient(t *testing.T, node, mode string) {
 // daemon is killed.
 func waitDaemonGone(t *testing.T, dir string) {
 	t.Helper()
-	c, err := daemon.Connect(context.Background(), dir, daemon.ConnectOptions{})
-	if errors.Is(err, daemon.ErrNoDaemon) {
+	c, err := rpc.Connect(context.Background(), dir, rpc.ConnectOptions{})
+	if errors.Is(err, rpc.ErrNoDaemon) {
 		return
 	}
 	if err != nil {
 		t.Errorf("the daemon: %v", err)
 		return
 	}
-	pid := c.(*daemon.Client).Hello().PID
+	pid := c.(*rpc.Client).Hello().PID
 	c.Close()
 	for deadline := time.Now().Add(20 * time.Second); running(pid); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {

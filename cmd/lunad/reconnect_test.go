@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 )
 
 // peer speaks JSON-RPC to a lunad process over its stdin/stdout: framed by
@@ -179,11 +179,11 @@ func (p *peer) handle(m map[string]any) {
 // it returns its pid.
 func killDaemon(t *testing.T, w *ws) int {
 	t.Helper()
-	c, err := daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{})
+	c, err := rpc.Connect(context.Background(), w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		t.Fatalf("no daemon to kill: %v", err)
 	}
-	pid := c.(*daemon.Client).Hello().PID
+	pid := c.(*rpc.Client).Hello().PID
 	c.Close()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -199,12 +199,12 @@ func killDaemon(t *testing.T, w *ws) int {
 // daemonPID is the pid of the daemon serving the workspace now.
 func daemonPID(t *testing.T, w *ws) int {
 	t.Helper()
-	c, err := daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{})
+	c, err := rpc.Connect(context.Background(), w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		t.Fatalf("no daemon: %v", err)
 	}
 	defer c.Close()
-	return c.(*daemon.Client).Hello().PID
+	return c.(*rpc.Client).Hello().PID
 }
 
 // `lunad lsp` outlives its daemon: after a SIGKILL of the daemon it

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 )
 
 // follow subscribes to the events of the daemon p and returns a function
@@ -20,7 +20,7 @@ import (
 func (w *ws) follow(p *daemonProc) func(what string, ok func(lunad.Event) bool) {
 	w.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	ws, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+	ws, err := rpc.Connect(ctx, w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		cancel()
 		w.t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -130,7 +130,7 @@ func (w *ws) waitDaemon(p *daemonProc) {
 			w.t.Fatalf("lunad serve exited: %v\n%s", p.err, p.stderr)
 		default:
 		}
-		if c, err := daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{}); err == nil {
+		if c, err := rpc.Connect(context.Background(), w.dir, rpc.ConnectOptions{}); err == nil {
 			c.Close()
 			return
 		}
@@ -162,12 +162,12 @@ func (p *daemonProc) wait(t *testing.T) error {
 // served is the number of calls the workspace's daemon answered.
 func (w *ws) served() uint64 {
 	w.t.Helper()
-	c, err := daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{})
+	c, err := rpc.Connect(context.Background(), w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	defer c.Close()
-	return c.(*daemon.Client).Hello().Served
+	return c.(*rpc.Client).Hello().Served
 }
 
 // TestServe runs commands through `lunad serve` and stops it with SIGTERM.
@@ -318,7 +318,7 @@ func TestAutoStartRace(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			clients[i], errs[i] = daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{AutoStart: true, Executable: lunadBin})
+			clients[i], errs[i] = rpc.Connect(context.Background(), w.dir, rpc.ConnectOptions{AutoStart: true, Executable: lunadBin})
 		})
 	}
 	wg.Wait()
@@ -327,7 +327,7 @@ func TestAutoStartRace(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("client %d: %v", i, errs[i])
 		}
-		st := c.(*daemon.Client).Hello()
+		st := c.(*rpc.Client).Hello()
 		if pid == 0 {
 			pid = st.PID
 		}
@@ -375,7 +375,7 @@ func TestServeConnectionLimits(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			c, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+			c, err := rpc.Connect(ctx, w.dir, rpc.ConnectOptions{})
 			if err == nil {
 				return c
 			}
@@ -389,7 +389,7 @@ func TestServeConnectionLimits(t *testing.T) {
 	w.env = []string{"LUNAD_MAX_CONNECTIONS=1"}
 	p := w.serve()
 	first := connect("the first connection")
-	if _, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{}); !errors.Is(err, daemon.ErrNoDaemon) || !strings.Contains(err.Error(), full) {
+	if _, err := rpc.Connect(ctx, w.dir, rpc.ConnectOptions{}); !errors.Is(err, rpc.ErrNoDaemon) || !strings.Contains(err.Error(), full) {
 		t.Fatalf("a second connection: %v", err)
 	}
 	if got := w.show(id); got != "alpha\n" {
@@ -488,7 +488,7 @@ func TestDaemonFollowsGit(t *testing.T) {
 	defer p.stop(t, syscall.SIGTERM)
 	await := w.follow(p)
 	ctx := context.Background()
-	ws, err := daemon.Connect(ctx, w.dir, daemon.ConnectOptions{})
+	ws, err := rpc.Connect(ctx, w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/lunad/lunad/policy"
+	"github.com/lunad/lunad/agents/policy"
 )
 
 // TestIsTerminalFile: a pseudo-terminal is a terminal; a pipe, a regular

@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/daemon"
+	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/internal/wstest"
 )
 
@@ -122,7 +122,7 @@ func TestWorkersOverNATS(t *testing.T) {
 	startWorker(clones[1])
 	slow.Process.Signal(syscall.SIGKILL)
 
-	c, err := daemon.Connect(context.Background(), w.dir, daemon.ConnectOptions{})
+	c, err := rpc.Connect(context.Background(), w.dir, rpc.ConnectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/runs/procagent"
+	"github.com/lunad/lunad/runs/workflow"
 	"github.com/lunad/lunad/sandbox"
-	"github.com/lunad/lunad/workflow"
 )
 
 // Sandbox runs one command in a sandbox: *sandbox.Runner's Run, or the

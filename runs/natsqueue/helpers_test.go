@@ -20,7 +20,7 @@ import (
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
-	"github.com/lunad/lunad/workflow"
+	"github.com/lunad/lunad/runs/workflow"
 )
 
 // testAgent is the agent every test stage runs. It notes each execution

@@ -6,4 +6,4 @@
 // daemon when asked (AutoStart) and reconnects for long-lived users. When no
 // daemon runs, a command opens the workspace in-process instead
 // (workspace.Open); this package only connects or says ErrNoDaemon.
-package daemon
+package rpc

@@ -1,4 +1,4 @@
-package daemon
+package rpc
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
-	"github.com/lunad/lunad/events"
+	"github.com/lunad/lunad/workspace/events"
 )
 
 // Client is a Workspace served by the workspace's daemon over its socket

@@ -231,7 +231,7 @@ const docsExampleErrors = "netwrok = true\nshell = false\n\n[limits]\ntimeout = 
 // program denial is Check's (advisory note included), and every rule of
 // lunad's is in its table.
 func TestDocs(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "docs", "goals.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "goals.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
