@@ -13,7 +13,7 @@ import (
 // error of a read, or ctx's once ctx is done (the run goes on: cancelling
 // it is the caller's choice). The adapters follow an ask with it to show
 // its progress.
-func FollowRun(ctx context.Context, r Runner, id string, poll time.Duration, onEvent func(RunEvent)) (RunInfo, error) {
+func FollowRun(ctx context.Context, r WorkflowRuns, id string, poll time.Duration, onEvent func(RunEvent)) (RunInfo, error) {
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	seen := 0

@@ -14,7 +14,7 @@ import (
 // growingRun is a Runner whose run gains one event per read and finishes
 // with its last.
 type growingRun struct {
-	lunad.Runner
+	lunad.WorkflowRuns
 	mu     sync.Mutex
 	events []lunad.RunEvent
 	reads  int

@@ -86,7 +86,7 @@ type GoalTrace struct {
 }
 
 // RunFiles reads the files stages stored beside a run's events
-// (Runner.RunFile).
+// (WorkflowRuns.RunFile).
 type RunFiles interface {
 	RunFile(ctx context.Context, id string, seq int, name string) ([]byte, error)
 }

@@ -18,7 +18,7 @@ type Workspace interface {
 	Brancher
 	Referencer
 	Subscriber
-	Runner
+	WorkflowRuns
 	io.Closer
 }
 
@@ -96,7 +96,7 @@ type Referencer interface {
 	IndexReferences(ctx context.Context, progress func(done, total int)) error
 }
 
-// Runner starts and inspects runs of the workspace's workflows (the
+// WorkflowRuns starts and inspects runs of the workspace's workflows (the
 // workflow engine the workspace service hosts). Errors: ErrNotFound (as a
 // *RunNotFoundError) for an unknown run or workflow; ErrInvalid for a
 // workflow that does not check, or a step the run's status forbids (retry
@@ -104,7 +104,7 @@ type Referencer interface {
 // for a start key used for another request; ErrDirty for an isolated
 // workflow started with uncommitted changes in the working tree (the
 // message names them).
-type Runner interface {
+type WorkflowRuns interface {
 	Workflows(ctx context.Context) ([]WorkflowInfo, error)
 	Workflow(ctx context.Context, name string) (WorkflowInfo, error)
 	// StartRun starts a run and returns it as created; with a key, a

@@ -144,7 +144,7 @@ func benchAsks(b *testing.B, n int) {
 	for _, role := range []string{"supervisor", "coder", "writer", "reviewer"} {
 		providers[role] = &instant{role: role, tl: tl, target: target, content: string(content), asks: &asks}
 	}
-	a, err := ask.New(ask.Options{Workspace: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	a, err := ask.New(ask.Options{Source: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Providers: func(role string) (llm.Provider, llm.Config, error) {
 			return providers[role], llm.Config{Provider: "instant", Model: "instant"}, nil
 		}})

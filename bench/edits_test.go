@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -129,7 +130,7 @@ func runStore(dir string, seq []edit, pass int, byPath bool) (st stats, open, cl
 			ref = e.path
 		}
 		t0 := time.Now()
-		_, err := s.Edit(ctx, ref, gitstore.Change{Agent: "bench"}, func(cur []byte) ([]byte, map[string]string, error) {
+		_, err := s.Edit(ctx, ref, lunad.Change{Agent: "bench"}, func(cur []byte) ([]byte, map[string]string, error) {
 			out, _, _, err := e.change(cur, pass)
 			return out, nil, err
 		})
@@ -155,7 +156,7 @@ func runStoreOpenEach(dir string, seq []edit, pass int) (st stats) {
 		t0 := time.Now()
 		s, err := gitstore.Open(dir, benchOptions())
 		if err == nil {
-			_, err = s.Edit(ctx, e.id, gitstore.Change{Agent: "bench"}, func(cur []byte) ([]byte, map[string]string, error) {
+			_, err = s.Edit(ctx, e.id, lunad.Change{Agent: "bench"}, func(cur []byte) ([]byte, map[string]string, error) {
 				out, _, _, err := e.change(cur, pass)
 				return out, nil, err
 			})
@@ -190,7 +191,7 @@ func runStoreConcurrent(dir string, seq []edit, pass, workers int) (st stats) {
 			for i := w; i < len(seq); i += workers {
 				e := seq[i]
 				t0 := time.Now()
-				_, err := s.Edit(ctx, e.id, gitstore.Change{Agent: fmt.Sprintf("worker%d", w)}, func(cur []byte) ([]byte, map[string]string, error) {
+				_, err := s.Edit(ctx, e.id, lunad.Change{Agent: fmt.Sprintf("worker%d", w)}, func(cur []byte) ([]byte, map[string]string, error) {
 					out, _, _, err := e.change(cur, pass)
 					return out, nil, err
 				})

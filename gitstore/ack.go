@@ -32,16 +32,16 @@ const maxSymbol = 200
 // that moved on fails with ErrConflict. The ack commit has the same tree
 // as its parent. Acks are not changes for Undo and Redo: they are skipped
 // on both stacks and cannot be undone.
-func (s *Store) Ack(ctx context.Context, ref, symbol string, ch Change) (Result, error) {
+func (s *Store) Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.Result, error) {
 	symbol, err := CheckSymbol(symbol)
 	if err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
 	if err := validateChange(ch); err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
 	if v, ok := ch.Extra[trSymbol]; ok && v != symbol {
-		return Result{}, fmt.Errorf("%w: the %s trailer is set by Ack itself; pass the symbol as Ack's symbol argument, not in Change.Extra", lunad.ErrInvalid, trSymbol)
+		return lunad.Result{}, fmt.Errorf("%w: the %s trailer is set by Ack itself; pass the symbol as Ack's symbol argument, not in lunad.Change.Extra", lunad.ErrInvalid, trSymbol)
 	}
 	var extra map[string]string
 	if len(ch.Extra) > 0 || symbol != "" {
@@ -54,7 +54,7 @@ func (s *Store) Ack(ctx context.Context, ref, symbol string, ch Change) (Result,
 		}
 	}
 	w := newWrite(lunad.OpAck, ch, []byte(symbol))
-	return s.submit(ctx, func(t *txn) (Result, error) {
+	return s.submit(ctx, func(t *txn) (lunad.Result, error) {
 		id, m, replayed, err := t.begin(ref, w)
 		if err != nil || replayed != nil {
 			return deref(replayed), err

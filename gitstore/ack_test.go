@@ -19,7 +19,7 @@ const ackContent = "def parse_config(p):\n    return p\n"
 func ackStore(t *testing.T) (*Store, string) {
 	t.Helper()
 	s := newStore(t)
-	r, err := s.Create(context.Background(), CreateSpec{Title: "config", Path: "config.py", Content: []byte(ackContent)})
+	r, err := s.Create(context.Background(), lunad.CreateSpec{Title: "config", Path: "config.py", Content: []byte(ackContent)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,13 +34,13 @@ func head(t *testing.T, s *Store) string {
 
 func TestAck(t *testing.T) {
 	ctx := context.Background()
-	keyed := Change{Agent: "reviewer", Message: "checked after the refactor\n\nthe signature is unchanged", IdempotencyKey: "k-1", Extra: map[string]string{"Review": "manual"}}
+	keyed := lunad.Change{Agent: "reviewer", Message: "checked after the refactor\n\nthe signature is unchanged", IdempotencyKey: "k-1", Extra: map[string]string{"Review": "manual"}}
 	digest := requestDigest(newWrite(lunad.OpAck, keyed, []byte("Config.parse")), "a0000001", "reviewer")
 	cases := []struct {
 		name     string
 		ref      string // "" means the artifact's ID
 		symbol   string
-		ch       Change
+		ch       lunad.Change
 		wantMsg  string // git log -1 --format=%B, trailing newlines trimmed
 		wantXtra map[string]string
 	}{
@@ -69,7 +69,7 @@ func TestAck(t *testing.T) {
 		{
 			name:   "symbol also given in extra",
 			symbol: "parse_config",
-			ch:     Change{Extra: map[string]string{"Symbol": "parse_config"}},
+			ch:     lunad.Change{Extra: map[string]string{"Symbol": "parse_config"}},
 			wantMsg: "ack config.py symbol parse_config\n\n" +
 				"Luna-Artifact: a0000001\nLuna-Op: ack\nLuna-Version: 2\nLuna-Agent: Ada\nLuna-Symbol: parse_config",
 			wantXtra: map[string]string{"Symbol": "parse_config"},
@@ -166,10 +166,10 @@ func equalMaps(a, b map[string]string) bool {
 func TestAckErrors(t *testing.T) {
 	ctx := context.Background()
 	s, id := ackStore(t)
-	if _, err := s.Ack(ctx, id, "", Change{IdempotencyKey: "used"}); err != nil {
+	if _, err := s.Ack(ctx, id, "", lunad.Change{IdempotencyKey: "used"}); err != nil {
 		t.Fatal(err)
 	}
-	other, err := s.Create(ctx, CreateSpec{Title: "other", Path: "other.md", Content: []byte("x\n")})
+	other, err := s.Create(ctx, lunad.CreateSpec{Title: "other", Path: "other.md", Content: []byte("x\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,24 +177,24 @@ func TestAckErrors(t *testing.T) {
 		name   string
 		ref    string
 		symbol string
-		ch     Change
+		ch     lunad.Change
 		want   error
 		msg    string
 	}{
-		{"unknown id", "zzzzzzzz", "", Change{}, lunad.ErrNotFound, "zzzzzzzz"},
-		{"unknown path", "nope.md", "parse_config", Change{}, lunad.ErrNotFound, ""},
-		{"newline in symbol", id, "parse\nconfig", Change{}, lunad.ErrInvalid, "one line"},
-		{"trailing newline in symbol", id, "parse_config\n", Change{}, lunad.ErrInvalid, "control character"},
-		{"tab in symbol", id, "parse\tconfig", Change{}, lunad.ErrInvalid, "control character"},
-		{"NUL in symbol", id, "parse\x00config", Change{}, lunad.ErrInvalid, "control character"},
-		{"300-byte symbol", id, strings.Repeat("s", 300), Change{}, lunad.ErrInvalid, "limit is 200"},
-		{"invalid UTF-8 symbol", id, "parse_\xff\xfeconfig", Change{}, lunad.ErrInvalid, "UTF-8 (byte 6)"},
-		{"blank symbol", id, "   ", Change{}, lunad.ErrInvalid, "blank"},
-		{"symbol only in extra", id, "", Change{Extra: map[string]string{"Symbol": "parse_config"}}, lunad.ErrInvalid, "symbol argument"},
-		{"symbol differs from extra", id, "a", Change{Extra: map[string]string{"Symbol": "b"}}, lunad.ErrInvalid, "symbol argument"},
-		{"bad agent", id, "", Change{Agent: "a\nb"}, lunad.ErrInvalid, "agent"},
-		{"stale base", id, "", Change{BaseVersion: 1}, lunad.ErrConflict, "version 2"},
-		{"key used for another artifact", other.Artifact.ID, "", Change{IdempotencyKey: "used"}, lunad.ErrConflict, "already used"},
+		{"unknown id", "zzzzzzzz", "", lunad.Change{}, lunad.ErrNotFound, "zzzzzzzz"},
+		{"unknown path", "nope.md", "parse_config", lunad.Change{}, lunad.ErrNotFound, ""},
+		{"newline in symbol", id, "parse\nconfig", lunad.Change{}, lunad.ErrInvalid, "one line"},
+		{"trailing newline in symbol", id, "parse_config\n", lunad.Change{}, lunad.ErrInvalid, "control character"},
+		{"tab in symbol", id, "parse\tconfig", lunad.Change{}, lunad.ErrInvalid, "control character"},
+		{"NUL in symbol", id, "parse\x00config", lunad.Change{}, lunad.ErrInvalid, "control character"},
+		{"300-byte symbol", id, strings.Repeat("s", 300), lunad.Change{}, lunad.ErrInvalid, "limit is 200"},
+		{"invalid UTF-8 symbol", id, "parse_\xff\xfeconfig", lunad.Change{}, lunad.ErrInvalid, "UTF-8 (byte 6)"},
+		{"blank symbol", id, "   ", lunad.Change{}, lunad.ErrInvalid, "blank"},
+		{"symbol only in extra", id, "", lunad.Change{Extra: map[string]string{"Symbol": "parse_config"}}, lunad.ErrInvalid, "symbol argument"},
+		{"symbol differs from extra", id, "a", lunad.Change{Extra: map[string]string{"Symbol": "b"}}, lunad.ErrInvalid, "symbol argument"},
+		{"bad agent", id, "", lunad.Change{Agent: "a\nb"}, lunad.ErrInvalid, "agent"},
+		{"stale base", id, "", lunad.Change{BaseVersion: 1}, lunad.ErrConflict, "version 2"},
+		{"key used for another artifact", other.Artifact.ID, "", lunad.Change{IdempotencyKey: "used"}, lunad.ErrConflict, "already used"},
 	}
 	before := head(t, s)
 	for _, c := range cases {
@@ -217,7 +217,7 @@ func TestAckErrors(t *testing.T) {
 func TestAckIdempotent(t *testing.T) {
 	ctx := context.Background()
 	s, id := ackStore(t)
-	first, err := s.Ack(ctx, id, "parse_config", Change{IdempotencyKey: "ack-1"})
+	first, err := s.Ack(ctx, id, "parse_config", lunad.Change{IdempotencyKey: "ack-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestAckIdempotent(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			again, err := s.Ack(ctx, c.ref, c.symbol, Change{IdempotencyKey: "ack-1"})
+			again, err := s.Ack(ctx, c.ref, c.symbol, lunad.Change{IdempotencyKey: "ack-1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -247,10 +247,10 @@ func TestAckIdempotent(t *testing.T) {
 	}
 	// Another symbol, or an edit, with the key is another request: a
 	// conflict, nothing is committed.
-	if r, err := s.Ack(ctx, id, "other", Change{IdempotencyKey: "ack-1"}); !errors.Is(err, lunad.ErrConflict) || !strings.Contains(err.Error(), "was already used for ack of") {
+	if r, err := s.Ack(ctx, id, "other", lunad.Change{IdempotencyKey: "ack-1"}); !errors.Is(err, lunad.ErrConflict) || !strings.Contains(err.Error(), "was already used for ack of") {
 		t.Fatalf("ack of another symbol with the key: %+v %v", r, err)
 	}
-	if r, err := s.Edit(ctx, id, Change{IdempotencyKey: "ack-1", Input: []byte("p")}, replace("p", "q")); !errors.Is(err, lunad.ErrConflict) || !strings.Contains(err.Error(), "this request is to edit") {
+	if r, err := s.Edit(ctx, id, lunad.Change{IdempotencyKey: "ack-1", Input: []byte("p")}, replace("p", "q")); !errors.Is(err, lunad.ErrConflict) || !strings.Contains(err.Error(), "this request is to edit") {
 		t.Fatalf("edit with an ack's key: %+v %v", r, err)
 	}
 	if h := head(t, s); h != after {
@@ -262,37 +262,37 @@ func TestAckIdempotent(t *testing.T) {
 func TestAckUndoRedo(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := r.Artifact.ID
 	// Only acks after the first state: nothing to undo.
-	if _, err := s.Ack(ctx, id, "", Change{}); err != nil {
+	if _, err := s.Ack(ctx, id, "", lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Undo(ctx, id, Change{}); !errors.Is(err, lunad.ErrInvalid) {
+	if _, err := s.Undo(ctx, id, lunad.Change{}); !errors.Is(err, lunad.ErrInvalid) {
 		t.Fatalf("undo of an ack: %v", err)
 	}
 	current := func(t *testing.T) string { t.Helper(); return currentContent(t, s, id, "n.txt") }
-	ack := func(sym string) func() (Result, error) {
-		return func() (Result, error) { return s.Ack(ctx, id, sym, Change{}) }
+	ack := func(sym string) func() (lunad.Result, error) {
+		return func() (lunad.Result, error) { return s.Ack(ctx, id, sym, lunad.Change{}) }
 	}
 	steps := []struct {
 		name   string
-		op     func() (Result, error)
+		op     func() (lunad.Result, error)
 		want   string
 		ver    int
 		target int // Luna-Target-Version of an undo or redo
 	}{
-		{"edit", func() (Result, error) { return s.Edit(ctx, id, Change{}, replace("one", "two")) }, "two\n", 3, 0},
+		{"edit", func() (lunad.Result, error) { return s.Edit(ctx, id, lunad.Change{}, replace("one", "two")) }, "two\n", 3, 0},
 		{"ack after edit", ack("x"), "two\n", 4, 0},
 		{"ack again", ack(""), "two\n", 5, 0},
-		{"undo reverts the edit", func() (Result, error) { return s.Undo(ctx, id, Change{}) }, "one\n", 6, 2},
+		{"undo reverts the edit", func() (lunad.Result, error) { return s.Undo(ctx, id, lunad.Change{}) }, "one\n", 6, 2},
 		{"ack after undo", ack("x"), "one\n", 7, 0},
-		{"redo survives the ack", func() (Result, error) { return s.Redo(ctx, id, Change{}) }, "two\n", 8, 3},
+		{"redo survives the ack", func() (lunad.Result, error) { return s.Redo(ctx, id, lunad.Change{}) }, "two\n", 8, 3},
 		{"ack after redo", ack(""), "two\n", 9, 0},
-		{"undo the redone edit", func() (Result, error) { return s.Undo(ctx, id, Change{}) }, "one\n", 10, 2},
+		{"undo the redone edit", func() (lunad.Result, error) { return s.Undo(ctx, id, lunad.Change{}) }, "one\n", 10, 2},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -312,10 +312,10 @@ func TestAckUndoRedo(t *testing.T) {
 		})
 	}
 	// Back at the first state: further undos refuse, acks still do not count.
-	if _, err := s.Undo(ctx, id, Change{}); !errors.Is(err, lunad.ErrInvalid) {
+	if _, err := s.Undo(ctx, id, lunad.Change{}); !errors.Is(err, lunad.ErrInvalid) {
 		t.Fatalf("undo at first state: %v", err)
 	}
-	if _, err := s.Redo(ctx, id, Change{}); err != nil {
+	if _, err := s.Redo(ctx, id, lunad.Change{}); err != nil {
 		t.Fatalf("redo after undo and acks: %v", err)
 	}
 	if got := current(t); got != "two\n" {
@@ -338,7 +338,7 @@ func TestAckCommitsHumanChangeFirst(t *testing.T) {
 			s, id := ackStore(t)
 			typed := ackContent + "\ndef other():\n    pass\n"
 			writeFile(t, s.root, "config.py", typed) // a person types, not in git yet
-			res, err := s.Ack(ctx, id, c.symbol, Change{Agent: "reviewer"})
+			res, err := s.Ack(ctx, id, c.symbol, lunad.Change{Agent: "reviewer"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -376,7 +376,7 @@ func TestAckConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = s.Ack(ctx, id, "sym"+strings.Repeat("x", i), Change{})
+			_, errs[i] = s.Ack(ctx, id, "sym"+strings.Repeat("x", i), lunad.Change{})
 		}()
 	}
 	wg.Wait()

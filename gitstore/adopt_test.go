@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/lunad/lunad"
 )
 
 // existingRepo makes a repository with the git CLI: history, text files,
@@ -79,7 +81,7 @@ func TestAdoptExistingRepo(t *testing.T) {
 		t.Fatalf("re-adopt %+v", rep2.Adopted)
 	}
 	// Edits after a hand-made git commit see its content.
-	r, err := s2.Edit(ctx, "src/config.py", Change{Agent: "coder"}, replace("{}", "{'a': 1}"))
+	r, err := s2.Edit(ctx, "src/config.py", lunad.Change{Agent: "coder"}, replace("{}", "{'a': 1}"))
 	if err != nil || r.Version.Number != 2 {
 		t.Fatalf("edit adopted: %+v %v", r, err)
 	}

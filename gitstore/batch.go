@@ -21,12 +21,9 @@ import (
 // Operations queued meanwhile form the next batch. No goroutine outlives a
 // call.
 
-// Result is what a write returns.
-type Result = lunad.Result
-
 type request struct {
-	op   func(*txn) (Result, error)
-	res  Result
+	op   func(*txn) (lunad.Result, error)
+	res  lunad.Result
 	err  error
 	done chan struct{}
 }
@@ -51,9 +48,9 @@ func (q *writeQueue) wait() {
 }
 
 // submit runs op in a batch and returns its result.
-func (s *Store) submit(ctx context.Context, op func(*txn) (Result, error)) (Result, error) {
+func (s *Store) submit(ctx context.Context, op func(*txn) (lunad.Result, error)) (lunad.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
 	r := &request{op: op, done: make(chan struct{})}
 	q := &s.queue
@@ -94,7 +91,7 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		err = diskHint(err)
 		for _, r := range batch {
 			if r.err == nil {
-				r.res, r.err = Result{}, err
+				r.res, r.err = lunad.Result{}, err
 			}
 		}
 	}
@@ -131,7 +128,7 @@ func (s *Store) runBatch(ctx context.Context, batch []*request) {
 		}
 		s.hist = nil // rebuilt from the repository on next use
 		for _, r := range batch {
-			r.res, r.err = Result{}, nil
+			r.res, r.err = lunad.Result{}, nil
 		}
 		time.Sleep(min(time.Duration(attempt+1)*5*time.Millisecond, 50*time.Millisecond))
 	}
@@ -147,7 +144,7 @@ func (s *Store) runBatchOnce(batch []*request) error {
 	}
 	if err != nil {
 		for _, r := range batch {
-			r.res, r.err = Result{}, diskHint(err)
+			r.res, r.err = lunad.Result{}, diskHint(err)
 		}
 		return nil
 	}
@@ -186,7 +183,7 @@ func (s *Store) failCommitted(batch []*request, err error) {
 	s.hist = nil // rebuilt from the repository on next use
 	for _, r := range batch {
 		if r.err == nil && !r.res.Replayed {
-			r.res, r.err = Result{}, err
+			r.res, r.err = lunad.Result{}, err
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 func TestBranchSwitch(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	a, _ := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("main\n")})
+	a, _ := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("main\n")})
 	if _, err := s.Branch(ctx, "feature", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -27,8 +27,8 @@ func TestBranchSwitch(t *testing.T) {
 	if got := strings.TrimSpace(git(t, s.root, "branch", "--show-current")); got != "feature" {
 		t.Fatalf("current branch %q", got)
 	}
-	s.Edit(ctx, a.Artifact.ID, Change{}, replace("main", "feature"))
-	b, _ := s.Create(ctx, CreateSpec{Title: "b", Path: "dir/b.md", Content: []byte("only on feature\n")})
+	s.Edit(ctx, a.Artifact.ID, lunad.Change{}, replace("main", "feature"))
+	b, _ := s.Create(ctx, lunad.CreateSpec{Title: "b", Path: "dir/b.md", Content: []byte("only on feature\n")})
 	checkRepo(t, s)
 
 	if _, err := s.Switch(ctx, "main"); err != nil {
@@ -66,7 +66,7 @@ func TestBranchSwitch(t *testing.T) {
 	if art, err := s.Artifact(ctx, a.Artifact.ID); err != nil || art.Version != 2 {
 		t.Fatalf("after git checkout: %+v %v", art, err)
 	}
-	if _, err := s.Edit(ctx, b.Artifact.ID, Change{}, replace("only", "still only")); err != nil {
+	if _, err := s.Edit(ctx, b.Artifact.ID, lunad.Change{}, replace("only", "still only")); err != nil {
 		t.Fatal(err)
 	}
 	checkRepo(t, s)
@@ -78,12 +78,12 @@ func TestBranchSwitch(t *testing.T) {
 func TestDetachedHeadReadsOnly(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := r.Artifact.ID
-	if _, err := s.Edit(ctx, id, Change{}, replace("one", "two")); err != nil {
+	if _, err := s.Edit(ctx, id, lunad.Change{}, replace("one", "two")); err != nil {
 		t.Fatal(err)
 	}
 	git(t, s.root, "checkout", "-q", "-f", "--detach", "HEAD~1") // -f: the git index is synced lazily
@@ -94,7 +94,7 @@ func TestDetachedHeadReadsOnly(t *testing.T) {
 	if h, err := s.History(ctx, id); err != nil || len(h) != 1 {
 		t.Fatalf("history at the detached HEAD: %v %v", h, err)
 	}
-	_, err = s.Edit(ctx, id, Change{}, replace("one", "three"))
+	_, err = s.Edit(ctx, id, lunad.Change{}, replace("one", "three"))
 	if !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "HEAD is detached") || !strings.Contains(err.Error(), "lunad switch") {
 		t.Fatalf("write on a detached HEAD: %v", err)
 	}

@@ -270,7 +270,7 @@ func TestCleanThenWrite(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, _, _, err := w.ApplyWrites(ctx, []lunad.StageWrite{{Path: "notes/a.md", Content: "# A\n\nthe attempt's\n"}}, Change{Agent: "coder"}); err != nil {
+			if _, _, _, err := w.ApplyWrites(ctx, []lunad.StageWrite{{Path: "notes/a.md", Content: "# A\n\nthe attempt's\n"}}, lunad.Change{Agent: "coder"}); err != nil {
 				t.Fatal(err)
 			}
 			log := git(t, s.root, "log", "--format=%an", tip+"..luna/w/r1")

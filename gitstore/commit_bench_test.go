@@ -29,7 +29,7 @@ func BenchmarkCreate(b *testing.B) {
 	s := benchStore(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := s.Create(ctx, CreateSpec{Title: fmt.Sprintf("note %d", i), Path: fmt.Sprintf("docs/n%d.md", i), Content: []byte(fmt.Sprintf("# note %d\n", i))}); err != nil {
+		if _, err := s.Create(ctx, lunad.CreateSpec{Title: fmt.Sprintf("note %d", i), Path: fmt.Sprintf("docs/n%d.md", i), Content: []byte(fmt.Sprintf("# note %d\n", i))}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -38,14 +38,14 @@ func BenchmarkCreate(b *testing.B) {
 func BenchmarkEdit(b *testing.B) {
 	ctx := context.Background()
 	s := benchStore(b)
-	r, err := s.Create(ctx, CreateSpec{Title: "note", Path: "docs/note.md", Content: []byte("v0\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "note", Path: "docs/note.md", Content: []byte("v0\n")})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		next := []byte(fmt.Sprintf("v%d\n", i+1))
-		if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, func([]byte) ([]byte, map[string]string, error) { return next, nil, nil }); err != nil {
+		if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, func([]byte) ([]byte, map[string]string, error) { return next, nil, nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -57,7 +57,7 @@ func BenchmarkApplyWrites(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		w := []lunad.StageWrite{{Path: fmt.Sprintf("out/r%d/a.txt", i), Content: fmt.Sprintf("stage output %d\n", i)}}
-		if _, _, _, err := s.ApplyWrites(ctx, w, Change{Agent: "bench", Extra: map[string]string{"Run": fmt.Sprint(i), "Stage": "a", "Attempt": "1"}}); err != nil {
+		if _, _, _, err := s.ApplyWrites(ctx, w, lunad.Change{Agent: "bench", Extra: map[string]string{"Run": fmt.Sprint(i), "Stage": "a", "Attempt": "1"}}); err != nil {
 			b.Fatal(err)
 		}
 	}

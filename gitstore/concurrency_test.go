@@ -22,8 +22,8 @@ import (
 // concEdit is one write a goroutine or process attempted.
 type concEdit struct {
 	id, line string
-	res      Result // when acknowledged
-	base     int    // BaseVersion passed, 0 for none
+	res      lunad.Result // when acknowledged
+	base     int          // BaseVersion passed, 0 for none
 	err      error
 }
 
@@ -40,7 +40,7 @@ func TestConcurrentEditsOneProcess(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
 	create := func(p string) string {
-		r, err := s.Create(ctx, CreateSpec{Title: p, Path: p, Content: []byte("start " + p + "\n")})
+		r, err := s.Create(ctx, lunad.CreateSpec{Title: p, Path: p, Content: []byte("start " + p + "\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestConcurrentEditsOneProcess(t *testing.T) {
 	}
 	edit := func(g, i int, id string, base int) *concEdit {
 		e := &concEdit{id: id, base: base, line: fmt.Sprintf("g%d edit %d", g, i)}
-		e.res, e.err = s.Edit(ctx, id, Change{Agent: fmt.Sprintf("g%d", g), BaseVersion: base}, appendLine(e.line))
+		e.res, e.err = s.Edit(ctx, id, lunad.Change{Agent: fmt.Sprintf("g%d", g), BaseVersion: base}, appendLine(e.line))
 		record(e)
 		return e
 	}
@@ -221,7 +221,7 @@ func TestConcurrentProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	create := func(p string) string {
-		r, err := s.Create(ctx, CreateSpec{Title: p, Path: p, Content: []byte("start " + p + "\n")})
+		r, err := s.Create(ctx, lunad.CreateSpec{Title: p, Path: p, Content: []byte("start " + p + "\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +284,7 @@ func TestConcurrentProcesses(t *testing.T) {
 		ids := []string{sharedA, own[k], sharedB}
 		for i, a := range r.acks {
 			e := &concEdit{id: a.artifact, line: fmt.Sprintf("proc %d edit %d", k, i),
-				res: Result{Version: lunad.Version{Artifact: a.artifact, Number: a.version, Commit: a.commit}}}
+				res: lunad.Result{Version: lunad.Version{Artifact: a.artifact, Number: a.version, Commit: a.commit}}}
 			if a.artifact != ids[i%len(ids)] {
 				t.Errorf("process %d edit %d acknowledged for %s, want %s", k, i, a.artifact, ids[i%len(ids)])
 			}
@@ -363,7 +363,7 @@ func sameSnapshot(t *testing.T, before, after map[string][32]byte) {
 func TestSecondWriterLocked(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "n", Path: "n.md", Content: []byte("one\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "n", Path: "n.md", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,12 +390,12 @@ func TestSecondWriterLocked(t *testing.T) {
 		name string
 		call func() error
 	}{
-		{"edit", func() error { _, err := second.Edit(ctx, id, Change{}, appendLine("two")); return err }},
+		{"edit", func() error { _, err := second.Edit(ctx, id, lunad.Change{}, appendLine("two")); return err }},
 		{"create", func() error {
-			_, err := second.Create(ctx, CreateSpec{Title: "m", Path: "m.md", Content: []byte("m\n")})
+			_, err := second.Create(ctx, lunad.CreateSpec{Title: "m", Path: "m.md", Content: []byte("m\n")})
 			return err
 		}},
-		{"move", func() error { _, err := second.Move(ctx, id, "moved.md", Change{}); return err }},
+		{"move", func() error { _, err := second.Move(ctx, id, "moved.md", lunad.Change{}); return err }},
 	} {
 		t0 := time.Now()
 		err := op.call()
@@ -410,7 +410,7 @@ func TestSecondWriterLocked(t *testing.T) {
 	sameSnapshot(t, before, snapshotWorkspace(t, s.root))
 
 	release()
-	if _, err := second.Edit(ctx, id, Change{}, appendLine("two")); err != nil {
+	if _, err := second.Edit(ctx, id, lunad.Change{}, appendLine("two")); err != nil {
 		t.Fatalf("edit after the lock was released: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(s.root, "n.md")); string(b) != "one\ntwo\n" {
@@ -440,14 +440,14 @@ func TestSecondWriterLockedByProcess(t *testing.T) {
 		t.Fatalf("open while locked: %v", err)
 	}
 	defer s.Close()
-	_, err = s.Edit(ctx, "README.txt", Change{}, appendLine("x"))
+	_, err = s.Edit(ctx, "README.txt", lunad.Change{}, appendLine("x"))
 	if !errors.Is(err, lunad.ErrLocked) || !strings.Contains(err.Error(), "pid "+pid) {
 		t.Fatalf("edit while process %s holds the lock: %v", pid, err)
 	}
 	sameSnapshot(t, before, snapshotWorkspace(t, dir))
 
 	h.killAndDrain(&acks, &errs)
-	if _, err := s.Edit(ctx, "README.txt", Change{}, appendLine("x")); err != nil {
+	if _, err := s.Edit(ctx, "README.txt", lunad.Change{}, appendLine("x")); err != nil {
 		t.Fatalf("edit after the holder died: %v", err)
 	}
 	if len(errs) > 0 {

@@ -137,7 +137,7 @@ func runHelper(mode string) {
 					time.Sleep(time.Millisecond)
 				}
 				id := w.pick(rand.New(rand.NewPCG(seed, 99)))
-				s.Edit(ctx, id, Change{Agent: "stuck"}, func(b []byte) ([]byte, map[string]string, error) {
+				s.Edit(ctx, id, lunad.Change{Agent: "stuck"}, func(b []byte) ([]byte, map[string]string, error) {
 					out.line("INBATCH %s", id)
 					time.Sleep(time.Hour)
 					return nil, nil, errors.New("unreachable")
@@ -157,7 +157,7 @@ func runHelper(mode string) {
 		for i := range n {
 			id := ids[i%len(ids)]
 			line := fmt.Sprintf("proc %d edit %d", k, i)
-			r, err := s.Edit(ctx, id, Change{Agent: fmt.Sprintf("proc%d", k)}, appendLine(line))
+			r, err := s.Edit(ctx, id, lunad.Change{Agent: fmt.Sprintf("proc%d", k)}, appendLine(line))
 			if err != nil {
 				out.line("ERR edit %s %q: %v", id, line, err)
 				continue
@@ -217,14 +217,14 @@ func (w *crashWorkload) acked() int {
 func (w *crashWorkload) run(ctx context.Context, g int, rng *rand.Rand) {
 	pid := os.Getpid()
 	for i := 0; ; i++ {
-		var r Result
+		var r lunad.Result
 		var err error
 		what := ""
 		switch n := rng.IntN(25); {
 		case n == 0:
 			what = "create"
-			r, err = w.s.Create(ctx, CreateSpec{Title: fmt.Sprintf("new %d %d %d", pid, g, i),
-				Path: fmt.Sprintf("new/p%d-g%d-%d.md", pid, g, i), Content: []byte("# new\n"), Change: Change{Agent: "crash"}})
+			r, err = w.s.Create(ctx, lunad.CreateSpec{Title: fmt.Sprintf("new %d %d %d", pid, g, i),
+				Path: fmt.Sprintf("new/p%d-g%d-%d.md", pid, g, i), Content: []byte("# new\n"), Change: lunad.Change{Agent: "crash"}})
 			if err == nil {
 				w.mu.Lock()
 				w.ids = append(w.ids, r.Artifact.ID)
@@ -235,12 +235,12 @@ func (w *crashWorkload) run(ctx context.Context, g int, rng *rand.Rand) {
 			what = "move " + id
 			var a lunad.Artifact
 			if a, err = w.s.Artifact(ctx, id); err == nil {
-				r, err = w.s.Move(ctx, id, fmt.Sprintf("moved/p%d-g%d-%d%s", pid, g, i, path.Ext(a.Path)), Change{Agent: "crash"})
+				r, err = w.s.Move(ctx, id, fmt.Sprintf("moved/p%d-g%d-%d%s", pid, g, i, path.Ext(a.Path)), lunad.Change{Agent: "crash"})
 			}
 		default:
 			id := w.pick(rng)
 			what = "edit " + id
-			r, err = w.s.Edit(ctx, id, Change{Agent: fmt.Sprintf("g%d", g)}, appendLine(fmt.Sprintf("pid %d g%d i%d", pid, g, i)))
+			r, err = w.s.Edit(ctx, id, lunad.Change{Agent: fmt.Sprintf("g%d", g)}, appendLine(fmt.Sprintf("pid %d g%d i%d", pid, g, i)))
 		}
 		if err != nil {
 			w.out.line("ERR %s: %v", what, err)
@@ -352,7 +352,7 @@ func crashWorkspace(t *testing.T) string {
 		{"src/deep/util.py", "def util():\n    return 1\n"},
 		{"README.txt", "readme\n"},
 	} {
-		if _, err := s.Create(context.Background(), CreateSpec{Title: f.path, Path: f.path, Content: []byte(f.content)}); err != nil {
+		if _, err := s.Create(context.Background(), lunad.CreateSpec{Title: f.path, Path: f.path, Content: []byte(f.content)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -495,7 +495,7 @@ func crashOnce(t *testing.T, st *crashStats, dir, mode string, delay time.Durati
 	st.repairs += repairs
 	st.mu.Unlock()
 
-	var after Result
+	var after lunad.Result
 	if s == nil {
 		var err error
 		if s, err = Open(dir, helperOptions()); err != nil {
@@ -508,7 +508,7 @@ func crashOnce(t *testing.T, st *crashStats, dir, mode string, delay time.Durati
 		if err != nil {
 			t.Fatal(err)
 		}
-		if after, err = s.Edit(ctx, ids[rng.IntN(len(ids))], Change{Agent: "daemon"}, appendLine("daemon after crash")); err != nil {
+		if after, err = s.Edit(ctx, ids[rng.IntN(len(ids))], lunad.Change{Agent: "daemon"}, appendLine("daemon after crash")); err != nil {
 			t.Fatalf("daemon edit after the kill: %v", err)
 		}
 	}
@@ -582,7 +582,7 @@ func crashOnce(t *testing.T, st *crashStats, dir, mode string, delay time.Durati
 	// repository behind.
 	if !daemon {
 		target := arts[rng.IntN(len(arts))].ID
-		if after, err = s.Edit(ctx, target, Change{Agent: "after-crash"}, appendLine("after crash "+strconv.Itoa(len(acks)))); err != nil {
+		if after, err = s.Edit(ctx, target, lunad.Change{Agent: "after-crash"}, appendLine("after crash "+strconv.Itoa(len(acks)))); err != nil {
 			t.Fatalf("edit after recovery: %v", err)
 		}
 	}
@@ -721,7 +721,7 @@ func TestCrashRecoveryIndexLockLeftBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Edit(ctx, "notes/plan.md", Change{}, appendLine("before the crash")); err != nil {
+	if _, err := s.Edit(ctx, "notes/plan.md", lunad.Change{}, appendLine("before the crash")); err != nil {
 		t.Fatal(err)
 	}
 	// The process dies (the kernel drops its flock) in the middle of
@@ -735,7 +735,7 @@ func TestCrashRecoveryIndexLockLeftBehind(t *testing.T) {
 		t.Fatalf("Open with a stale index.lock: %v", err)
 	}
 	defer s2.Close()
-	if _, err := s2.Edit(ctx, "notes/plan.md", Change{}, appendLine("after the crash")); err != nil {
+	if _, err := s2.Edit(ctx, "notes/plan.md", lunad.Change{}, appendLine("after the crash")); err != nil {
 		t.Fatalf("edit with a stale index.lock: %v", err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "notes", "plan.md"))
@@ -766,7 +766,7 @@ func TestCrashRecoveryForeignPendingSameSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer daemon.Close()
-	if _, err := daemon.Edit(ctx, "notes/plan.md", Change{Agent: "daemon"}, appendLine("daemon line")); err != nil {
+	if _, err := daemon.Edit(ctx, "notes/plan.md", lunad.Change{Agent: "daemon"}, appendLine("daemon line")); err != nil {
 		t.Fatal(err)
 	}
 	// A CLI process opens (its recovery syncs the index and empties the
@@ -778,7 +778,7 @@ func TestCrashRecoveryForeignPendingSameSize(t *testing.T) {
 	}
 	file := filepath.Join(dir, "notes", "plan.md")
 	old, _ := os.ReadFile(file)
-	r, err := cli.Edit(ctx, "notes/plan.md", Change{Agent: "cli"}, appendLine("cli line"))
+	r, err := cli.Edit(ctx, "notes/plan.md", lunad.Change{Agent: "cli"}, appendLine("cli line"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -788,7 +788,7 @@ func TestCrashRecoveryForeignPendingSameSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	cli.lock.close()
-	if _, err := daemon.Edit(ctx, "notes/plan.md", Change{Agent: "daemon"}, appendLine("daemon again")); err != nil {
+	if _, err := daemon.Edit(ctx, "notes/plan.md", lunad.Change{Agent: "daemon"}, appendLine("daemon again")); err != nil {
 		t.Fatal(err)
 	}
 	b, _, err := daemon.Read(ctx, "notes/plan.md", "")

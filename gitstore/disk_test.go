@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lunad/lunad"
 )
 
 // mountTmpfs mounts a small tmpfs (the tests run as root, as CI does) so
@@ -32,7 +34,7 @@ func TestFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestFullDisk(t *testing.T) {
 	filler := filepath.Join(filepath.Dir(dir), "filler")
 	exec.Command("dd", "if=/dev/zero", "of="+filler, "bs=64k", "count=100").Run() // fills it
 	big := strings.Repeat("line of text\n", 20000)
-	_, err = s.Edit(ctx, r.Artifact.ID, Change{}, func([]byte) ([]byte, map[string]string, error) { return []byte(big), nil, nil })
+	_, err = s.Edit(ctx, r.Artifact.ID, lunad.Change{}, func([]byte) ([]byte, map[string]string, error) { return []byte(big), nil, nil })
 	if err == nil || !strings.Contains(err.Error(), "disk is full") {
 		t.Fatalf("edit on a full disk: %v", err)
 	}
@@ -50,7 +52,7 @@ func TestFullDisk(t *testing.T) {
 	}
 	os.Remove(filler)
 	git(t, dir, "fsck", "--strict", "--no-progress")
-	if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("a", "b")); err != nil {
+	if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("a", "b")); err != nil {
 		t.Fatalf("edit after freeing space: %v", err)
 	}
 	checkRepo(t, s)
@@ -64,7 +66,7 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _ := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
+	r, _ := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
 	s.Close()
 	if out, err := exec.Command("mount", "-o", "remount,ro", mnt).CombinedOutput(); err != nil {
 		t.Fatalf("remount ro: %v %s", err, out)
@@ -78,7 +80,7 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	if b, _, err := s.Read(ctx, r.Artifact.ID, ""); err != nil || string(b) != "a\n" {
 		t.Fatalf("read: %q %v", b, err)
 	}
-	_, err = s.Edit(ctx, r.Artifact.ID, Change{}, replace("a", "b"))
+	_, err = s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("a", "b"))
 	if err == nil || !strings.Contains(err.Error(), "read-only") {
 		t.Fatalf("edit on read-only fs: %v", err)
 	}

@@ -127,8 +127,8 @@ func (s *Store) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch l
 	}
 	ch.Input = nil
 	w := newWrite(opApply, ch, input...)
-	res, err := s.submit(ctx, func(t *txn) (Result, error) {
-		var r Result
+	res, err := s.submit(ctx, func(t *txn) (lunad.Result, error) {
+		var r lunad.Result
 		refs, commit, r, err = t.applyWrites(writes, w)
 		replayed = r.Replayed
 		return r, err
@@ -214,26 +214,26 @@ type applyTarget struct {
 }
 
 // applyWrites is ApplyWrites' operation in the batch.
-func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.ArtifactRef, string, Result, error) {
+func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.ArtifactRef, string, lunad.Result, error) {
 	s := t.s
 	_, agent := s.author(w.ch.Agent)
 	if key := w.ch.IdempotencyKey; key != "" {
 		w.digest = requestDigest(w, "", agent)
 		if e := s.hist.byKey[key]; e != nil {
 			if e.Rec.Request != w.digest || e.Rec.Agent != agent {
-				return nil, "", Result{}, &lunad.KeyReusedError{Key: key,
+				return nil, "", lunad.Result{}, &lunad.KeyReusedError{Key: key,
 					Use: fmt.Sprintf("%s of %s by %s at %.12s", e.Rec.Op, e.Rec.Artifact, e.Rec.Agent, e.Commit),
 					Why: "this request (stage writes) differs in its writes, agent, message or trailers"}
 			}
 			refs, err := t.appliedRefs(e, writes)
-			return refs, e.Commit, Result{Replayed: true}, err
+			return refs, e.Commit, lunad.Result{Replayed: true}, err
 		}
 	}
 	// Every path is checked, and a person's changes to the files recorded,
 	// before anything of the stage is written.
 	x, err := s.metasAt(t.root)
 	if err != nil {
-		return nil, "", Result{}, err
+		return nil, "", lunad.Result{}, err
 	}
 	targets := make([]applyTarget, len(writes))
 	for i, wr := range writes {
@@ -259,7 +259,7 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 			}
 		}
 		if err != nil {
-			return nil, "", Result{}, err
+			return nil, "", lunad.Result{}, err
 		}
 	}
 	humans := t.mark() // a person's changes recorded: kept whatever follows
@@ -270,22 +270,22 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 		op, version := lunad.OpCreate, 1
 		if tg.isNew {
 			if tg.id, err = t.newArtifactID(changes); err != nil {
-				return nil, "", Result{}, err
+				return nil, "", lunad.Result{}, err
 			}
 			tg.m = meta{ID: tg.id, Path: tg.path, Type: cmp.Or(tg.typ, TypeForPath(tg.path)), Title: cmp.Or(tg.title, path.Base(tg.path)), Status: lunad.StatusActive}
 			if err := checkTitle(tg.m.Title); err != nil {
-				return nil, "", Result{}, fmt.Errorf("%s: %w", tg.path, err)
+				return nil, "", lunad.Result{}, fmt.Errorf("%s: %w", tg.path, err)
 			}
 		} else {
 			cur, _, err := s.readFile(t.root, tg.path)
 			if err != nil {
-				return nil, "", Result{}, err
+				return nil, "", lunad.Result{}, err
 			}
 			if tg.content, err = t.mergeWrite(tg.id, cur, writes[i]); err != nil {
 				if mc := (*lunad.MergeConflictError)(nil); errors.As(err, &mc) {
 					err = &keptError{err: err, mark: humans}
 				}
-				return nil, "", Result{}, err
+				return nil, "", lunad.Result{}, err
 			}
 			if bytes.Equal(cur, tg.content) {
 				continue // no change: no new version
@@ -298,7 +298,7 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 		}
 		c, err := t.stage(old, tg.content, tg.m)
 		if err != nil {
-			return nil, "", Result{}, err
+			return nil, "", lunad.Result{}, err
 		}
 		for p, fc := range c {
 			changes[p] = fc
@@ -310,7 +310,7 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 		}
 	}
 	var commit string
-	var res Result
+	var res lunad.Result
 	if rec.Artifact != "" {
 		sig, _ := s.author(w.ch.Agent)
 		var paths []string
@@ -327,11 +327,11 @@ func (t *txn) applyWrites(writes []lunad.StageWrite, w *write) ([]lunad.Artifact
 		rec.Agent, rec.Key, rec.Request, rec.Extra, rec.Subject = agent, w.ch.IdempotencyKey, w.digest, w.ch.Extra, subj
 		e, err := t.commit(changes, rec, body, sig)
 		if err != nil {
-			return nil, "", Result{}, err
+			return nil, "", lunad.Result{}, err
 		}
 		commit = e.Commit
 		if res, err = t.result(rec.Artifact, e); err != nil {
-			return nil, "", Result{}, err
+			return nil, "", lunad.Result{}, err
 		}
 	}
 	refs := make([]lunad.ArtifactRef, len(targets))

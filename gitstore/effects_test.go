@@ -20,7 +20,7 @@ func stageChange(key string) lunad.Change {
 func TestApplyWritesOneCommit(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	a, err := s.Create(ctx, CreateSpec{Title: "A", Path: "notes/a.md", Content: []byte("# A\n")})
+	a, err := s.Create(ctx, lunad.CreateSpec{Title: "A", Path: "notes/a.md", Content: []byte("# A\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestApplyWritesOneCommit(t *testing.T) {
 	s2.Close()
 
 	// Undo works per artifact on a shared commit.
-	if _, err := s.Undo(ctx, refs[0].ID, Change{}); err != nil {
+	if _, err := s.Undo(ctx, refs[0].ID, lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _, _ := s.Read(ctx, refs[0].ID, ""); string(b) != "# A\n" {
@@ -135,7 +135,7 @@ func TestApplyWritesOneCommit(t *testing.T) {
 func TestApplyWritesIdempotent(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	if _, err := s.Create(ctx, CreateSpec{Title: "A", Path: "a.md", Content: []byte("a\n")}); err != nil {
+	if _, err := s.Create(ctx, lunad.CreateSpec{Title: "A", Path: "a.md", Content: []byte("a\n")}); err != nil {
 		t.Fatal(err)
 	}
 	writes := []lunad.StageWrite{{Path: "a.md", Content: "a\n"}, {Path: "b.md", Content: "b\n"}} // a.md: no change
@@ -146,7 +146,7 @@ func TestApplyWritesIdempotent(t *testing.T) {
 	if refs[0].Version != 1 || refs[0].Commit == commit || refs[1].Version != 1 || refs[1].Commit != commit {
 		t.Errorf("refs %+v (commit %s)", refs, commit)
 	}
-	if _, err := s.Edit(ctx, "a.md", Change{}, appendLine("later")); err != nil {
+	if _, err := s.Edit(ctx, "a.md", lunad.Change{}, appendLine("later")); err != nil {
 		t.Fatal(err)
 	}
 	head := git(t, s.root, "rev-parse", "HEAD")
@@ -191,7 +191,7 @@ func TestApplyWritesIdempotent(t *testing.T) {
 		}
 	}
 	// An edit reusing the key is refused too.
-	if _, err := s.Edit(ctx, "b.md", Change{IdempotencyKey: "k1", Input: []byte("x")}, appendLine("x")); !errors.Is(err, lunad.ErrConflict) {
+	if _, err := s.Edit(ctx, "b.md", lunad.Change{IdempotencyKey: "k1", Input: []byte("x")}, appendLine("x")); !errors.Is(err, lunad.ErrConflict) {
 		t.Errorf("edit with the stage's key: %v", err)
 	}
 	// All no-ops: no commit.
@@ -211,7 +211,7 @@ func TestApplyWritesIdempotent(t *testing.T) {
 func TestApplyWritesTitleAndType(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	a, err := s.Create(ctx, CreateSpec{Title: "Old title", Path: "a.md", Content: []byte("a\n")})
+	a, err := s.Create(ctx, lunad.CreateSpec{Title: "Old title", Path: "a.md", Content: []byte("a\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestApplyWritesTitleAndType(t *testing.T) {
 func TestApplyWritesRefused(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	if _, err := s.Create(ctx, CreateSpec{Title: "A", Path: "notes/a.md", Content: []byte("a\n")}); err != nil {
+	if _, err := s.Create(ctx, lunad.CreateSpec{Title: "A", Path: "notes/a.md", Content: []byte("a\n")}); err != nil {
 		t.Fatal(err)
 	}
 	outside := t.TempDir()

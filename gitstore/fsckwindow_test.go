@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lunad/lunad"
 	"golang.org/x/sys/unix"
 )
 
@@ -120,13 +121,13 @@ func TestGitAcrossConsolidation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)
-			r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("v0\n")})
+			r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("v0\n")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			edit := func(i int) {
 				t.Helper()
-				if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace(fmt.Sprintf("v%d", i-1), fmt.Sprintf("v%d", i))); err != nil {
+				if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace(fmt.Sprintf("v%d", i-1), fmt.Sprintf("v%d", i))); err != nil {
 					t.Fatal(err)
 				}
 				s.bg.Wait()

@@ -15,7 +15,7 @@ func FuzzRecordRoundTrip(f *testing.F) {
 	f.Add("", "", "", "", "", 0, "")
 	f.Add("x", "Luna-Op: create", "a b", "k", "zz", 1, "a\nb")
 	f.Fuzz(func(t *testing.T, subj, body, agent, key, id string, version int, match string) {
-		ch := Change{Agent: agent, IdempotencyKey: key, Message: body, Extra: map[string]string{"Match": match}}
+		ch := lunad.Change{Agent: agent, IdempotencyKey: key, Message: body, Extra: map[string]string{"Match": match}}
 		if validateChange(ch) != nil || strings.ContainsAny(subj, "\n\r") || checkTrailerValue("id", id) != nil || version < 0 {
 			return
 		}

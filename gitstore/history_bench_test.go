@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lunad/lunad"
 )
 
 // BenchmarkHistory10k: per-artifact history on a branch of 10,000 commits,
@@ -22,7 +24,7 @@ func BenchmarkHistory10k(b *testing.B) {
 	const artifacts, commits = 50, 10000
 	var ids []string
 	for i := range artifacts {
-		r, err := s.Create(ctx, CreateSpec{Title: fmt.Sprint("a", i), Path: fmt.Sprintf("d%d/a%d.md", i%7, i), Content: []byte("start\n")})
+		r, err := s.Create(ctx, lunad.CreateSpec{Title: fmt.Sprint("a", i), Path: fmt.Sprintf("d%d/a%d.md", i%7, i), Content: []byte("start\n")})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -36,7 +38,7 @@ func BenchmarkHistory10k(b *testing.B) {
 			for i := w; i < commits-artifacts; i += 8 {
 				id := ids[i%artifacts]
 				line := fmt.Sprintf("line %d\n", i)
-				if _, err := s.Edit(ctx, id, Change{}, func(c []byte) ([]byte, map[string]string, error) { return append(c, line...), nil, nil }); err != nil {
+				if _, err := s.Edit(ctx, id, lunad.Change{}, func(c []byte) ([]byte, map[string]string, error) { return append(c, line...), nil, nil }); err != nil {
 					b.Error(err)
 					return
 				}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lunad/lunad"
 )
 
 // TestHistorySnapshot: a new process takes the history index from the
@@ -56,14 +58,14 @@ func TestHistorySnapshot(t *testing.T) {
 			s := newStore(t)
 			var ids []string
 			for i := range 3 {
-				r, err := s.Create(ctx, CreateSpec{Title: fmt.Sprint("a", i), Path: fmt.Sprintf("a%d.md", i), Content: []byte("one\n")})
+				r, err := s.Create(ctx, lunad.CreateSpec{Title: fmt.Sprint("a", i), Path: fmt.Sprintf("a%d.md", i), Content: []byte("one\n")})
 				if err != nil {
 					t.Fatal(err)
 				}
 				ids = append(ids, r.Artifact.ID)
 			}
 			for i := range 4 {
-				if _, err := s.Edit(ctx, ids[i%3], Change{IdempotencyKey: fmt.Sprint("k", i), Input: []byte(fmt.Sprint(i))}, replace("one", "two")); err != nil && i < 3 {
+				if _, err := s.Edit(ctx, ids[i%3], lunad.Change{IdempotencyKey: fmt.Sprint("k", i), Input: []byte(fmt.Sprint(i))}, replace("one", "two")); err != nil && i < 3 {
 					t.Fatal(err)
 				}
 			}
@@ -91,7 +93,7 @@ func TestHistorySnapshot(t *testing.T) {
 				t.Fatal(err)
 			}
 			appendLine := func(b []byte) ([]byte, map[string]string, error) { return append(b, "more\n"...), nil, nil }
-			if _, err := w.Edit(ctx, ids[1], Change{}, appendLine); err != nil {
+			if _, err := w.Edit(ctx, ids[1], lunad.Change{}, appendLine); err != nil {
 				t.Fatal(err)
 			}
 			w.Close()

@@ -25,13 +25,13 @@ import (
 // write is one keyed operation as replay and commitOp see it.
 type write struct {
 	op     lunad.Op
-	ch     Change
+	ch     lunad.Change
 	input  [][]byte // the operation's own arguments, in a fixed order
 	digest string   // of the request, set by replay once the artifact is known
 }
 
 // newWrite describes an operation with its arguments.
-func newWrite(op lunad.Op, ch Change, input ...[]byte) *write {
+func newWrite(op lunad.Op, ch lunad.Change, input ...[]byte) *write {
 	return &write{op: op, ch: ch, input: input}
 }
 
@@ -74,29 +74,29 @@ func writeExtra(field func([]byte), extra map[string]string) {
 // ErrConflict naming what the key was used for. id is the resolved
 // artifact, "" for a create. It records the request's digest in w for the
 // commit.
-func (t *txn) replay(w *write, id string) (Result, bool, error) {
+func (t *txn) replay(w *write, id string) (lunad.Result, bool, error) {
 	if w.ch.IdempotencyKey == "" {
-		return Result{}, false, nil
+		return lunad.Result{}, false, nil
 	}
 	_, agent := t.s.author(w.ch.Agent)
 	w.digest = requestDigest(w, id, agent)
 	e := t.s.hist.byKey[w.ch.IdempotencyKey]
 	if e == nil {
-		return Result{}, false, nil
+		return lunad.Result{}, false, nil
 	}
 	if why := keyMismatch(e, w, id, agent); why != "" {
 		used := e.Rec.Agent
 		if used == "" {
 			used = e.Author
 		}
-		return Result{}, true, &lunad.KeyReusedError{Key: w.ch.IdempotencyKey,
+		return lunad.Result{}, true, &lunad.KeyReusedError{Key: w.ch.IdempotencyKey,
 			Use: fmt.Sprintf("%s of %s by %s at %.12s", e.Rec.Op, e.Rec.Artifact, used, e.Commit), Why: why}
 	}
 	m, err := t.meta(e.Rec.Artifact)
 	if err != nil {
-		return Result{}, true, err
+		return lunad.Result{}, true, err
 	}
-	return Result{Artifact: t.s.withVersion(m.artifact()), Version: e.version(e.Rec.Artifact), Replayed: true}, true, nil
+	return lunad.Result{Artifact: t.s.withVersion(m.artifact()), Version: e.version(e.Rec.Artifact), Replayed: true}, true, nil
 }
 
 // keyMismatch says how w differs from the request recorded in e, or "".

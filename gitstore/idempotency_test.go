@@ -17,12 +17,12 @@ import (
 
 // keyStore makes a store with artifacts a.md (a0000001) and b.md
 // (a0000002), then edits a.md with key "k" as coder against version 1.
-func keyStore(t *testing.T) (s *Store, first Result, after string) {
+func keyStore(t *testing.T) (s *Store, first lunad.Result, after string) {
 	t.Helper()
 	ctx := context.Background()
 	s = newStore(t)
 	for _, p := range []string{"a.md", "b.md"} {
-		if _, err := s.Create(ctx, CreateSpec{Title: p, Path: p, Content: []byte("one\n")}); err != nil {
+		if _, err := s.Create(ctx, lunad.CreateSpec{Title: p, Path: p, Content: []byte("one\n")}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -34,8 +34,8 @@ func keyStore(t *testing.T) (s *Store, first Result, after string) {
 }
 
 // keyed is a change with key "k".
-func keyed(agent, input string, base int) Change {
-	return Change{Agent: agent, IdempotencyKey: "k", Input: []byte(input), BaseVersion: base, Message: "why"}
+func keyed(agent, input string, base int) lunad.Change {
+	return lunad.Change{Agent: agent, IdempotencyKey: "k", Input: []byte(input), BaseVersion: base, Message: "why"}
 }
 
 // TestIdempotencyKeyIdentifiesRequest: a key replays only the request it
@@ -44,28 +44,28 @@ func keyed(agent, input string, base int) Change {
 // says what the key was used for.
 func TestIdempotencyKeyIdentifiesRequest(t *testing.T) {
 	ctx := context.Background()
-	edit := func(ref string, ch Change) func(*Store) (Result, error) {
-		return func(s *Store) (Result, error) { return s.Edit(ctx, ref, ch, replace("two", "three")) }
+	edit := func(ref string, ch lunad.Change) func(*Store) (lunad.Result, error) {
+		return func(s *Store) (lunad.Result, error) { return s.Edit(ctx, ref, ch, replace("two", "three")) }
 	}
 	cases := []struct {
 		name string
-		call func(*Store) (Result, error)
+		call func(*Store) (lunad.Result, error)
 		why  string // "" replays
 	}{
 		{"same request", edit("a0000001", keyed("coder", "in-1", 1)), ""},
 		{"same request by path", edit("a.md", keyed("coder", "in-1", 1)), ""},
-		{"create", func(s *Store) (Result, error) {
-			return s.Create(ctx, CreateSpec{Title: "c", Path: "c.md", Change: keyed("coder", "", 0)})
+		{"create", func(s *Store) (lunad.Result, error) {
+			return s.Create(ctx, lunad.CreateSpec{Title: "c", Path: "c.md", Change: keyed("coder", "", 0)})
 		}, "this request is to create"},
-		{"undo", func(s *Store) (Result, error) { return s.Undo(ctx, "a0000001", keyed("coder", "", 0)) }, "this request is to undo"},
-		{"ack", func(s *Store) (Result, error) { return s.Ack(ctx, "a0000001", "", keyed("coder", "", 0)) }, "this request is to ack"},
+		{"undo", func(s *Store) (lunad.Result, error) { return s.Undo(ctx, "a0000001", keyed("coder", "", 0)) }, "this request is to undo"},
+		{"ack", func(s *Store) (lunad.Result, error) { return s.Ack(ctx, "a0000001", "", keyed("coder", "", 0)) }, "this request is to ack"},
 		{"another artifact", edit("b.md", keyed("coder", "in-1", 1)), "this request is for a0000002"},
 		{"another agent", edit("a0000001", keyed("reviewer", "in-1", 1)), "this request is by reviewer"},
 		{"the human", edit("a0000001", keyed("", "in-1", 1)), "this request is by Ada"},
 		{"another input", edit("a0000001", keyed("coder", "in-2", 1)), "differs in its input"},
 		{"another base version", edit("a0000001", keyed("coder", "in-1", 0)), "differs in its input, base version"},
-		{"another message", edit("a0000001", Change{Agent: "coder", IdempotencyKey: "k", Input: []byte("in-1"), BaseVersion: 1}), "message"},
-		{"another trailer", edit("a0000001", Change{Agent: "coder", IdempotencyKey: "k", Input: []byte("in-1"), BaseVersion: 1, Message: "why",
+		{"another message", edit("a0000001", lunad.Change{Agent: "coder", IdempotencyKey: "k", Input: []byte("in-1"), BaseVersion: 1}), "message"},
+		{"another trailer", edit("a0000001", lunad.Change{Agent: "coder", IdempotencyKey: "k", Input: []byte("in-1"), BaseVersion: 1, Message: "why",
 			Extra: map[string]string{"Run": "7"}}), "trailers"},
 	}
 	for _, c := range cases {
@@ -93,33 +93,37 @@ func TestIdempotencyKeyIdentifiesRequest(t *testing.T) {
 // of its request.
 func TestIdempotencyKeyOtherOperations(t *testing.T) {
 	ctx := context.Background()
-	ch := Change{IdempotencyKey: "op"}
+	ch := lunad.Change{IdempotencyKey: "op"}
 	cases := []struct {
 		name          string
-		first, second func(s *Store) (Result, error)
+		first, second func(s *Store) (lunad.Result, error)
 	}{
 		{"create: another title",
-			func(s *Store) (Result, error) { return s.Create(ctx, CreateSpec{Title: "x", Path: "x.md", Change: ch}) },
-			func(s *Store) (Result, error) { return s.Create(ctx, CreateSpec{Title: "y", Path: "x.md", Change: ch}) }},
-		{"create: another content",
-			func(s *Store) (Result, error) {
-				return s.Create(ctx, CreateSpec{Title: "x", Path: "x.md", Content: []byte("1\n"), Change: ch})
+			func(s *Store) (lunad.Result, error) {
+				return s.Create(ctx, lunad.CreateSpec{Title: "x", Path: "x.md", Change: ch})
 			},
-			func(s *Store) (Result, error) {
-				return s.Create(ctx, CreateSpec{Title: "x", Path: "x.md", Content: []byte("2\n"), Change: ch})
+			func(s *Store) (lunad.Result, error) {
+				return s.Create(ctx, lunad.CreateSpec{Title: "y", Path: "x.md", Change: ch})
+			}},
+		{"create: another content",
+			func(s *Store) (lunad.Result, error) {
+				return s.Create(ctx, lunad.CreateSpec{Title: "x", Path: "x.md", Content: []byte("1\n"), Change: ch})
+			},
+			func(s *Store) (lunad.Result, error) {
+				return s.Create(ctx, lunad.CreateSpec{Title: "x", Path: "x.md", Content: []byte("2\n"), Change: ch})
 			}},
 		{"ack: another symbol",
-			func(s *Store) (Result, error) { return s.Ack(ctx, "a.md", "one", ch) },
-			func(s *Store) (Result, error) { return s.Ack(ctx, "a.md", "two", ch) }},
+			func(s *Store) (lunad.Result, error) { return s.Ack(ctx, "a.md", "one", ch) },
+			func(s *Store) (lunad.Result, error) { return s.Ack(ctx, "a.md", "two", ch) }},
 		{"move: another path",
-			func(s *Store) (Result, error) { return s.Move(ctx, "a0000001", "m.md", ch) },
-			func(s *Store) (Result, error) { return s.Move(ctx, "a0000001", "n.md", ch) }},
+			func(s *Store) (lunad.Result, error) { return s.Move(ctx, "a0000001", "m.md", ch) },
+			func(s *Store) (lunad.Result, error) { return s.Move(ctx, "a0000001", "n.md", ch) }},
 		{"link: another kind",
-			func(s *Store) (Result, error) { return s.Link(ctx, "a0000001", "a0000002", "explains", ch) },
-			func(s *Store) (Result, error) { return s.Link(ctx, "a0000001", "a0000002", "depends_on", ch) }},
+			func(s *Store) (lunad.Result, error) { return s.Link(ctx, "a0000001", "a0000002", "explains", ch) },
+			func(s *Store) (lunad.Result, error) { return s.Link(ctx, "a0000001", "a0000002", "depends_on", ch) }},
 		{"restore: another version",
-			func(s *Store) (Result, error) { return s.Restore(ctx, "a0000001", 1, ch) },
-			func(s *Store) (Result, error) { return s.Restore(ctx, "a0000001", 2, ch) }},
+			func(s *Store) (lunad.Result, error) { return s.Restore(ctx, "a0000001", 1, ch) },
+			func(s *Store) (lunad.Result, error) { return s.Restore(ctx, "a0000001", 2, ch) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -153,14 +157,20 @@ func TestIdempotencyKeyWithoutDigest(t *testing.T) {
 	git(t, s.root, "commit", "--allow-empty", "-q", "-m",
 		"ack a.md\n\nLuna-Artifact: a0000001\nLuna-Op: ack\nLuna-Version: 3\nLuna-Agent: coder\nLuna-Idempotency-Key: old")
 	old := head(t, s)
-	r, err := s.Ack(ctx, "a.md", "any", Change{Agent: "coder", IdempotencyKey: "old"})
+	r, err := s.Ack(ctx, "a.md", "any", lunad.Change{Agent: "coder", IdempotencyKey: "old"})
 	if err != nil || !r.Replayed || r.Version.Commit != old || r.Version.Number != 3 {
 		t.Fatalf("same op, artifact and agent: %+v %v", r, err)
 	}
-	for name, call := range map[string]func() (Result, error){
-		"another op":       func() (Result, error) { return s.Undo(ctx, "a.md", Change{Agent: "coder", IdempotencyKey: "old"}) },
-		"another artifact": func() (Result, error) { return s.Ack(ctx, "b.md", "", Change{Agent: "coder", IdempotencyKey: "old"}) },
-		"another agent":    func() (Result, error) { return s.Ack(ctx, "a.md", "", Change{Agent: "bot", IdempotencyKey: "old"}) },
+	for name, call := range map[string]func() (lunad.Result, error){
+		"another op": func() (lunad.Result, error) {
+			return s.Undo(ctx, "a.md", lunad.Change{Agent: "coder", IdempotencyKey: "old"})
+		},
+		"another artifact": func() (lunad.Result, error) {
+			return s.Ack(ctx, "b.md", "", lunad.Change{Agent: "coder", IdempotencyKey: "old"})
+		},
+		"another agent": func() (lunad.Result, error) {
+			return s.Ack(ctx, "a.md", "", lunad.Change{Agent: "bot", IdempotencyKey: "old"})
+		},
 	} {
 		if r, err := call(); !errors.Is(err, lunad.ErrConflict) || !strings.Contains(err.Error(), "was already used for ack of a0000001 by coder") {
 			t.Fatalf("%s: %+v %v", name, r, err)
@@ -241,10 +251,10 @@ func TestIdempotencyKeyTrailer(t *testing.T) {
 	if len(lines) != 2 || lines[0] != "k" || len(lines[1]) != 64 {
 		t.Fatalf("trailers %q", tr)
 	}
-	if _, err := s.Edit(ctx, "a.md", Change{Extra: map[string]string{"Request": "x"}}, replace("two", "3")); !errors.Is(err, lunad.ErrInvalid) {
+	if _, err := s.Edit(ctx, "a.md", lunad.Change{Extra: map[string]string{"Request": "x"}}, replace("two", "3")); !errors.Is(err, lunad.ErrInvalid) {
 		t.Fatalf("forged Luna-Request: %v", err)
 	}
-	if _, err := s.Edit(ctx, "a.md", Change{IdempotencyKey: "n"}, replace("two", "3")); !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "Change.Input") {
+	if _, err := s.Edit(ctx, "a.md", lunad.Change{IdempotencyKey: "n"}, replace("two", "3")); !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "Change.Input") {
 		t.Fatalf("keyed edit without input: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/lunad/lunad"
 )
 
 // TestIndexCacheWriteDoesNotCopy: write streams the patched chunks to the
@@ -121,7 +122,7 @@ func TestIndexTrustedAcrossProcesses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newStore(t)
 			ctx := context.Background()
-			if _, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")}); err != nil {
+			if _, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")}); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Close(); err != nil {
@@ -188,7 +189,7 @@ func TestIndexUnchangedIsNotWritten(t *testing.T) {
 	}
 	t.Run("the store leaves the file", func(t *testing.T) {
 		s := newStore(t)
-		if _, err := s.Create(context.Background(), CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")}); err != nil {
+		if _, err := s.Create(context.Background(), lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")}); err != nil {
 			t.Fatal(err)
 		}
 		checkRepo(t, s) // syncs the index

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/lunad/lunad"
 )
 
 // TestIndexUpdateKeepsGitsChange: a git command that changes the index
@@ -17,7 +19,7 @@ import (
 func TestIndexUpdateKeepsGitsChange(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +33,7 @@ func TestIndexUpdateKeepsGitsChange(t *testing.T) {
 		gitOut, gitErr = cmd.CombinedOutput()
 	}
 	t.Cleanup(func() { testHookIndexRead = nil })
-	if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("one", "two")); err != nil {
+	if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("one", "two")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SyncIndex(ctx); err != nil {

@@ -48,8 +48,8 @@ func Init(dir string, opts Options) (*Store, AdoptReport, error) {
 		return nil, rep, err
 	}
 	rep.Root = s.root
-	_, err = s.submit(context.Background(), func(t *txn) (Result, error) {
-		return Result{}, t.adopt(&rep)
+	_, err = s.submit(context.Background(), func(t *txn) (lunad.Result, error) {
+		return lunad.Result{}, t.adopt(&rep)
 	})
 	if err == nil {
 		s.mu.Lock()

@@ -19,7 +19,7 @@ import (
 func linkedWorktree(t *testing.T, branch string) (*Store, string) {
 	t.Helper()
 	s := newStore(t)
-	if _, err := s.Create(context.Background(), CreateSpec{Title: "Shared", Path: "shared.md", Content: []byte("# Shared\n\nfrom main\n")}); err != nil {
+	if _, err := s.Create(context.Background(), lunad.CreateSpec{Title: "Shared", Path: "shared.md", Content: []byte("# Shared\n\nfrom main\n")}); err != nil {
 		t.Fatal(err)
 	}
 	checkRepo(t, s) // the main checkout's index follows
@@ -93,14 +93,14 @@ func TestLinkedWorktree(t *testing.T) {
 	if want := filepath.Join(main, ".git", "worktrees", "wt", "luna", "cache"); w.CacheDir() != want {
 		t.Fatalf("CacheDir() = %s, want %s", w.CacheDir(), want)
 	}
-	created, err := w.Create(ctx, CreateSpec{Title: "Feature notes", Path: "docs/feature.md", Content: []byte("# Feature\n\nfirst\n"), Change: Change{Agent: "writer"}})
+	created, err := w.Create(ctx, lunad.CreateSpec{Title: "Feature notes", Path: "docs/feature.md", Content: []byte("# Feature\n\nfirst\n"), Change: lunad.Change{Agent: "writer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Edit(ctx, created.Artifact.ID, Change{Agent: "coder", Message: "second"}, replace("first", "second")); err != nil {
+	if _, err := w.Edit(ctx, created.Artifact.ID, lunad.Change{Agent: "coder", Message: "second"}, replace("first", "second")); err != nil {
 		t.Fatal(err)
 	}
-	edited, err := w.Edit(ctx, "shared.md", Change{Agent: "coder"}, replace("from main", "from the worktree"))
+	edited, err := w.Edit(ctx, "shared.md", lunad.Change{Agent: "coder"}, replace("from main", "from the worktree"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,13 +208,13 @@ func TestLinkedWorktreeConcurrentWriters(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			r, err := st.Create(ctx, CreateSpec{Title: "log", Path: fmt.Sprintf("log%d.md", i), Content: []byte("start\n")})
+			r, err := st.Create(ctx, lunad.CreateSpec{Title: "log", Path: fmt.Sprintf("log%d.md", i), Content: []byte("start\n")})
 			if err != nil {
 				errs <- err
 				return
 			}
 			for k := range n {
-				if _, err := st.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, func(b []byte) ([]byte, map[string]string, error) {
+				if _, err := st.Edit(ctx, r.Artifact.ID, lunad.Change{Agent: "coder"}, func(b []byte) ([]byte, map[string]string, error) {
 					return fmt.Appendf(b, "line %d\n", k), nil, nil
 				}); err != nil {
 					errs <- fmt.Errorf("store %d edit %d: %w", i, k, err)
@@ -282,7 +282,7 @@ func TestLinkedWorktreeOtherFilesystem(t *testing.T) {
 	wt := filepath.Join(dir, "wt")
 	git(t, s.root, "worktree", "add", "-q", "-b", "far", wt)
 	w := openWorktree(t, wt)
-	res, err := w.Create(context.Background(), CreateSpec{Title: "Far", Path: "docs/far.md", Content: []byte("# Far\n")})
+	res, err := w.Create(context.Background(), lunad.CreateSpec{Title: "Far", Path: "docs/far.md", Content: []byte("# Far\n")})
 	if err != nil || res.Warning != "" {
 		t.Fatalf("create: %v, warning %q", err, res.Warning)
 	}

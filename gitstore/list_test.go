@@ -29,11 +29,11 @@ func TestListKept(t *testing.T) {
 		}
 		return out
 	}
-	b, err := s.Create(ctx, CreateSpec{Title: "B", Path: "b.md", Content: []byte("b\n")})
+	b, err := s.Create(ctx, lunad.CreateSpec{Title: "B", Path: "b.md", Content: []byte("b\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Create(ctx, CreateSpec{Title: "A", Path: "a.md", Content: []byte("a\n")}); err != nil {
+	if _, err := s.Create(ctx, lunad.CreateSpec{Title: "A", Path: "a.md", Content: []byte("a\n")}); err != nil {
 		t.Fatal(err)
 	}
 	first := list()
@@ -44,7 +44,7 @@ func TestListKept(t *testing.T) {
 	if got := summary(list()); !slices.Equal(got, []string{"a.md@A@1", "b.md@B@1"}) {
 		t.Fatalf("a caller's change of its list reached the kept one: %v", got)
 	}
-	if _, err := s.Edit(ctx, b.Artifact.ID, Change{}, appendLine("more")); err != nil {
+	if _, err := s.Edit(ctx, b.Artifact.ID, lunad.Change{}, appendLine("more")); err != nil {
 		t.Fatal(err)
 	}
 	if got := summary(list()); !slices.Equal(got, []string{"a.md@A@1", "b.md@B@2"}) {
@@ -53,7 +53,7 @@ func TestListKept(t *testing.T) {
 	if _, err := s.Branch(ctx, "side", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Create(ctx, CreateSpec{Title: "C", Path: "c.md", Content: []byte("c\n")}); err != nil {
+	if _, err := s.Create(ctx, lunad.CreateSpec{Title: "C", Path: "c.md", Content: []byte("c\n")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := summary(list()); !slices.Equal(got, []string{"a.md@A@1", "b.md@B@2", "c.md@C@1"}) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/lunad/lunad"
 )
 
 // TestReadFromPacks: after git gc packs (and deltifies) everything lunad
@@ -21,14 +22,14 @@ func TestReadFromPacks(t *testing.T) {
 	for i := range 200 {
 		fmt.Fprintf(&body, "line %d of a file long enough for git to store its versions as deltas\n", i)
 	}
-	r, err := s.Create(ctx, CreateSpec{Title: "big", Path: "docs/big.md", Content: []byte(body.String())})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "big", Path: "docs/big.md", Content: []byte(body.String())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := r.Artifact.ID
 	for i := range 20 {
 		old := fmt.Sprintf("line %d of", i*7)
-		if _, err := s.Edit(ctx, id, Change{}, replace(old, old+" (edited)")); err != nil {
+		if _, err := s.Edit(ctx, id, lunad.Change{}, replace(old, old+" (edited)")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,7 +46,7 @@ func TestReadFromPacks(t *testing.T) {
 	if got := versions(t, s, id); strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 		t.Fatal("versions differ after git gc (open store)")
 	}
-	if _, err := s.Edit(ctx, id, Change{}, replace("line 1 of", "line one of")); err != nil {
+	if _, err := s.Edit(ctx, id, lunad.Change{}, replace("line 1 of", "line one of")); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -32,14 +32,14 @@ func versions(t *testing.T, s *Store, id string) []string {
 func TestUndoRedoRestore(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := r.Artifact.ID
 	mustEdit := func(old, new string) {
 		t.Helper()
-		if _, err := s.Edit(ctx, id, Change{}, replace(old, new)); err != nil {
+		if _, err := s.Edit(ctx, id, lunad.Change{}, replace(old, new)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,16 +48,16 @@ func TestUndoRedoRestore(t *testing.T) {
 	mustEdit("two", "three") // v3
 	steps := []struct {
 		name string
-		op   func() (Result, error)
+		op   func() (lunad.Result, error)
 		want string
 		ver  int
 	}{
-		{"undo three", func() (Result, error) { return s.Undo(ctx, id, Change{}) }, "two\n", 4},
-		{"undo two", func() (Result, error) { return s.Undo(ctx, id, Change{}) }, "one\n", 5},
-		{"redo two", func() (Result, error) { return s.Redo(ctx, id, Change{}) }, "two\n", 6},
-		{"redo three", func() (Result, error) { return s.Redo(ctx, id, Change{}) }, "three\n", 7},
-		{"restore v1", func() (Result, error) { return s.Restore(ctx, id, 1, Change{}) }, "one\n", 8},
-		{"undo restore", func() (Result, error) { return s.Undo(ctx, id, Change{}) }, "three\n", 9},
+		{"undo three", func() (lunad.Result, error) { return s.Undo(ctx, id, lunad.Change{}) }, "two\n", 4},
+		{"undo two", func() (lunad.Result, error) { return s.Undo(ctx, id, lunad.Change{}) }, "one\n", 5},
+		{"redo two", func() (lunad.Result, error) { return s.Redo(ctx, id, lunad.Change{}) }, "two\n", 6},
+		{"redo three", func() (lunad.Result, error) { return s.Redo(ctx, id, lunad.Change{}) }, "three\n", 7},
+		{"restore v1", func() (lunad.Result, error) { return s.Restore(ctx, id, 1, lunad.Change{}) }, "one\n", 8},
+		{"undo restore", func() (lunad.Result, error) { return s.Undo(ctx, id, lunad.Change{}) }, "three\n", 9},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestUndoRedoRestore(t *testing.T) {
 			}
 		})
 	}
-	if _, err := s.Redo(ctx, id, Change{}); err == nil {
+	if _, err := s.Redo(ctx, id, lunad.Change{}); err == nil {
 		// The undo of the restore can be redone once.
 		if got := current(); got != "one\n" {
 			t.Fatalf("redo restore: %q", got)
@@ -78,23 +78,23 @@ func TestUndoRedoRestore(t *testing.T) {
 	} else {
 		t.Fatal(err)
 	}
-	if _, err := s.Redo(ctx, id, Change{}); !errors.Is(err, lunad.ErrInvalid) {
+	if _, err := s.Redo(ctx, id, lunad.Change{}); !errors.Is(err, lunad.ErrInvalid) {
 		t.Fatalf("nothing to redo: %v", err)
 	}
 	// A new edit clears the redo stack; undo walks back to v1 and stops.
 	for range 10 {
-		s.Undo(ctx, id, Change{})
+		s.Undo(ctx, id, lunad.Change{})
 	}
 	if got := current(); got != "one\n" {
 		t.Fatalf("after many undos: %q", got)
 	}
-	if _, err := s.Undo(ctx, id, Change{}); !errors.Is(err, lunad.ErrInvalid) {
+	if _, err := s.Undo(ctx, id, lunad.Change{}); !errors.Is(err, lunad.ErrInvalid) {
 		t.Fatalf("undo at first state: %v", err)
 	}
-	if _, err := s.Restore(ctx, id, 1, Change{}); !errors.Is(err, lunad.ErrNotApplied) {
+	if _, err := s.Restore(ctx, id, 1, lunad.Change{}); !errors.Is(err, lunad.ErrNotApplied) {
 		t.Fatalf("restore to identical state: %v", err)
 	}
-	if _, err := s.Restore(ctx, id, 99, Change{}); !errors.Is(err, lunad.ErrNotFound) {
+	if _, err := s.Restore(ctx, id, 99, lunad.Change{}); !errors.Is(err, lunad.ErrNotFound) {
 		t.Fatalf("restore unknown version: %v", err)
 	}
 	checkRepo(t, s)
@@ -103,9 +103,9 @@ func TestUndoRedoRestore(t *testing.T) {
 func TestMoveArchiveLink(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	a, _ := s.Create(ctx, CreateSpec{Title: "A", Path: "docs/a.md", Content: []byte("a\n")})
-	b, _ := s.Create(ctx, CreateSpec{Title: "B", Path: "b.py", Content: []byte("b = 1\n")})
-	if _, err := s.Move(ctx, a.Artifact.ID, "notes/deep/a.md", Change{}); err != nil {
+	a, _ := s.Create(ctx, lunad.CreateSpec{Title: "A", Path: "docs/a.md", Content: []byte("a\n")})
+	b, _ := s.Create(ctx, lunad.CreateSpec{Title: "B", Path: "b.py", Content: []byte("b = 1\n")})
+	if _, err := s.Move(ctx, a.Artifact.ID, "notes/deep/a.md", lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(s.root, "docs")); !os.IsNotExist(err) {
@@ -115,16 +115,16 @@ func TestMoveArchiveLink(t *testing.T) {
 	if err != nil || string(got) != "a\n" || art.ID != a.Artifact.ID || art.Version != 2 {
 		t.Fatalf("read moved: %q %+v %v", got, art, err)
 	}
-	if _, err := s.Link(ctx, a.Artifact.ID, "b.py", "depends_on", Change{}); err != nil {
+	if _, err := s.Link(ctx, a.Artifact.ID, "b.py", "depends_on", lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Link(ctx, a.Artifact.ID, b.Artifact.ID, "depends_on", Change{}); !errors.Is(err, lunad.ErrExists) {
+	if _, err := s.Link(ctx, a.Artifact.ID, b.Artifact.ID, "depends_on", lunad.Change{}); !errors.Is(err, lunad.ErrExists) {
 		t.Fatalf("duplicate link: %v", err)
 	}
-	if _, err := s.Link(ctx, a.Artifact.ID, "nope", "", Change{}); !errors.Is(err, lunad.ErrNotFound) {
+	if _, err := s.Link(ctx, a.Artifact.ID, "nope", "", lunad.Change{}); !errors.Is(err, lunad.ErrNotFound) {
 		t.Fatalf("link to unknown: %v", err)
 	}
-	if _, err := s.Archive(ctx, b.Artifact.ID, Change{}); err != nil {
+	if _, err := s.Archive(ctx, b.Artifact.ID, lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
 	list, err := s.List(ctx)
@@ -138,10 +138,10 @@ func TestMoveArchiveLink(t *testing.T) {
 		t.Fatalf("links %+v", l)
 	}
 	// Undo of the move brings the old path back.
-	if _, err := s.Undo(ctx, a.Artifact.ID, Change{}); err != nil { // undoes the link
+	if _, err := s.Undo(ctx, a.Artifact.ID, lunad.Change{}); err != nil { // undoes the link
 		t.Fatal(err)
 	}
-	if _, err := s.Undo(ctx, a.Artifact.ID, Change{}); err != nil { // undoes the move
+	if _, err := s.Undo(ctx, a.Artifact.ID, lunad.Change{}); err != nil { // undoes the move
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(s.root, "docs/a.md")); err != nil || string(b) != "a\n" {
@@ -153,12 +153,12 @@ func TestMoveArchiveLink(t *testing.T) {
 func TestBadInputChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, _ := s.Create(ctx, CreateSpec{Title: "Readme", Path: "README.md", Content: []byte("hi\n")})
+	r, _ := s.Create(ctx, lunad.CreateSpec{Title: "Readme", Path: "README.md", Content: []byte("hi\n")})
 	outside := t.TempDir()
 	os.Symlink(outside, filepath.Join(s.root, "out"))
 	create := func(path string, content string) func() error {
 		return func() error {
-			_, err := s.Create(ctx, CreateSpec{Title: "t", Path: path, Content: []byte(content)})
+			_, err := s.Create(ctx, lunad.CreateSpec{Title: "t", Path: path, Content: []byte(content)})
 			return err
 		}
 	}
@@ -189,35 +189,35 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"binary", create("bin.txt", "a\x00b"), lunad.ErrInvalid, "binary"},
 		{"invalid utf8", create("bad.txt", "ok\n\xff\xfe"), lunad.ErrInvalid, "line 2"},
 		{"huge message", func() error {
-			_, err := s.Edit(ctx, r.Artifact.ID, Change{Message: strings.Repeat("m", 20000)}, replace("hi", "ho"))
+			_, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{Message: strings.Repeat("m", 20000)}, replace("hi", "ho"))
 			return err
 		}, lunad.ErrInvalid, "limit"},
 		{"forged trailer", func() error {
-			_, err := s.Edit(ctx, r.Artifact.ID, Change{Message: "x\n\nLuna-Op: create"}, replace("hi", "ho"))
+			_, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{Message: "x\n\nLuna-Op: create"}, replace("hi", "ho"))
 			return err
 		}, lunad.ErrInvalid, "trailer"},
 		{"agent with newline", func() error {
-			_, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "a\nb"}, replace("hi", "ho"))
+			_, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{Agent: "a\nb"}, replace("hi", "ho"))
 			return err
 		}, lunad.ErrInvalid, "agent"},
 		{"unknown id", func() error {
-			_, err := s.Edit(ctx, "zzzzzzzz", Change{}, replace("hi", "ho"))
+			_, err := s.Edit(ctx, "zzzzzzzz", lunad.Change{}, replace("hi", "ho"))
 			return err
 		}, lunad.ErrNotFound, "zzzzzzzz"},
 		{"stale base", func() error {
-			_, err := s.Edit(ctx, r.Artifact.ID, Change{BaseVersion: 7}, replace("hi", "ho"))
+			_, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{BaseVersion: 7}, replace("hi", "ho"))
 			return err
 		}, lunad.ErrConflict, "version 1 but the edit was made against version 7"},
 		{"no change", func() error {
-			_, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("hi", "hi"))
+			_, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("hi", "hi"))
 			return err
 		}, lunad.ErrNotApplied, "changes nothing"},
 		{"apply fails", func() error {
-			_, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("absent", "x"))
+			_, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("absent", "x"))
 			return err
 		}, lunad.ErrNotApplied, "absent"},
 		{"move into git", func() error {
-			_, err := s.Move(ctx, r.Artifact.ID, ".git/hooks/x", Change{})
+			_, err := s.Move(ctx, r.Artifact.ID, ".git/hooks/x", lunad.Change{})
 			return err
 		}, lunad.ErrInvalid, ".git"},
 		{"bad branch", func() error {
@@ -252,9 +252,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 func TestHumanChangesCommittedFirst(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, _ := s.Create(ctx, CreateSpec{Title: "c", Path: "c.py", Content: []byte("a = 1\nb = 2\n")})
+	r, _ := s.Create(ctx, lunad.CreateSpec{Title: "c", Path: "c.py", Content: []byte("a = 1\nb = 2\n")})
 	writeFile(t, s.root, "c.py", "a = 1\nb = 2\nc = 3\n") // a person types, unsaved in git
-	res, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, replace("a = 1", "a = 10"))
+	res, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{Agent: "coder"}, replace("a = 1", "a = 10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestHumanChangesCommittedFirst(t *testing.T) {
 	// With a stale base version, neither the human nor the agent commit lands.
 	writeFile(t, s.root, "c.py", "changed by hand\n")
 	head := git(t, s.root, "rev-parse", "HEAD")
-	if _, err := s.Edit(ctx, r.Artifact.ID, Change{BaseVersion: 3}, replace("hand", "agent")); !errors.Is(err, lunad.ErrConflict) {
+	if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{BaseVersion: 3}, replace("hand", "agent")); !errors.Is(err, lunad.ErrConflict) {
 		t.Fatalf("want conflict, got %v", err)
 	}
 	if git(t, s.root, "rev-parse", "HEAD") != head {
@@ -282,7 +282,7 @@ func TestHumanChangesCommittedFirst(t *testing.T) {
 	}
 	// A file deleted by hand is not taken for an edit: the edit is refused.
 	os.Remove(filepath.Join(s.root, "c.py"))
-	if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("a", "b")); !errors.Is(err, lunad.ErrDirty) || !strings.Contains(err.Error(), "git checkout -- c.py") {
+	if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("a", "b")); !errors.Is(err, lunad.ErrDirty) || !strings.Contains(err.Error(), "git checkout -- c.py") {
 		t.Fatalf("edit of a deleted file: %v", err)
 	}
 	if git(t, s.root, "rev-parse", "HEAD") != head {
@@ -312,7 +312,7 @@ func currentContent(t *testing.T, s *Store, id, file string) string {
 func TestFailedRefUpdateKeepsHumanChange(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "n", Path: "n.txt", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestFailedRefUpdateKeepsHumanChange(t *testing.T) {
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Archive(ctx, r.Artifact.ID, Change{}); !errors.Is(err, lunad.ErrLocked) {
+	if _, err := s.Archive(ctx, r.Artifact.ID, lunad.Change{}); !errors.Is(err, lunad.ErrLocked) {
 		t.Fatalf("archive while git holds the branch lock: %v", err)
 	}
 	os.Remove(lock)
@@ -339,7 +339,7 @@ func TestFailedRefUpdateKeepsHumanChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	if _, err := s2.Archive(ctx, r.Artifact.ID, Change{}); err != nil {
+	if _, err := s2.Archive(ctx, r.Artifact.ID, lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := s2.History(ctx, r.Artifact.ID)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lunad/lunad"
 )
 
 // packDirState checks the pack directory at one instant: no index is
@@ -71,12 +73,12 @@ func TestPackRenameOrder(t *testing.T) {
 			testHookIndexRemoved = func(idx string) { check(&removed, "removed", idx) }
 			t.Cleanup(func() { testHookPackRenamed, testHookIndexRemoved = nil, nil })
 
-			r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("v0\n")})
+			r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("v0\n")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := 1; i <= tc.edits; i++ {
-				if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace(fmt.Sprintf("v%d", i-1), fmt.Sprintf("v%d", i))); err != nil {
+				if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace(fmt.Sprintf("v%d", i-1), fmt.Sprintf("v%d", i))); err != nil {
 					t.Fatal(err)
 				}
 				s.bg.Wait() // a consolidation the edit started

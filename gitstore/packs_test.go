@@ -182,22 +182,22 @@ func TestWriteIsOnePack(t *testing.T) {
 	}
 	var id string
 	step("create", func() error {
-		r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("one\n")})
+		r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("one\n")})
 		id = r.Artifact.ID
 		return err
 	}, 1)
 	step("edit", func() error {
-		_, err := s.Edit(ctx, id, Change{}, replace("one", "two"))
+		_, err := s.Edit(ctx, id, lunad.Change{}, replace("one", "two"))
 		return err
 	}, 1)
 	step("stage writes", func() error {
-		_, _, _, err := s.ApplyWrites(ctx, []lunad.StageWrite{{Path: "out/r1/a.txt", Content: "x\n"}, {Path: "out/r1/b.txt", Content: "y\n"}}, Change{Agent: "bench"})
+		_, _, _, err := s.ApplyWrites(ctx, []lunad.StageWrite{{Path: "out/r1/a.txt", Content: "x\n"}, {Path: "out/r1/b.txt", Content: "y\n"}}, lunad.Change{Agent: "bench"})
 		return err
 	}, 1)
 	tip := ""
 	step("run append", func() error {
 		var err error
-		tip, err = s.AppendRun(ctx, "r1", "", []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: "s", Attempt: 1, Time: runT0}}, {Event: lunad.RunEvent{Type: lunad.EventStageSucceeded, Stage: "s", Attempt: 1, Time: runT0}}})
+		tip, err = s.AppendRun(ctx, "r1", "", []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: "s", Attempt: 1, Time: runT0}}, {Event: lunad.RunEvent{Type: lunad.EventStageSucceeded, Stage: "s", Attempt: 1, Time: runT0}}})
 		return err
 	}, 1)
 	// A write back to the first version's content: its blob and the docs
@@ -206,7 +206,7 @@ func TestWriteIsOnePack(t *testing.T) {
 	var oldPack []string
 	step("edit back", func() error {
 		oldPack, _ = packFiles(t, s)
-		_, err := s.Edit(ctx, id, Change{}, replace("two", "one"))
+		_, err := s.Edit(ctx, id, lunad.Change{}, replace("two", "one"))
 		return err
 	}, 1)
 	after, _ := packFiles(t, s)
@@ -241,7 +241,7 @@ func TestWriteIsOnePack(t *testing.T) {
 	}
 	// go-git loads its pack indexes once: a pack written after it first
 	// looked is found after Reindex (or by a storage opened afresh).
-	r, err := s.Create(ctx, CreateSpec{Title: "b", Path: "docs/b.md", Content: []byte("b\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "b", Path: "docs/b.md", Content: []byte("b\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,14 +269,14 @@ func TestWriteIsOnePack(t *testing.T) {
 func TestConsolidatePacks(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("v0\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("v0\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := r.Artifact.ID
 	maxPacks := 0
 	for i := 1; i <= consolidateAt+5; i++ {
-		if _, err := s.Edit(ctx, id, Change{}, replace(fmt.Sprintf("v%d", i-1), fmt.Sprintf("v%d", i))); err != nil {
+		if _, err := s.Edit(ctx, id, lunad.Change{}, replace(fmt.Sprintf("v%d", i-1), fmt.Sprintf("v%d", i))); err != nil {
 			t.Fatal(err)
 		}
 		s.bg.Wait() // a consolidation the edit started
@@ -347,7 +347,7 @@ func BenchmarkConsolidate(b *testing.B) {
 			b.Fatal(err)
 		}
 		for j := 0; j <= consolidateAt; j++ {
-			if _, err := s.Create(ctx, CreateSpec{Title: fmt.Sprint(j), Path: fmt.Sprintf("d%d/a/b/n.md", j), Content: []byte(fmt.Sprintf("%d\n", j))}); err != nil {
+			if _, err := s.Create(ctx, lunad.CreateSpec{Title: fmt.Sprint(j), Path: fmt.Sprintf("d%d/a/b/n.md", j), Content: []byte(fmt.Sprintf("%d\n", j))}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -428,12 +428,12 @@ func TestOrphanPackRemoved(t *testing.T) {
 func TestConsolidateCopiesEntries(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte(strings.Repeat("a line of the artifact\n", 200))})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte(strings.Repeat("a line of the artifact\n", 200))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("a line", fmt.Sprintf("line %d", i))); err != nil {
+		if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("a line", fmt.Sprintf("line %d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}

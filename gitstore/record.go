@@ -42,32 +42,32 @@ import (
 // for content that cannot be an artifact — binary, invalid UTF-8, over
 // Options.MaxContent — and ErrDirty for a file deleted in the working tree,
 // each saying what to do; the file is never touched.
-func (s *Store) Record(ctx context.Context, ref string, ch Change) (Result, bool, error) {
+func (s *Store) Record(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, bool, error) {
 	if err := validateChange(ch); err != nil {
-		return Result{}, false, err
+		return lunad.Result{}, false, err
 	}
 	if ch.Agent != "" || ch.Message != "" || ch.IdempotencyKey != "" || len(ch.Extra) > 0 || len(ch.Input) > 0 {
-		return Result{}, false, fmt.Errorf("%w: a recorded change is the person's, with lunad's message; give only a base version (to commit with an agent or message, use edit)", lunad.ErrInvalid)
+		return lunad.Result{}, false, fmt.Errorf("%w: a recorded change is the person's, with lunad's message; give only a base version (to commit with an agent or message, use edit)", lunad.ErrInvalid)
 	}
 	var recorded bool
-	res, err := s.submit(ctx, func(t *txn) (Result, error) {
+	res, err := s.submit(ctx, func(t *txn) (lunad.Result, error) {
 		recorded = false
 		id, m, err := t.resolve(ref)
 		if err != nil {
-			return Result{}, err
+			return lunad.Result{}, err
 		}
 		if err := t.checkWorkPath(m.Path); err != nil {
-			return Result{}, err
+			return lunad.Result{}, err
 		}
 		if err := t.checkBase(id, ch.BaseVersion); err != nil {
-			return Result{}, err
+			return lunad.Result{}, err
 		}
 		n := len(t.entries)
 		if err := t.commitHumanChanges(id, m); err != nil {
 			if errors.Is(err, lunad.ErrInvalid) {
 				err = fmt.Errorf("%w; save it as UTF-8 text of at most %d bytes, or bring back the committed version with `git checkout -- %s`", err, s.opts.MaxContent, m.Path)
 			}
-			return Result{}, err
+			return lunad.Result{}, err
 		}
 		if len(t.entries) == n {
 			// Nothing to record: the file is HEAD's (or this batch wrote it).
@@ -76,14 +76,14 @@ func (s *Store) Record(ctx context.Context, ref string, ch Change) (Result, bool
 			if e := s.latest(id); e != nil {
 				v = e.version(id)
 			}
-			return Result{Artifact: a, Version: v}, nil
+			return lunad.Result{Artifact: a, Version: v}, nil
 		}
 		t.keepWorkFile(m.Path)
 		recorded = true
 		return t.result(id, t.entries[len(t.entries)-1])
 	})
 	if err != nil {
-		return Result{}, false, err
+		return lunad.Result{}, false, err
 	}
 	return res, recorded, nil
 }

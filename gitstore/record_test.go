@@ -26,11 +26,11 @@ func inode(t *testing.T, name string) uint64 {
 func TestRecord(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "c", Path: "src/c.py", Content: []byte("a = 1\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "c", Path: "src/c.py", Content: []byte("a = 1\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := s.Create(ctx, CreateSpec{Title: "n", Path: "n.md", Content: []byte("# N\n")})
+	other, err := s.Create(ctx, lunad.CreateSpec{Title: "n", Path: "n.md", Content: []byte("# N\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestRecord(t *testing.T) {
 	head := git(t, s.root, "rev-parse", "HEAD")
 
 	// Nothing changed: no commit.
-	res, ok, err := s.Record(ctx, id, Change{})
+	res, ok, err := s.Record(ctx, id, lunad.Change{})
 	if err != nil || ok || res.Artifact.ID != id || res.Version.Number != 1 {
 		t.Fatalf("unchanged file: %+v %v %v", res, ok, err)
 	}
@@ -54,7 +54,7 @@ func TestRecord(t *testing.T) {
 	if d, err := s.Dirty(ctx); err != nil || !slices.Equal(d, []string{id}) {
 		t.Fatalf("dirty: %v %v", d, err)
 	}
-	res, ok, err = s.Record(ctx, "src/c.py", Change{})
+	res, ok, err = s.Record(ctx, "src/c.py", lunad.Change{})
 	if err != nil || !ok {
 		t.Fatalf("record: %v %v", ok, err)
 	}
@@ -81,16 +81,16 @@ func TestRecord(t *testing.T) {
 		t.Fatalf("dirty after the index sync: %v %v", d, err)
 	}
 	// Recorded again: nothing.
-	if _, ok, err := s.Record(ctx, id, Change{}); ok || err != nil {
+	if _, ok, err := s.Record(ctx, id, lunad.Change{}); ok || err != nil {
 		t.Fatalf("second record: %v %v", ok, err)
 	}
 
 	// A stale base version is a conflict; the file stays.
 	writeFile(t, s.root, "src/c.py", "a = 3\n")
-	if _, _, err := s.Record(ctx, id, Change{BaseVersion: 1}); !errors.Is(err, lunad.ErrConflict) {
+	if _, _, err := s.Record(ctx, id, lunad.Change{BaseVersion: 1}); !errors.Is(err, lunad.ErrConflict) {
 		t.Fatalf("stale base: %v", err)
 	}
-	if _, ok, err := s.Record(ctx, id, Change{BaseVersion: 2}); !ok || err != nil {
+	if _, ok, err := s.Record(ctx, id, lunad.Change{BaseVersion: 2}); !ok || err != nil {
 		t.Fatalf("base 2: %v %v", ok, err)
 	}
 
@@ -106,7 +106,7 @@ func TestRecord(t *testing.T) {
 		{"too big", strings.Repeat("x", 9<<20), []error{lunad.ErrInvalid}, "limit"},
 	} {
 		writeFile(t, s.root, "src/c.py", tc.content)
-		_, ok, err := s.Record(ctx, id, Change{})
+		_, ok, err := s.Record(ctx, id, lunad.Change{})
 		for _, w := range tc.want {
 			if ok || !errors.Is(err, w) || !strings.Contains(err.Error(), tc.say) {
 				t.Fatalf("%s: %v %v", tc.name, ok, err)
@@ -120,26 +120,26 @@ func TestRecord(t *testing.T) {
 		t.Fatal("invalid content committed")
 	}
 	os.Remove(file)
-	if _, _, err := s.Record(ctx, id, Change{}); !errors.Is(err, lunad.ErrDirty) || !strings.Contains(err.Error(), "git checkout -- src/c.py") {
+	if _, _, err := s.Record(ctx, id, lunad.Change{}); !errors.Is(err, lunad.ErrDirty) || !strings.Contains(err.Error(), "git checkout -- src/c.py") {
 		t.Fatalf("deleted file: %v", err)
 	}
 	git(t, s.root, "checkout", "--", "src/c.py")
 
-	for _, ch := range []Change{{Agent: "coder"}, {Message: "why"}, {IdempotencyKey: "k"}, {Extra: map[string]string{"Run": "1"}}} {
+	for _, ch := range []lunad.Change{{Agent: "coder"}, {Message: "why"}, {IdempotencyKey: "k"}, {Extra: map[string]string{"Run": "1"}}} {
 		if _, _, err := s.Record(ctx, id, ch); !errors.Is(err, lunad.ErrInvalid) {
 			t.Fatalf("change %+v: %v", ch, err)
 		}
 	}
-	if _, _, err := s.Record(ctx, "nope.md", Change{}); !errors.Is(err, lunad.ErrNotFound) {
+	if _, _, err := s.Record(ctx, "nope.md", lunad.Change{}); !errors.Is(err, lunad.ErrNotFound) {
 		t.Fatalf("unknown artifact: %v", err)
 	}
 
 	// An agent edit on top of a recorded change finds nothing more to record.
 	writeFile(t, s.root, "n.md", "# N\n\nby hand\n")
-	if _, ok, err := s.Record(ctx, other.Artifact.ID, Change{}); !ok || err != nil {
+	if _, ok, err := s.Record(ctx, other.Artifact.ID, lunad.Change{}); !ok || err != nil {
 		t.Fatalf("record n.md: %v %v", ok, err)
 	}
-	if _, err := s.Edit(ctx, other.Artifact.ID, Change{Agent: "coder"}, replace("by hand", "by hand and agent")); err != nil {
+	if _, err := s.Edit(ctx, other.Artifact.ID, lunad.Change{Agent: "coder"}, replace("by hand", "by hand and agent")); err != nil {
 		t.Fatal(err)
 	}
 	hist, _ := s.History(ctx, other.Artifact.ID)
@@ -157,12 +157,12 @@ func TestRecord(t *testing.T) {
 func TestRecordDetached(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, _ := s.Create(ctx, CreateSpec{Title: "c", Path: "c.txt", Content: []byte("one\n")})
+	r, _ := s.Create(ctx, lunad.CreateSpec{Title: "c", Path: "c.txt", Content: []byte("one\n")})
 	checkRepo(t, s)
 	git(t, s.root, "checkout", "-q", "--detach")
 	writeFile(t, s.root, "c.txt", "two\n")
 	head := git(t, s.root, "rev-parse", "HEAD")
-	if _, _, err := s.Record(ctx, r.Artifact.ID, Change{}); !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "detached") {
+	if _, _, err := s.Record(ctx, r.Artifact.ID, lunad.Change{}); !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "detached") {
 		t.Fatalf("detached: %v", err)
 	}
 	if git(t, s.root, "rev-parse", "HEAD") != head {
@@ -178,8 +178,8 @@ func TestRecordDetached(t *testing.T) {
 func TestDirtyStat(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	a, _ := s.Create(ctx, CreateSpec{Title: "a", Path: "a.txt", Content: []byte("aaaa\n")})
-	s.Create(ctx, CreateSpec{Title: "b", Path: "d/b.txt", Content: []byte("bbbb\n")})
+	a, _ := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.txt", Content: []byte("aaaa\n")})
+	s.Create(ctx, lunad.CreateSpec{Title: "b", Path: "d/b.txt", Content: []byte("bbbb\n")})
 	// Written by lunad, the index not synced yet: read, found equal.
 	if d, err := s.Dirty(ctx); err != nil || len(d) != 0 {
 		t.Fatalf("before sync: %v %v", d, err)
@@ -210,8 +210,8 @@ func TestDirtyStat(t *testing.T) {
 func TestChanged(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	a, _ := s.Create(ctx, CreateSpec{Title: "a", Path: "a.txt", Content: []byte("a\n")})
-	b, _ := s.Create(ctx, CreateSpec{Title: "b", Path: "d/b.txt", Content: []byte("b\n")})
+	a, _ := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.txt", Content: []byte("a\n")})
+	b, _ := s.Create(ctx, lunad.CreateSpec{Title: "b", Path: "d/b.txt", Content: []byte("b\n")})
 	checkRepo(t, s)
 	_, start, err := s.Head()
 	if err != nil {
@@ -225,10 +225,10 @@ func TestChanged(t *testing.T) {
 	if got, err := s.Changed(ctx, start, mid); err != nil || !slices.Equal(got, []string{b.Artifact.ID}) {
 		t.Fatalf("hand commit: %v %v", got, err)
 	}
-	if _, err := s.Move(ctx, a.Artifact.ID, "e/a.txt", Change{}); err != nil {
+	if _, err := s.Move(ctx, a.Artifact.ID, "e/a.txt", lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
-	c, _ := s.Create(ctx, CreateSpec{Title: "c", Path: "c.txt", Content: []byte("c\n")})
+	c, _ := s.Create(ctx, lunad.CreateSpec{Title: "c", Path: "c.txt", Content: []byte("c\n")})
 	_, end, _ := s.Head()
 	want := []string{a.Artifact.ID, b.Artifact.ID, c.Artifact.ID}
 	slices.Sort(want)
@@ -253,7 +253,7 @@ func TestChanged(t *testing.T) {
 func TestSyncIndex(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	s.Create(ctx, CreateSpec{Title: "a", Path: "a.txt", Content: []byte("a\n")})
+	s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.txt", Content: []byte("a\n")})
 	if st := git(t, s.root, "status", "--porcelain"); st == "" {
 		t.Fatal("index synced before SyncIndex (the test proves nothing)")
 	}
@@ -271,7 +271,7 @@ func TestSyncIndex(t *testing.T) {
 func TestRecordFailedRefUpdate(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, _ := s.Create(ctx, CreateSpec{Title: "c", Path: "c.txt", Content: []byte("one\n")})
+	r, _ := s.Create(ctx, lunad.CreateSpec{Title: "c", Path: "c.txt", Content: []byte("one\n")})
 	checkRepo(t, s)
 	head := git(t, s.root, "rev-parse", "HEAD")
 	writeFile(t, s.root, "c.txt", "typed by hand\n")
@@ -279,7 +279,7 @@ func TestRecordFailedRefUpdate(t *testing.T) {
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := s.Record(ctx, r.Artifact.ID, Change{}); ok || !errors.Is(err, lunad.ErrLocked) {
+	if _, ok, err := s.Record(ctx, r.Artifact.ID, lunad.Change{}); ok || !errors.Is(err, lunad.ErrLocked) {
 		t.Fatalf("record with the ref locked: %v %v", ok, err)
 	}
 	os.Remove(lock)
@@ -298,7 +298,7 @@ func TestRecordFailedRefUpdate(t *testing.T) {
 	if st := git(t, s.root, "status", "--porcelain"); st != " M c.txt\n" {
 		t.Fatalf("git status:\n%s", st)
 	}
-	if _, ok, err := s.Record(ctx, r.Artifact.ID, Change{}); !ok || err != nil {
+	if _, ok, err := s.Record(ctx, r.Artifact.ID, lunad.Change{}); !ok || err != nil {
 		t.Fatalf("record: %v %v", ok, err)
 	}
 	checkRepo(t, s)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lunad/lunad"
 )
 
 // A git command run by hand that moves the branch or holds its lock while
@@ -16,7 +18,7 @@ func TestWriteWhileGitMovesTheBranch(t *testing.T) {
 	ctx := context.Background()
 	t.Run("a hand commit lands first", func(t *testing.T) {
 		s := newStore(t)
-		r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
+		r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +30,7 @@ func TestWriteWhileGitMovesTheBranch(t *testing.T) {
 			git(t, s.root, "commit", "-q", "--allow-empty", "-m", "by hand")
 		}
 		t.Cleanup(func() { testHookBeforeRef = nil })
-		res, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, replace("one", "two"))
+		res, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{Agent: "coder"}, replace("one", "two"))
 		if err != nil {
 			t.Fatalf("edit after a hand commit moved the branch: %v", err)
 		}
@@ -42,7 +44,7 @@ func TestWriteWhileGitMovesTheBranch(t *testing.T) {
 	})
 	t.Run("git holds the branch's lock", func(t *testing.T) {
 		s := newStore(t)
-		r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
+		r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +55,7 @@ func TestWriteWhileGitMovesTheBranch(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() {
-			_, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("one", "two"))
+			_, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("one", "two"))
 			done <- err
 		}()
 		select {

@@ -63,7 +63,7 @@ func FuzzBranchNames(f *testing.F) {
 func TestBranchNameCannotBlockWrites(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "A", Path: "a.md", Content: []byte("one\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "A", Path: "a.md", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestBranchNameCannotBlockWrites(t *testing.T) {
 			}
 		})
 	}
-	if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("one", "two")); err != nil {
+	if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("one", "two")); err != nil {
 		t.Fatalf("edit after the refused branches: %v", err)
 	}
 	writeFile(t, s.root, "hand.txt", "by hand\n")

@@ -3,6 +3,8 @@ package gitstore
 import (
 	"context"
 	"testing"
+
+	"github.com/lunad/lunad"
 )
 
 // TestCommitRootsKept: reading at an unmoved HEAD reads no commit object
@@ -11,7 +13,7 @@ import (
 func TestCommitRootsKept(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "A", Path: "a.md", Content: []byte("a\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "A", Path: "a.md", Content: []byte("a\n")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 type runAppend struct {
 	runID   string
 	after   plumbing.Hash
-	recs    []RunRecord
+	recs    []lunad.RunRecord
 	replace bool
 
 	tip  plumbing.Hash

@@ -42,11 +42,6 @@ import (
 // behind by a lunad writer that died holding it, and the next writer to
 // take the flock after such a death removes those files (wsLock.inherited).
 
-// RunRecord is one event to append, with files stored in
-// its commit's tree (e.g. request.json, response.json, workflow.toml,
-// config.toml).
-type RunRecord = lunad.RunRecord
-
 const (
 	runRefPrefix = "refs/luna/runs/"
 	runEventFile = "event.json" // reserved: no file passes for the event
@@ -125,7 +120,7 @@ func parseTip(tip string) (plumbing.Hash, error) {
 }
 
 // checkRunRecord validates one record of run runID before anything is written.
-func checkRunRecord(runID string, rec RunRecord) error {
+func checkRunRecord(runID string, rec lunad.RunRecord) error {
 	ev := rec.Event
 	if !eventTypePattern().MatchString(string(ev.Type)) {
 		return fmt.Errorf("%w: event type %q (use upper-case names like STAGE_STARTED)", lunad.ErrInvalid, ev.Type)
@@ -173,7 +168,7 @@ func checkRunRecord(runID string, rec RunRecord) error {
 // holds the ref's lock; the context's error if ctx ends first. Nothing is
 // appended on error, except that an error after the ref moved (fsync of
 // its directory) is reported with the tip still returned by RunLog.
-func (s *Store) AppendRun(ctx context.Context, runID, after string, recs []RunRecord) (string, error) {
+func (s *Store) AppendRun(ctx context.Context, runID, after string, recs []lunad.RunRecord) (string, error) {
 	return s.writeRun(ctx, runID, after, recs, false)
 }
 
@@ -182,14 +177,14 @@ func (s *Store) AppendRun(ctx context.Context, runID, after string, recs []RunRe
 // old event commits become unreachable, for git gc. after must be the
 // run's tip (compare-and-swap). Errors as AppendRun's, with ErrInvalid for
 // an empty after.
-func (s *Store) ReplaceRun(ctx context.Context, runID, after string, rec RunRecord) (string, error) {
+func (s *Store) ReplaceRun(ctx context.Context, runID, after string, rec lunad.RunRecord) (string, error) {
 	if after == "" {
 		return "", fmt.Errorf("%w: replacing run %q needs its current tip", lunad.ErrInvalid, runID)
 	}
-	return s.writeRun(ctx, runID, after, []RunRecord{rec}, true)
+	return s.writeRun(ctx, runID, after, []lunad.RunRecord{rec}, true)
 }
 
-func (s *Store) writeRun(ctx context.Context, runID, after string, recs []RunRecord, replace bool) (string, error) {
+func (s *Store) writeRun(ctx context.Context, runID, after string, recs []lunad.RunRecord, replace bool) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -277,7 +272,7 @@ func (s *Store) lockRuns(ctx context.Context) error {
 }
 
 // writeRunCommit writes one event commit (not yet synced) and returns it.
-func (s *Store) writeRunCommit(runID string, parent plumbing.Hash, seq int, rec RunRecord) (plumbing.Hash, error) {
+func (s *Store) writeRunCommit(runID string, parent plumbing.Hash, seq int, rec lunad.RunRecord) (plumbing.Hash, error) {
 	ev := rec.Event
 	ev.Seq = seq
 	if ev.RunID == "" {

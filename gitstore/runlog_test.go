@@ -27,7 +27,7 @@ var runT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // runEvents is a small run: created, a stage enqueued and started (one
 // append), then succeeded.
-func runEvents(id string) [][]RunRecord {
+func runEvents(id string) [][]lunad.RunRecord {
 	base := lunad.RunEvent{RunID: id, CorrelationID: "corr-" + id, Workflow: "review", WorkflowVersion: "1@abc", ConfigRef: blobHash([]byte("cfg"))}
 	ev := func(typ lunad.EventType, stage string, attempt int, f func(*lunad.RunEvent)) lunad.RunEvent {
 		e := base
@@ -41,7 +41,7 @@ func runEvents(id string) [][]RunRecord {
 		}
 		return e
 	}
-	return [][]RunRecord{
+	return [][]lunad.RunRecord{
 		{{Event: ev(lunad.EventRunCreated, "", 0, func(e *lunad.RunEvent) {
 			e.Params, e.Key = map[string]string{"topic": "git"}, "k1"
 		}), Files: map[string][]byte{"config.toml": []byte("cfg"), "workflow.toml": []byte("name = \"review\"\n")}}},
@@ -57,7 +57,7 @@ func runEvents(id string) [][]RunRecord {
 
 // appendAll appends each group of records in one call and returns the
 // events as they must read back.
-func appendAll(t *testing.T, s *Store, id string, groups [][]RunRecord) (string, []lunad.RunEvent) {
+func appendAll(t *testing.T, s *Store, id string, groups [][]lunad.RunRecord) (string, []lunad.RunEvent) {
 	t.Helper()
 	var want []lunad.RunEvent
 	tip := ""
@@ -186,7 +186,7 @@ func TestRunFilesDir(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
 	files := map[string][]byte{"response.json": []byte(`{}`), "files/llm/0001.json": []byte(`{"seq":1}`), "files/notes.txt": []byte("n\n")}
-	if _, err := s.AppendRun(ctx, "r1", "", []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunCreated}, Files: files}}); err != nil {
+	if _, err := s.AppendRun(ctx, "r1", "", []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunCreated}, Files: files}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -229,7 +229,7 @@ func TestRunLogDeterministic(t *testing.T) {
 func TestRunAppendErrors(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	rec := []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunCreated}}}
+	rec := []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunCreated}}}
 	tip, err := s.AppendRun(ctx, "r1", "", rec)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func TestRunAppendErrors(t *testing.T) {
 			t.Errorf("run ID %q: %v", id, err)
 		}
 	}
-	bad := map[string]RunRecord{
+	bad := map[string]lunad.RunRecord{
 		"lower-case type":  {Event: lunad.RunEvent{Type: "started"}},
 		"no type":          {},
 		"other run":        {Event: lunad.RunEvent{Type: lunad.EventRunCreated, RunID: "r9"}},
@@ -273,7 +273,7 @@ func TestRunAppendErrors(t *testing.T) {
 		"negative attempt": {Event: lunad.RunEvent{Type: lunad.EventStageStarted, Attempt: -1}},
 	}
 	for name, r := range bad {
-		if _, err := s.AppendRun(ctx, "r1", tip2, []RunRecord{rec[0], r}); !errors.Is(err, lunad.ErrInvalid) {
+		if _, err := s.AppendRun(ctx, "r1", tip2, []lunad.RunRecord{rec[0], r}); !errors.Is(err, lunad.ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
 		}
 	}
@@ -301,7 +301,7 @@ func TestRunAppendErrors(t *testing.T) {
 func TestRunAppendRace(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	tip, err := s.AppendRun(ctx, "r", "", []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunCreated}}})
+	tip, err := s.AppendRun(ctx, "r", "", []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunCreated}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestRunAppendRace(t *testing.T) {
 				if g%2 == 1 {
 					st = s2
 				}
-				tips[g], errs[g] = st.AppendRun(ctx, "r", tip, []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: fmt.Sprintf("g%d", g), Attempt: round + 1}}})
+				tips[g], errs[g] = st.AppendRun(ctx, "r", tip, []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: fmt.Sprintf("g%d", g), Attempt: round + 1}}})
 			})
 		}
 		wg.Wait()
@@ -350,7 +350,7 @@ func TestReplaceRun(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
 	tip, _ := appendAll(t, s, "r1", runEvents("r1"))
-	summary := RunRecord{Event: lunad.RunEvent{Type: lunad.EventRunCompleted, Workflow: "review", Error: "pruned: 4 events"},
+	summary := lunad.RunRecord{Event: lunad.RunEvent{Type: lunad.EventRunCompleted, Workflow: "review", Error: "pruned: 4 events"},
 		Files: map[string][]byte{"summary.json": []byte(`{"events":4}`)}}
 	if _, err := s.ReplaceRun(ctx, "r1", "", summary); !errors.Is(err, lunad.ErrInvalid) {
 		t.Errorf("replace without a tip: %v", err)
@@ -370,7 +370,7 @@ func TestReplaceRun(t *testing.T) {
 		t.Errorf("replaced run has %s commits", c)
 	}
 	// Appends go on from the summary.
-	nt2, err := s.AppendRun(ctx, "r1", nt, []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunRetried}}})
+	nt2, err := s.AppendRun(ctx, "r1", nt, []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunRetried}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestReplaceRun(t *testing.T) {
 func TestRunsConcurrent(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,9 +402,9 @@ func TestRunsConcurrent(t *testing.T) {
 			id := fmt.Sprintf("run-%d", g)
 			tip := ""
 			for i := range perRun {
-				recs := []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: "s", Attempt: i + 1}}}
+				recs := []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: "s", Attempt: i + 1}}}
 				if i%3 == 0 {
-					recs = append(recs, RunRecord{Event: lunad.RunEvent{Type: lunad.EventStageFailed, Stage: "s", Attempt: i + 1, Error: "boom"}})
+					recs = append(recs, lunad.RunRecord{Event: lunad.RunEvent{Type: lunad.EventStageFailed, Stage: "s", Attempt: i + 1, Error: "boom"}})
 				}
 				var err error
 				if tip, err = s.AppendRun(ctx, id, tip, recs); err != nil {
@@ -416,7 +416,7 @@ func TestRunsConcurrent(t *testing.T) {
 	}
 	wg.Go(func() {
 		for i := range 20 {
-			if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, appendLine(fmt.Sprint("line ", i))); err != nil {
+			if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, appendLine(fmt.Sprint("line ", i))); err != nil {
 				errs <- err
 			}
 		}
@@ -455,7 +455,7 @@ func BenchmarkAppendRun(b *testing.B) {
 	req := []byte(strings.Repeat(`{"k":"v"}`, 50))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tip, err = s.AppendRun(ctx, "bench", tip, []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: "s", Attempt: i + 1, Time: runT0},
+		tip, err = s.AppendRun(ctx, "bench", tip, []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: "s", Attempt: i + 1, Time: runT0},
 			Files: map[string][]byte{"request.json": req}}})
 		if err != nil {
 			b.Fatal(err)
@@ -492,10 +492,10 @@ func TestRunCrashHelper(t *testing.T) {
 	out.line("READY")
 	for i := 0; ; i++ {
 		id := fmt.Sprintf("c%d", i%3)
-		recs := []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: "s", Attempt: i + 1},
+		recs := []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventStageStarted, Stage: "s", Attempt: i + 1},
 			Files: map[string][]byte{"request.json": []byte(strings.Repeat("x", i%2000))}}}
 		if i%2 == 0 {
-			recs = append(recs, RunRecord{Event: lunad.RunEvent{Type: lunad.EventStageSucceeded, Stage: "s", Attempt: i + 1}})
+			recs = append(recs, lunad.RunRecord{Event: lunad.RunEvent{Type: lunad.EventStageSucceeded, Stage: "s", Attempt: i + 1}})
 		}
 		tip, err := s.AppendRun(ctx, id, tips[id], recs)
 		if err != nil {
@@ -605,7 +605,7 @@ func TestCrashRunLog(t *testing.T) {
 	for id := range acked {
 		_, tip, err := s.RunLog(context.Background(), id)
 		if err == nil {
-			_, err = s.AppendRun(context.Background(), id, tip, []RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunCompleted}}})
+			_, err = s.AppendRun(context.Background(), id, tip, []lunad.RunRecord{{Event: lunad.RunEvent{Type: lunad.EventRunCompleted}}})
 		}
 		if err != nil {
 			t.Errorf("append to %s after the last kill: %v", id, err)
@@ -642,7 +642,7 @@ func TestAppendRunGroupCommit(t *testing.T) {
 					ev.Type = "RUN_CREATED"
 				}
 				var err error
-				if tip, err = s.AppendRun(ctx, id, tip, []RunRecord{{Event: ev}}); err != nil {
+				if tip, err = s.AppendRun(ctx, id, tip, []lunad.RunRecord{{Event: ev}}); err != nil {
 					errs <- fmt.Errorf("%s append %d: %w", id, i, err)
 					return
 				}

@@ -18,7 +18,7 @@ import (
 func runWorkspace(t *testing.T) (*Store, string) {
 	t.Helper()
 	s := newStore(t)
-	if _, err := s.Create(context.Background(), CreateSpec{Title: "A", Path: "notes/a.md", Content: []byte("# A\n\nfirst\n")}); err != nil {
+	if _, err := s.Create(context.Background(), lunad.CreateSpec{Title: "A", Path: "notes/a.md", Content: []byte("# A\n\nfirst\n")}); err != nil {
 		t.Fatal(err)
 	}
 	checkRepo(t, s) // the index follows: the commit by hand keeps the artifact
@@ -110,7 +110,7 @@ func TestAddWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, commit, _, err := w.ApplyWrites(ctx, []lunad.StageWrite{{Path: "notes/a.md", Content: "# A\n\nsecond\n"}, {Path: "notes/b.md", Content: "# B\n"}},
-		Change{Agent: "coder", Extra: map[string]string{"Run": "r1"}})
+		lunad.Change{Agent: "coder", Extra: map[string]string{"Run": "r1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestFastForward(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		_, tip, _, err := w.ApplyWrites(ctx, []lunad.StageWrite{{Path: "notes/a.md", Content: "# A\n\nby the run\n"}, {Path: "notes/new.md", Content: "new\n"}}, Change{Agent: "coder"})
+		_, tip, _, err := w.ApplyWrites(ctx, []lunad.StageWrite{{Path: "notes/a.md", Content: "# A\n\nby the run\n"}, {Path: "notes/new.md", Content: "new\n"}}, lunad.Change{Agent: "coder"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,7 +343,7 @@ func TestFastForward(t *testing.T) {
 	})
 	t.Run("moved", func(t *testing.T) {
 		s, base, _ := setup(t)
-		moved, err := s.Create(ctx, CreateSpec{Title: "M", Path: "m.md", Content: []byte("m\n")})
+		moved, err := s.Create(ctx, lunad.CreateSpec{Title: "M", Path: "m.md", Content: []byte("m\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +365,7 @@ func TestFastForward(t *testing.T) {
 		// version over the person's: it is refused, naming both commits.
 		s, base, _ := setup(t)
 		writeFile(t, s.root, "notes/a.md", "# A\n\nfirst, and the person's line\n")
-		saved, recorded, err := s.Record(ctx, "notes/a.md", Change{})
+		saved, recorded, err := s.Record(ctx, "notes/a.md", lunad.Change{})
 		if err != nil || !recorded {
 			t.Fatalf("Record: %v %v", recorded, err)
 		}
@@ -422,7 +422,7 @@ func TestUncommitted(t *testing.T) {
 	}{
 		{"clean", func(t *testing.T, s *Store) {}, ""},
 		{"lunad's write, index not synced yet", func(t *testing.T, s *Store) {
-			if _, err := s.Create(ctx, CreateSpec{Title: "N", Path: "n.md", Content: []byte("n\n")}); err != nil {
+			if _, err := s.Create(ctx, lunad.CreateSpec{Title: "N", Path: "n.md", Content: []byte("n\n")}); err != nil {
 				t.Fatal(err)
 			}
 		}, ""},

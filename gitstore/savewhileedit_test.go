@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lunad/lunad"
 )
 
 // saver is a real process that saves a file the way editors do: a
@@ -175,12 +177,12 @@ func saveWhileEditing(t *testing.T, s *Store, path string, saves int, edit func(
 func TestSaveByHandWhileEditing(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("start\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("start\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	saveWhileEditing(t, s, "a.md", 60, func(k int) error {
-		_, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, appendLine(fmt.Sprintf("agent %d", k)))
+		_, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{Agent: "coder"}, appendLine(fmt.Sprintf("agent %d", k)))
 		return err
 	})
 }

@@ -22,7 +22,7 @@ func storeWithMerge(t *testing.T, m Merger) (*Store, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	res, err := s.Create(context.Background(), CreateSpec{Title: "config", Path: "config.md", Content: []byte(cfgBase)})
+	res, err := s.Create(context.Background(), lunad.CreateSpec{Title: "config", Path: "config.md", Content: []byte(cfgBase)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lunad/lunad"
 )
@@ -18,15 +19,15 @@ import (
 func TestCreateEditLog(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "Config notes", Type: "text/markdown", Content: []byte("# Config\n\nparse_config reads TOML.\n"),
-		Change: Change{Agent: "writer"}})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "Config notes", Type: "text/markdown", Content: []byte("# Config\n\nparse_config reads TOML.\n"),
+		Change: lunad.Change{Agent: "writer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Artifact.ID != "a0000001" || r.Artifact.Path != "config-notes.md" || r.Version.Number != 1 {
 		t.Fatalf("create result %+v", r)
 	}
-	keyed := Change{Agent: "coder", Message: "say JSON", IdempotencyKey: "k1", Input: []byte("TOML→JSON")}
+	keyed := lunad.Change{Agent: "coder", Message: "say JSON", IdempotencyKey: "k1", Input: []byte("TOML→JSON")}
 	e, err := s.Edit(ctx, "a0000001", keyed, replace("TOML", "JSON"))
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestDeterministicHashes(t *testing.T) {
 	var heads []string
 	for range 2 {
 		s := newStore(t)
-		if _, err := s.Create(context.Background(), CreateSpec{Title: "x", Content: []byte("x\n")}); err != nil {
+		if _, err := s.Create(context.Background(), lunad.CreateSpec{Title: "x", Content: []byte("x\n")}); err != nil {
 			t.Fatal(err)
 		}
 		heads = append(heads, git(t, s.root, "rev-parse", "HEAD"))
@@ -91,13 +92,13 @@ func TestDerivedCachesRebuilt(t *testing.T) {
 	s := newStore(t)
 	var ids []string
 	for i := range 70 { // more than persistAfter, so the metas cache is written
-		r, err := s.Create(ctx, CreateSpec{Title: "n", Path: "dir/n" + strconv.Itoa(i) + ".md", Content: []byte("x\n")})
+		r, err := s.Create(ctx, lunad.CreateSpec{Title: "n", Path: "dir/n" + strconv.Itoa(i) + ".md", Content: []byte("x\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, r.Artifact.ID)
 	}
-	if _, err := s.Edit(ctx, ids[3], Change{IdempotencyKey: "k", Input: []byte("x→y")}, replace("x", "y")); err != nil {
+	if _, err := s.Edit(ctx, ids[3], lunad.Change{IdempotencyKey: "k", Input: []byte("x→y")}, replace("x", "y")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.List(ctx); err != nil {
@@ -126,7 +127,7 @@ func TestDerivedCachesRebuilt(t *testing.T) {
 	if err != nil || len(list) != 70 {
 		t.Fatalf("list: %d %v", len(list), err)
 	}
-	again, err := s2.Edit(ctx, ids[3], Change{IdempotencyKey: "k", Input: []byte("x→y")}, replace("y", "z"))
+	again, err := s2.Edit(ctx, ids[3], lunad.Change{IdempotencyKey: "k", Input: []byte("x→y")}, replace("y", "z"))
 	if err != nil || !again.Replayed {
 		t.Fatalf("idempotency after a rebuilt history cache: %+v %v", again, err)
 	}
@@ -143,11 +144,11 @@ func TestIndexSyncWhenIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("a", "b")); err != nil {
+	if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("a", "b")); err != nil {
 		t.Fatal(err)
 	}
 	var st string
@@ -183,12 +184,12 @@ func TestIndexSyncNotPutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Remove(lock)
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("a\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first := s.idx.timer
-	if _, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("a", "b")); err != nil {
+	if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("a", "b")); err != nil {
 		t.Fatal(err)
 	}
 	if s.idx.timer != first || !s.idx.due {
@@ -217,14 +218,14 @@ func TestIndexSyncedBeforeAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("alpha\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st := git(t, s.root, "status", "--porcelain"); st != "" {
 		t.Fatalf("git status after create:\n%s", st)
 	}
-	if _, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, replace("alpha", "beta")); err != nil {
+	if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{Agent: "coder"}, replace("alpha", "beta")); err != nil {
 		t.Fatal(err)
 	}
 	if st := git(t, s.root, "status", "--porcelain"); st != "" {
@@ -240,7 +241,7 @@ func TestIndexSyncedBeforeAnswer(t *testing.T) {
 		t.Fatalf("HEAD:a.md after a hand commit = %q, want the edit", got)
 	}
 	// The index keeps following: a second edit, then `git commit -am`.
-	if _, err := s.Edit(ctx, r.Artifact.ID, Change{Agent: "coder"}, replace("beta", "gamma")); err != nil {
+	if _, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{Agent: "coder"}, replace("beta", "gamma")); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, s.root, "notes.txt", "by hand, again\n")

@@ -14,13 +14,9 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// Change carries the provenance of a write (lunad.Change; its Agent ""
-// means Options.Human).
-type Change = lunad.Change
-
 var extraKey = lazyRegexp(`^[A-Z][A-Za-z0-9-]{0,62}$`)
 
-func validateChange(c Change) error {
+func validateChange(c lunad.Change) error {
 	if strings.ContainsAny(c.Agent, "<>") {
 		return fmt.Errorf("%w: agent name %q contains < or >", lunad.ErrInvalid, c.Agent)
 	}
@@ -105,7 +101,7 @@ func (t *txn) meta(id string) (meta, error) {
 // replayed idempotency key (replayed non-nil) or refuses a reused one
 // (ErrConflict), refuses to write through a symlink, commits a person's
 // unrecorded changes first, and checks the base version.
-func (t *txn) begin(ref string, w *write) (id string, m meta, replayed *Result, err error) {
+func (t *txn) begin(ref string, w *write) (id string, m meta, replayed *lunad.Result, err error) {
 	if id, m, err = t.resolve(ref); err != nil {
 		return "", m, nil, err
 	}
@@ -125,9 +121,9 @@ func (t *txn) begin(ref string, w *write) (id string, m meta, replayed *Result, 
 }
 
 // deref returns *r, or the zero Result for nil.
-func deref(r *Result) Result {
+func deref(r *lunad.Result) lunad.Result {
 	if r == nil {
-		return Result{}
+		return lunad.Result{}
 	}
 	return *r
 }
@@ -265,12 +261,12 @@ func (t *txn) checkWorkPath(p string) error {
 	return nil
 }
 
-func (t *txn) result(id string, e *entry) (Result, error) {
+func (t *txn) result(id string, e *entry) (lunad.Result, error) {
 	m, err := t.meta(id)
 	if err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
-	return Result{Artifact: t.s.withVersion(m.artifact()), Version: e.version(id)}, nil
+	return lunad.Result{Artifact: t.s.withVersion(m.artifact()), Version: e.version(id)}, nil
 }
 
 // subject renders a commit subject: what was done, then the caller's first line.

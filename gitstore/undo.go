@@ -18,24 +18,24 @@ import (
 // change before it, an ack itself cannot be undone, and an ack does not
 // clear what can be redone. Returns ErrInvalid when there is nothing to
 // undo.
-func (s *Store) Undo(ctx context.Context, ref string, ch Change) (Result, error) {
+func (s *Store) Undo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
 	return s.revert(ctx, ref, ch, lunad.OpUndo)
 }
 
 // Redo reverts the most recent undo (an undo of an undo), across sessions:
 // the stack is derived from history. Returns ErrInvalid when there is
 // nothing to redo.
-func (s *Store) Redo(ctx context.Context, ref string, ch Change) (Result, error) {
+func (s *Store) Redo(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, error) {
 	return s.revert(ctx, ref, ch, lunad.OpRedo)
 }
 
 // Restore brings back the state (content and metadata) of version n as a
 // new version. Returns ErrNotFound for an unknown version.
-func (s *Store) Restore(ctx context.Context, ref string, n int, ch Change) (Result, error) {
+func (s *Store) Restore(ctx context.Context, ref string, n int, ch lunad.Change) (lunad.Result, error) {
 	if err := validateChange(ch); err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
-	return s.submit(ctx, func(t *txn) (Result, error) {
+	return s.submit(ctx, func(t *txn) (lunad.Result, error) {
 		return t.restoreTo(ref, newWrite(lunad.OpRestore, ch, []byte(strconv.Itoa(n))), func(id string) (int, error) {
 			if t.s.versionEntry(id, n) == nil {
 				return 0, fmt.Errorf("%w: artifact %s has no version %d", lunad.ErrNotFound, id, n)
@@ -45,11 +45,11 @@ func (s *Store) Restore(ctx context.Context, ref string, n int, ch Change) (Resu
 	})
 }
 
-func (s *Store) revert(ctx context.Context, ref string, ch Change, op lunad.Op) (Result, error) {
+func (s *Store) revert(ctx context.Context, ref string, ch lunad.Change, op lunad.Op) (lunad.Result, error) {
 	if err := validateChange(ch); err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
-	return s.submit(ctx, func(t *txn) (Result, error) {
+	return s.submit(ctx, func(t *txn) (lunad.Result, error) {
 		return t.restoreTo(ref, newWrite(op, ch), func(id string) (int, error) {
 			applied, redo := t.s.undoStacks(id)
 			if op == lunad.OpUndo {
@@ -94,7 +94,7 @@ func (s *Store) undoStacks(id string) (applied, redo []int) {
 }
 
 // restoreTo commits the state of the version pick returns.
-func (t *txn) restoreTo(ref string, w *write, pick func(id string) (int, error)) (Result, error) {
+func (t *txn) restoreTo(ref string, w *write, pick func(id string) (int, error)) (lunad.Result, error) {
 	op := w.op
 	id, m, replayed, err := t.begin(ref, w)
 	if err != nil || replayed != nil {
@@ -102,40 +102,40 @@ func (t *txn) restoreTo(ref string, w *write, pick func(id string) (int, error))
 	}
 	n, err := pick(id)
 	if err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
 	e := t.s.versionEntry(id, n)
 	if e == nil {
-		return Result{}, fmt.Errorf("%w: artifact %s has no version %d in this branch's history", lunad.ErrNotFound, id, n)
+		return lunad.Result{}, fmt.Errorf("%w: artifact %s has no version %d in this branch's history", lunad.ErrNotFound, id, n)
 	}
 	root, err := t.s.treeOf(plumbing.NewHash(e.Commit))
 	if err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
 	b, _, err := t.s.readFile(root, metaPath(id))
 	if err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
 	want, err := decodeMeta(b)
 	if err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
 	content, _, err := t.s.readFile(root, want.Path)
 	if err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
 	if want.Path != m.Path {
 		if err := t.checkNewPath(want.Path); err != nil {
-			return Result{}, fmt.Errorf("cannot restore path %s: %w", want.Path, err)
+			return lunad.Result{}, fmt.Errorf("cannot restore path %s: %w", want.Path, err)
 		}
 	}
 	cur, _, _ := t.s.readFile(t.root, m.Path)
 	if op == lunad.OpRestore && want.Path == m.Path && bytes.Equal(cur, content) && bytes.Equal(want.encode(), m.encode()) {
-		return Result{}, fmt.Errorf("%w: artifact %s already has the state of version %d", lunad.ErrNotApplied, id, n)
+		return lunad.Result{}, fmt.Errorf("%w: artifact %s already has the state of version %d", lunad.ErrNotApplied, id, n)
 	}
 	changes, err := t.stage(&m, content, want)
 	if err != nil {
-		return Result{}, err
+		return lunad.Result{}, err
 	}
 	what := strings.Join([]string{string(op), m.Path, "to version", strconv.Itoa(n)}, " ")
 	return t.commitOp(id, w, what, w.ch.Extra, n, changes)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lunad/lunad"
 )
 
 // freeze makes dir immutable (chattr +i: even root cannot create, rename
@@ -51,13 +53,13 @@ func TestWorkTreeWriteFails(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("one\n")})
+			r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("one\n")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			id := r.Artifact.ID
 			thaw := freeze(t, filepath.Join(s.root, "docs"))
-			res, err := s.Edit(ctx, id, Change{Agent: "coder"}, replace("one", "two"))
+			res, err := s.Edit(ctx, id, lunad.Change{Agent: "coder"}, replace("one", "two"))
 			if err != nil {
 				t.Fatalf("edit: %v (it was committed: the error contradicts it)", err)
 			}
@@ -73,11 +75,11 @@ func TestWorkTreeWriteFails(t *testing.T) {
 
 			// Still frozen: the watcher's Record must not take the old file
 			// for a person's save; it cannot repair it yet either.
-			if _, rec, err := s.Record(ctx, id, Change{}); rec || err == nil || !strings.Contains(err.Error(), "could not replace") {
+			if _, rec, err := s.Record(ctx, id, lunad.Change{}); rec || err == nil || !strings.Contains(err.Error(), "could not replace") {
 				t.Fatalf("Record while frozen: recorded %v, %v", rec, err)
 			}
 			thaw()
-			if _, rec, err := s.Record(ctx, id, Change{}); rec || err != nil {
+			if _, rec, err := s.Record(ctx, id, lunad.Change{}); rec || err != nil {
 				t.Fatalf("Record after thawing: recorded %v, %v", rec, err)
 			}
 			if b, _ := os.ReadFile(filepath.Join(s.root, "docs/a.md")); string(b) != "two\n" {
@@ -86,7 +88,7 @@ func TestWorkTreeWriteFails(t *testing.T) {
 			if h := git(t, s.root, "rev-parse", "HEAD"); h != head {
 				t.Fatalf("a commit was made: %s", git(t, s.root, "log", "-1", "--format=%s", "HEAD"))
 			}
-			u, err := s.Undo(ctx, id, Change{})
+			u, err := s.Undo(ctx, id, lunad.Change{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,16 +108,16 @@ func TestWorkTreeWriteFails(t *testing.T) {
 func TestWorkTreeWriteFailsThenEdit(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	r, err := s.Create(ctx, CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("one\n")})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "a", Path: "docs/a.md", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	thaw := freeze(t, filepath.Join(s.root, "docs"))
-	if res, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("one", "two")); err != nil || res.Warning == "" {
+	if res, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("one", "two")); err != nil || res.Warning == "" {
 		t.Fatalf("edit: %+v %v", res, err)
 	}
 	thaw()
-	res, err := s.Edit(ctx, r.Artifact.ID, Change{}, replace("two", "three"))
+	res, err := s.Edit(ctx, r.Artifact.ID, lunad.Change{}, replace("two", "three"))
 	if err != nil || res.Warning != "" || res.Version.Number != 3 {
 		t.Fatalf("edit after thawing: %+v %v", res, err)
 	}

@@ -13,7 +13,7 @@ import (
 // A finished goal's work — or an isolated run's — from the editor:
 // luna.acceptRun RUN (or {id}) fast-forwards the branch the run was made
 // from to the run's branch, luna.discardRun RUN drops the run's branch
-// (lunad.Runner's AcceptRun and DiscardRun, as lunad goal accept and
+// (lunad.WorkflowRuns's AcceptRun and DiscardRun, as lunad goal accept and
 // discard); both answer with the run. The message that ends a goal with
 // commits offers the same as its actions "Accept" and "Discard".
 

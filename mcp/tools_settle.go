@@ -13,7 +13,7 @@ import (
 // The settle tools: a finished isolated run — a goal, or a run of any
 // workflow with isolated = true — worked on a branch of its own;
 // accept_run takes its work onto the branch it was made from (a
-// fast-forward), discard_run drops it. Both are lunad.Runner's AcceptRun
+// fast-forward), discard_run drops it. Both are lunad.WorkflowRuns's AcceptRun
 // and DiscardRun, as lunad goal accept and discard.
 
 type settleIn struct {

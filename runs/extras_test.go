@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/runs/workflow"
@@ -383,7 +382,7 @@ func TestStageAcks(t *testing.T) {
 			o.Effects = fa
 		}
 	}))
-	if _, err := w.store.Create(ctx, gitstore.CreateSpec{Title: "Old", Path: "notes/old.md", Content: []byte("old\n")}); err != nil {
+	if _, err := w.store.Create(ctx, lunad.CreateSpec{Title: "Old", Path: "notes/old.md", Content: []byte("old\n")}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := w.eng.Start(ctx, lunad.RunRequest{Workflow: "x"})

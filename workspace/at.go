@@ -17,19 +17,19 @@ import (
 // and the MCP server's find_references all answer from here. Returns
 // lunad.ErrNotFound for an unknown artifact, lunad.ErrInvalid for an
 // offset outside the content.
-func (s *Service) At(ctx context.Context, ref string, offset int) (Point, error) {
+func (s *Service) At(ctx context.Context, ref string, offset int) (lunad.Point, error) {
 	content, a, err := s.store.Read(ctx, ref, "")
 	if err != nil {
-		return Point{}, err
+		return lunad.Point{}, err
 	}
 	if offset < 0 || offset > len(content) {
-		return Point{}, fmt.Errorf("%w: offset %d is outside %s (%d bytes)", lunad.ErrInvalid, offset, a.Path, len(content))
+		return lunad.Point{}, fmt.Errorf("%w: offset %d is outside %s (%d bytes)", lunad.ErrInvalid, offset, a.Path, len(content))
 	}
 	ix, ev, err := s.evaluate(ctx)
 	if err != nil {
-		return Point{}, err
+		return lunad.Point{}, err
 	}
-	pt := Point{Artifact: a}
+	pt := lunad.Point{Artifact: a}
 	var (
 		res   []treesitter.Resolution
 		entry treesitter.Entry
@@ -44,7 +44,7 @@ func (s *Service) At(ctx context.Context, ref string, offset int) (Point, error)
 	if r := innermostRef(res, offset); r != nil {
 		got, ok, err := ev.evaluate(*r)
 		if err != nil {
-			return Point{}, err
+			return lunad.Point{}, err
 		}
 		if ok {
 			pt.Ref = &got
@@ -52,7 +52,7 @@ func (s *Service) At(ctx context.Context, ref string, offset int) (Point, error)
 	} else if snippetAt(entry.File, offset) {
 		snips, err := ev.snippets(entry, scopeOf(entry, res))
 		if err != nil {
-			return Point{}, err
+			return lunad.Point{}, err
 		}
 		for i := range snips {
 			if sp := snips[i].From.Span; sp != nil && sp.Start.Byte <= offset && offset <= sp.End.Byte {
@@ -68,7 +68,7 @@ func (s *Service) At(ctx context.Context, ref string, offset int) (Point, error)
 		for _, in := range incoming {
 			got, ok, err := ev.evaluate(in)
 			if err != nil {
-				return Point{}, err
+				return lunad.Point{}, err
 			}
 			if ok {
 				pt.Dependents = append(pt.Dependents, got)
@@ -115,13 +115,13 @@ func innermostSymbol(f *treesitter.File, offset int) (treesitter.Symbol, bool) {
 
 // SearchSymbols finds definitions whose name contains query, ignoring
 // case: exact matches first, then prefixes, then the rest, each by path.
-func (s *Service) SearchSymbols(ctx context.Context, query string, limit int) ([]SymbolHit, error) {
+func (s *Service) SearchSymbols(ctx context.Context, query string, limit int) ([]lunad.SymbolHit, error) {
 	ix, err := s.refIndex(ctx)
 	if err != nil {
 		return nil, err
 	}
 	q := strings.ToLower(query)
-	var hits []SymbolHit
+	var hits []lunad.SymbolHit
 
 	ix.View(func(g *treesitter.Graph) {
 		for _, id := range g.IDs() {
@@ -131,12 +131,12 @@ func (s *Service) SearchSymbols(ctx context.Context, query string, limit int) ([
 				if !strings.Contains(name, q) {
 					continue
 				}
-				hits = append(hits, SymbolHit{ID: id, Path: p, Symbol: lunad.Symbol{Name: sym.Name, Kind: sym.Kind,
+				hits = append(hits, lunad.SymbolHit{ID: id, Path: p, Symbol: lunad.Symbol{Name: sym.Name, Kind: sym.Kind,
 					Container: sym.Container, Span: span(sym.Span), Fingerprint: sym.Fingerprint}})
 			}
 		}
 	})
-	score := func(h SymbolHit) int {
+	score := func(h lunad.SymbolHit) int {
 		switch name := strings.ToLower(h.Symbol.Name); {
 		case name == q:
 			return 0

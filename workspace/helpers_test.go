@@ -1,11 +1,8 @@
 package workspace_test
 
 import (
-	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/internal/wstest"
 )
-
-type EditRequest = lunad.EditRequest
 
 const src = wstest.Src
 

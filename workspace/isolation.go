@@ -114,7 +114,7 @@ func (i isolation) Accept(ctx context.Context, run, branch, into, base string) (
 		return "", err
 	}
 	if b.Current {
-		i.s.events.Publish(Event{Kind: "branch", Commit: b.Commit})
+		i.s.events.Publish(lunad.Event{Kind: "branch", Commit: b.Commit})
 	}
 	return b.Commit, nil
 }
@@ -164,13 +164,13 @@ func (e worktreeEffects) Read(ctx context.Context, ref, at string) ([]byte, luna
 }
 
 // AcceptRun fast-forwards the branch a finished isolated run was made from
-// to the run's work (see lunad.Runner).
+// to the run's work (see lunad.WorkflowRuns).
 func (s *Service) AcceptRun(ctx context.Context, id string) (lunad.RunInfo, error) {
 	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Accept(ctx, id) })
 }
 
 // DiscardRun removes a finished isolated run's worktree and branch (see
-// lunad.Runner).
+// lunad.WorkflowRuns).
 func (s *Service) DiscardRun(ctx context.Context, id string) (lunad.RunInfo, error) {
 	return withEngine(s, func(e *runs.Engine) (lunad.RunInfo, error) { return e.Discard(ctx, id) })
 }

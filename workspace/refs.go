@@ -60,25 +60,25 @@ func (s *Service) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lu
 
 // Refs resolves an artifact's outgoing and incoming references and gives
 // each its state. Returns lunad.ErrNotFound for an unknown artifact.
-func (s *Service) Refs(ctx context.Context, ref string) (RefReport, error) {
+func (s *Service) Refs(ctx context.Context, ref string) (lunad.RefReport, error) {
 	a, err := s.store.Artifact(ctx, ref)
 	if err != nil {
-		return RefReport{}, err
+		return lunad.RefReport{}, err
 	}
 	ix, ev, err := s.evaluate(ctx)
 	if err != nil {
-		return RefReport{}, err
+		return lunad.RefReport{}, err
 	}
-	rep := RefReport{Artifact: a, Outgoing: []lunad.Reference{}, Incoming: []lunad.Reference{}}
+	rep := lunad.RefReport{Artifact: a, Outgoing: []lunad.Reference{}, Incoming: []lunad.Reference{}}
 	if rep.Outgoing, err = ev.outgoing(a.ID); err != nil {
-		return RefReport{}, err
+		return lunad.RefReport{}, err
 	}
 	var incoming []treesitter.Resolution
 	ix.View(func(g *treesitter.Graph) { incoming = g.Incoming(a.ID) })
 	for _, res := range incoming {
 		r, ok, err := ev.evaluate(res)
 		if err != nil {
-			return RefReport{}, err
+			return lunad.RefReport{}, err
 		}
 		if ok {
 			rep.Incoming = append(rep.Incoming, r)
@@ -86,11 +86,11 @@ func (s *Service) Refs(ctx context.Context, ref string) (RefReport, error) {
 	}
 	snips, err := ev.incomingSnippets(a.ID)
 	if err != nil {
-		return RefReport{}, err
+		return lunad.RefReport{}, err
 	}
 	links, err := ev.incomingLinks(a.ID)
 	if err != nil {
-		return RefReport{}, err
+		return lunad.RefReport{}, err
 	}
 	rep.Incoming = append(append(rep.Incoming, snips...), links...)
 	return rep, nil
@@ -144,19 +144,19 @@ func (s *Service) evaluateStale(ctx context.Context) ([]lunad.Reference, error) 
 // Ack records that an artifact's references (or only those to req.Symbol)
 // were reviewed and are right as they are: a commit with a Luna-Op: ack
 // trailer, which becomes the new baseline for staleness.
-func (s *Service) Ack(ctx context.Context, req lunad.AckRequest) (gitstore.Result, error) {
+func (s *Service) Ack(ctx context.Context, req lunad.AckRequest) (lunad.Result, error) {
 	ref := req.Ref
 	symbol, err := gitstore.CheckSymbol(req.Symbol)
 	if err != nil {
-		return gitstore.Result{}, err
+		return lunad.Result{}, err
 	}
 	if symbol != "" {
 		rep, err := s.Refs(ctx, ref)
 		if err != nil {
-			return gitstore.Result{}, err
+			return lunad.Result{}, err
 		}
 		if !mentions(rep.Outgoing, symbol) {
-			return gitstore.Result{}, &lunad.NotFoundError{Kind: "symbol reference", Ref: symbol, Artifact: rep.Artifact.ID}
+			return lunad.Result{}, &lunad.NotFoundError{Kind: "symbol reference", Ref: symbol, Artifact: rep.Artifact.ID}
 		}
 	}
 	res, err := s.store.Ack(ctx, ref, symbol, req.Change)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // TestStaleFollowsBranches checks that staleness is derived from the
@@ -18,11 +17,11 @@ import (
 func TestStaleFollowsBranches(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t)
-	cfg, err := s.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)})
+	cfg, err := s.Create(ctx, lunad.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Create(ctx, gitstore.CreateSpec{Title: "guide", Path: "guide.md", Content: []byte("# Guide\n\nUse `parse_config`.\n")}); err != nil {
+	if _, err := s.Create(ctx, lunad.CreateSpec{Title: "guide", Path: "guide.md", Content: []byte("# Guide\n\nUse `parse_config`.\n")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := staleSet(t, s); len(got) != 0 {
@@ -57,7 +56,7 @@ func TestStaleFollowsBranches(t *testing.T) {
 func TestIndexCacheRebuilt(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t)
-	if _, err := s.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)}); err != nil {
+	if _, err := s.Create(ctx, lunad.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -118,7 +117,7 @@ func isNotFound(err error) bool { return err != nil && errors.Is(err, lunad.ErrN
 func TestOldCacheRemoved(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t)
-	if _, err := s.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)}); err != nil {
+	if _, err := s.Create(ctx, lunad.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)}); err != nil {
 		t.Fatal(err)
 	}
 	old := filepath.Join(filepath.Dir(s.CacheFile()), "refs.gob")

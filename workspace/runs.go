@@ -20,8 +20,8 @@ import (
 // first use; the daemon calls DriveRuns, which also takes up the runs an
 // earlier daemon left unfinished.
 
-// runner is the Service's engine, made once.
-type runner struct {
+// runsEngine is the Service's engine, made once.
+type runsEngine struct {
 	mu   sync.Mutex
 	opts runs.Options
 	eng  *runs.Engine
@@ -31,14 +31,14 @@ type runner struct {
 // built-in agents, queue, slots); Root, Store and Effects are the
 // Service's. It must be called before the first run method.
 func (s *Service) ConfigureRuns(opts runs.Options) {
-	s.runner.mu.Lock()
-	defer s.runner.mu.Unlock()
-	s.runner.opts = opts
+	s.runs.mu.Lock()
+	defer s.runs.mu.Unlock()
+	s.runs.opts = opts
 }
 
 // engine is the Service's workflow engine.
 func (s *Service) engine() (*runs.Engine, error) {
-	r := &s.runner
+	r := &s.runs
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.eng == nil {
@@ -73,9 +73,9 @@ func (s *Service) engine() (*runs.Engine, error) {
 
 // started is the engine if it was made.
 func (s *Service) started() *runs.Engine {
-	s.runner.mu.Lock()
-	defer s.runner.mu.Unlock()
-	return s.runner.eng
+	s.runs.mu.Lock()
+	defer s.runs.mu.Unlock()
+	return s.runs.eng
 }
 
 // DriveRuns takes up every unfinished run (what the daemon does when it
@@ -115,7 +115,7 @@ func (e effects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch 
 		for i, r := range refs {
 			ids[i] = r.ID
 		}
-		e.s.events.Publish(Event{Kind: "changed", IDs: ids, Commit: commit})
+		e.s.events.Publish(lunad.Event{Kind: "changed", IDs: ids, Commit: commit})
 	}
 	return refs, err
 }
@@ -164,7 +164,7 @@ func (s *Service) Run(ctx context.Context, id string) (lunad.RunInfo, error) {
 }
 
 // RunFile returns the file name a stage stored beside event seq of run
-// id (lunad.Runner): the run log's files/NAME.
+// id (lunad.WorkflowRuns): the run log's files/NAME.
 func (s *Service) RunFile(ctx context.Context, id string, seq int, name string) ([]byte, error) {
 	if name == "" || path.IsAbs(name) || path.Clean(name) != name || strings.HasPrefix(name, "../") || name == ".." {
 		return nil, fmt.Errorf("%w: %q is not a stage file's name (a relative path such as report.md)", lunad.ErrInvalid, name)

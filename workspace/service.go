@@ -27,7 +27,7 @@ type Service struct {
 	stale    staleCache // Stale's answer kept per state (stalecache.go)
 	events   *events.Hub
 	log      *slog.Logger // the store's (gitstore.Options.Logger)
-	runner   runner       // the workflow engine (runs.go)
+	runs     runsEngine   // the workflow engine (runs.go)
 	trees    worktrees    // the stores of isolated runs' worktrees (isolation.go)
 	// looseSlugs: [refs] slugs = "loose" (SetSlugRule).
 	looseSlugs atomic.Bool
@@ -85,14 +85,14 @@ func (s *Service) Close() error {
 
 // Subscribe delivers the workspace's events until ctx is done or the
 // Service closes (see Workspace).
-func (s *Service) Subscribe(ctx context.Context) (<-chan Event, error) {
+func (s *Service) Subscribe(ctx context.Context) (<-chan lunad.Event, error) {
 	return s.events.Subscribe(ctx), nil
 }
 
 // published announces a successful write of one artifact.
 func (s *Service) published(kind string, res lunad.Result, err error) (lunad.Result, error) {
 	if err == nil && !res.Replayed {
-		s.events.Publish(Event{Kind: kind, IDs: []string{res.Artifact.ID}, Commit: res.Version.Commit})
+		s.events.Publish(lunad.Event{Kind: kind, IDs: []string{res.Artifact.ID}, Commit: res.Version.Commit})
 	}
 	return res, err
 }
@@ -108,13 +108,13 @@ const matchTrailer = "Match"
 // Errors: lunad.ErrNotFound, lunad.ErrConflict (base version moved),
 // lunad.ErrNotApplied wrapping the editor's error (no match, ambiguous,
 // already applied), lunad.ErrInvalid (bad blocks, patch or content).
-func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error) {
+func (s *Service) Edit(ctx context.Context, req lunad.EditRequest) (lunad.EditResult, error) {
 	apply, input, named, err := applier(req)
 	if err != nil {
-		return EditResult{}, err
+		return lunad.EditResult{}, err
 	}
 	if err := s.checkNamed(ctx, req.ID, named); err != nil {
-		return EditResult{}, err
+		return lunad.EditResult{}, err
 	}
 	req.Change.Input = input
 	var matches []lunad.Match
@@ -127,7 +127,7 @@ func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error)
 		return r.Content, map[string]string{matchTrailer: tiers(r.Matches)}, nil
 	})
 	if _, err := s.published("changed", res, err); err != nil {
-		return EditResult{}, err
+		return lunad.EditResult{}, err
 	}
 	if res.Replayed {
 		matches = nil
@@ -137,7 +137,7 @@ func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error)
 			}
 		}
 	}
-	return EditResult{Result: res, Matches: matches}, nil
+	return lunad.EditResult{Result: res, Matches: matches}, nil
 }
 
 // applier returns the function that applies the request to an artifact's
@@ -145,7 +145,7 @@ func (s *Service) Edit(ctx context.Context, req EditRequest) (EditResult, error)
 // (lunad.Change.Input): the blocks as parsed (so blocks given as text and
 // as pairs are the same input), the patch, or the new content — and the
 // file paths the blocks or the patch headers name.
-func applier(r EditRequest) (apply func([]byte) (editor.Result, error), input []byte, named []namedPath, err error) {
+func applier(r lunad.EditRequest) (apply func([]byte) (editor.Result, error), input []byte, named []namedPath, err error) {
 	n := 0
 	for _, set := range []bool{len(r.Blocks) > 0, r.BlocksText != "", r.Patch != "", r.Rewrite} {
 		if set {
@@ -352,7 +352,7 @@ func (s *Service) Branch(ctx context.Context, req lunad.BranchRequest) (lunad.Br
 func (s *Service) Switch(ctx context.Context, name string) (lunad.Branch, error) {
 	b, err := s.store.Switch(ctx, name)
 	if err == nil {
-		s.events.Publish(Event{Kind: "branch", Commit: b.Commit})
+		s.events.Publish(lunad.Event{Kind: "branch", Commit: b.Commit})
 	}
 	return b, err
 }

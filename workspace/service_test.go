@@ -9,27 +9,26 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
-	"github.com/lunad/lunad/gitstore"
 )
 
 func TestEditKinds(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t)
-	r, err := s.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)})
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := r.Artifact.ID
 	cases := []struct {
 		name     string
-		req      EditRequest
+		req      lunad.EditRequest
 		tier     editor.Tier
 		contains string
 	}{
-		{"structured block", EditRequest{Blocks: []lunad.Block{{Search: "        return toml.load(f)\n", Replace: "        return tomllib.load(f)\n"}}}, editor.TierExact, "tomllib.load"},
-		{"fenced text, lost indentation", EditRequest{BlocksText: "config.py\n<<<<<<< SEARCH\nwith open(path) as f:\n    return tomllib.load(f)\n=======\nwith open(path, 'rb') as f:\n    return tomllib.load(f)\n>>>>>>> REPLACE\n"}, editor.TierIndentation, "    with open(path, 'rb') as f:\n        return tomllib.load(f)\n"},
-		{"patch", EditRequest{Patch: "--- a/config.py\n+++ b/config.py\n@@ -6,2 +6,2 @@\n def main():\n-    print(parse_config('a.toml'))\n+    print(parse_config('b.toml'))\n"}, editor.TierPatch, "b.toml"},
-		{"rewrite", EditRequest{Rewrite: true, Content: []byte("x = 1\n")}, editor.TierRewrite, "x = 1\n"},
+		{"structured block", lunad.EditRequest{Blocks: []lunad.Block{{Search: "        return toml.load(f)\n", Replace: "        return tomllib.load(f)\n"}}}, editor.TierExact, "tomllib.load"},
+		{"fenced text, lost indentation", lunad.EditRequest{BlocksText: "config.py\n<<<<<<< SEARCH\nwith open(path) as f:\n    return tomllib.load(f)\n=======\nwith open(path, 'rb') as f:\n    return tomllib.load(f)\n>>>>>>> REPLACE\n"}, editor.TierIndentation, "    with open(path, 'rb') as f:\n        return tomllib.load(f)\n"},
+		{"patch", lunad.EditRequest{Patch: "--- a/config.py\n+++ b/config.py\n@@ -6,2 +6,2 @@\n def main():\n-    print(parse_config('a.toml'))\n+    print(parse_config('b.toml'))\n"}, editor.TierPatch, "b.toml"},
+		{"rewrite", lunad.EditRequest{Rewrite: true, Content: []byte("x = 1\n")}, editor.TierRewrite, "x = 1\n"},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,20 +61,20 @@ func TestEditKinds(t *testing.T) {
 func TestEditErrors(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t)
-	r, _ := s.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src + src)})
+	r, _ := s.Create(ctx, lunad.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src + src)})
 	id := r.Artifact.ID
 	cases := []struct {
 		name string
-		req  EditRequest
+		req  lunad.EditRequest
 		want []error
 	}{
-		{"no match", EditRequest{Blocks: []lunad.Block{{Search: "import yaml\n", Replace: "x"}}}, []error{lunad.ErrNotApplied, editor.ErrNoMatch}},
-		{"ambiguous", EditRequest{Blocks: []lunad.Block{{Search: "def main():\n", Replace: "def run():\n"}}}, []error{lunad.ErrNotApplied, editor.ErrAmbiguous}},
-		{"bad fenced text", EditRequest{BlocksText: "<<<<<<< SEARCH\nx\n"}, []error{lunad.ErrInvalid, editor.ErrBadBlocks}},
-		{"binary rewrite", EditRequest{Rewrite: true, Content: []byte("a\x00b")}, []error{lunad.ErrInvalid}},
-		{"two kinds", EditRequest{Patch: "x", Rewrite: true}, []error{lunad.ErrInvalid}},
-		{"nothing", EditRequest{}, []error{lunad.ErrInvalid}},
-		{"unknown artifact", EditRequest{ID: "zzzz", Rewrite: true, Content: []byte("x")}, []error{lunad.ErrNotFound}},
+		{"no match", lunad.EditRequest{Blocks: []lunad.Block{{Search: "import yaml\n", Replace: "x"}}}, []error{lunad.ErrNotApplied, editor.ErrNoMatch}},
+		{"ambiguous", lunad.EditRequest{Blocks: []lunad.Block{{Search: "def main():\n", Replace: "def run():\n"}}}, []error{lunad.ErrNotApplied, editor.ErrAmbiguous}},
+		{"bad fenced text", lunad.EditRequest{BlocksText: "<<<<<<< SEARCH\nx\n"}, []error{lunad.ErrInvalid, editor.ErrBadBlocks}},
+		{"binary rewrite", lunad.EditRequest{Rewrite: true, Content: []byte("a\x00b")}, []error{lunad.ErrInvalid}},
+		{"two kinds", lunad.EditRequest{Patch: "x", Rewrite: true}, []error{lunad.ErrInvalid}},
+		{"nothing", lunad.EditRequest{}, []error{lunad.ErrInvalid}},
+		{"unknown artifact", lunad.EditRequest{ID: "zzzz", Rewrite: true, Content: []byte("x")}, []error{lunad.ErrNotFound}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,8 +97,8 @@ func TestEditErrors(t *testing.T) {
 func TestReplayReportsTiers(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t)
-	r, _ := s.Create(ctx, gitstore.CreateSpec{Title: "n", Path: "n.md", Content: []byte("alpha  \nbeta\n")})
-	req := EditRequest{ID: r.Artifact.ID, Blocks: []lunad.Block{{Search: "alpha\n", Replace: "ALPHA\n"}, {Search: "beta\n", Replace: "BETA\n"}}}
+	r, _ := s.Create(ctx, lunad.CreateSpec{Title: "n", Path: "n.md", Content: []byte("alpha  \nbeta\n")})
+	req := lunad.EditRequest{ID: r.Artifact.ID, Blocks: []lunad.Block{{Search: "alpha\n", Replace: "ALPHA\n"}, {Search: "beta\n", Replace: "BETA\n"}}}
 	req.IdempotencyKey = "once"
 	first, err := s.Edit(ctx, req)
 	if err != nil {

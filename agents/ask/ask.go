@@ -17,9 +17,9 @@ import (
 //go:embed ask.toml
 var workflowTOML []byte
 
-// Workspace is what the agents read: artifacts, references and the stale
-// ones (a lunad.Workspace implements it). They never write through it.
-type Workspace interface {
+// Source is what the agents read: artifacts, references and the stale
+// ones (a lunad.Source implements it). They never write through it.
+type Source interface {
 	tools.Source
 	Stale(ctx context.Context) ([]lunad.Reference, error)
 }
@@ -32,7 +32,7 @@ const (
 
 // Options configure the agents.
 type Options struct {
-	Workspace Workspace
+	Source Source
 	// Providers gives each role's provider ("supervisor", "coder",
 	// "writer", "reviewer") and its configuration (the model, sampling
 	// settings, the fallback role). Its error is the stage's failure,
@@ -95,10 +95,10 @@ const (
 	agentPrefix     = "ask."
 )
 
-// New makes the agents. Options.Workspace and Providers are required
+// New makes the agents. Options.Source and Providers are required
 // (ErrInvalid otherwise), and the memory options must validate.
 func New(o Options) (*Agents, error) {
-	if o.Workspace == nil || o.Providers == nil {
+	if o.Source == nil || o.Providers == nil {
 		return nil, fmt.Errorf("%w: ask.New needs a Workspace and Providers", lunad.ErrInvalid)
 	}
 	if err := o.Memory.Validate(); err != nil {

@@ -153,7 +153,7 @@ func (a *Agents) stale(ctx context.Context, chs []lunad.AskChange) []lunad.AskFo
 	for _, c := range chs {
 		edited[c.ID] = true
 	}
-	refs, err := a.o.Workspace.Stale(ctx)
+	refs, err := a.o.Source.Stale(ctx)
 	if err != nil {
 		a.o.Logger.Warn("ask: the stale references could not be read", "err", err)
 		return out

@@ -38,7 +38,7 @@ func FuzzReplayFiles(f *testing.F) {
 	f.Add(`{"List":{"error":"x","kind":"not_found"}}`, `null`, `[]`, `{}`)
 	f.Add(`[`, `{`, `"`, `{"visit":"x"}`)
 	live := &model{name: "live"}
-	a, err := ask.New(ask.Options{Workspace: nowhere{}, Providers: func(string) (llm.Provider, llm.Config, error) {
+	a, err := ask.New(ask.Options{Source: nowhere{}, Providers: func(string) (llm.Provider, llm.Config, error) {
 		return live, llm.Config{Model: "m"}, nil
 	}})
 	if err != nil {

@@ -132,7 +132,7 @@ func newEnv(t *testing.T, mo memory.Options, ttl time.Duration, with ...func(*as
 	for _, r := range []string{"supervisor", "coder", "writer", "reviewer"} {
 		e.models[r] = &model{name: r}
 	}
-	o := ask.Options{Workspace: e.s, Memory: mo, TTL: ttl, Clock: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	o := ask.Options{Source: e.s, Memory: mo, TTL: ttl, Clock: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Retry: llm.RetryOptions{Sleep: e.sleep},
 		Providers: func(role string) (llm.Provider, llm.Config, error) {
 			m, ok := e.models[role]

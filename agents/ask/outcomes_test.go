@@ -207,7 +207,7 @@ func TestNew(t *testing.T) {
 		want string
 	}{
 		{"no workspace", ask.Options{}, "needs a Workspace and Providers"},
-		{"negative budget", ask.Options{Workspace: e.s, Providers: func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }, Memory: memory.Options{Budget: memory.Budget{Calls: -1}}}, "[agents.budget] calls is -1"},
+		{"negative budget", ask.Options{Source: e.s, Providers: func(string) (llm.Provider, llm.Config, error) { return nil, llm.Config{}, nil }, Memory: memory.Options{Budget: memory.Budget{Calls: -1}}}, "[agents.budget] calls is -1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if a, err := ask.New(c.o); err == nil {

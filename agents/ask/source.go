@@ -22,7 +22,7 @@ const readsFile = "workspace.json"
 // is served from the recording of the original stage — the workspace as
 // it was then, whatever it is now — as the model calls are.
 type source struct {
-	ws     Workspace
+	ws     Source
 	replay bool
 
 	mu    sync.Mutex
@@ -37,7 +37,7 @@ type read struct {
 	Kind  string          `json:"kind,omitempty"` // not_found, invalid
 }
 
-func newSource(ws Workspace, req lunad.StageRequest) (*source, error) {
+func newSource(ws Source, req lunad.StageRequest) (*source, error) {
 	s := &source{ws: ws, replay: req.Replay, reads: map[string]json.RawMessage{}}
 	if req.Replay {
 		text, ok := req.Recorded[readsFile]

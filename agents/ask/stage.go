@@ -70,7 +70,7 @@ type calls struct {
 }
 
 func (a *Agents) newCalls(req lunad.StageRequest) (*calls, error) {
-	ws := a.o.Workspace
+	ws := a.o.Source
 	if a.o.Reads != nil {
 		ws = hide(ws, a.o.Reads())
 	}

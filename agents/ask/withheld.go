@@ -17,13 +17,13 @@ import (
 // withheld artifact is refused as well. The recording of a stage's reads
 // is made over it, so nothing withheld is recorded either.
 type withheld struct {
-	Workspace
+	Source
 	reads func(path string) error
 }
 
 // hide is ws with the paths reads refuses withheld; ws itself when reads
 // is nil.
-func hide(ws Workspace, reads func(path string) error) Workspace {
+func hide(ws Source, reads func(path string) error) Source {
 	if reads == nil {
 		return ws
 	}
@@ -41,12 +41,12 @@ func (w withheld) check(a lunad.Artifact) error {
 func (w withheld) visible(p string) bool { return p == "" || w.reads(p) == nil }
 
 func (w withheld) List(ctx context.Context) ([]lunad.Artifact, error) {
-	arts, err := w.Workspace.List(ctx)
+	arts, err := w.Source.List(ctx)
 	return slices.DeleteFunc(arts, func(a lunad.Artifact) bool { return !w.visible(a.Path) }), err
 }
 
 func (w withheld) Artifact(ctx context.Context, ref string) (lunad.Artifact, error) {
-	a, err := w.Workspace.Artifact(ctx, ref)
+	a, err := w.Source.Artifact(ctx, ref)
 	if err != nil {
 		return a, err
 	}
@@ -59,7 +59,7 @@ func (w withheld) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artif
 	if err != nil {
 		return nil, cur, err
 	}
-	b, a, err := w.Workspace.Read(ctx, ref, at)
+	b, a, err := w.Source.Read(ctx, ref, at)
 	if err != nil {
 		return nil, a, err
 	}
@@ -75,7 +75,7 @@ func (w withheld) Refs(ctx context.Context, ref string) (lunad.RefReport, error)
 	if _, err := w.Artifact(ctx, ref); err != nil {
 		return lunad.RefReport{}, err
 	}
-	rep, err := w.Workspace.Refs(ctx, ref)
+	rep, err := w.Source.Refs(ctx, ref)
 	rep.Incoming = w.written(rep.Incoming)
 	return rep, err
 }
@@ -84,24 +84,24 @@ func (w withheld) Outgoing(ctx context.Context, ref string) ([]lunad.Reference, 
 	if _, err := w.Artifact(ctx, ref); err != nil {
 		return nil, err
 	}
-	return w.Workspace.Outgoing(ctx, ref)
+	return w.Source.Outgoing(ctx, ref)
 }
 
 func (w withheld) Symbols(ctx context.Context, ref string) (lunad.Artifact, []lunad.Symbol, error) {
 	if a, err := w.Artifact(ctx, ref); err != nil {
 		return a, nil, err
 	}
-	return w.Workspace.Symbols(ctx, ref)
+	return w.Source.Symbols(ctx, ref)
 }
 
 func (w withheld) Stale(ctx context.Context) ([]lunad.Reference, error) {
-	refs, err := w.Workspace.Stale(ctx)
+	refs, err := w.Source.Stale(ctx)
 	return w.written(refs), err
 }
 
 // FileAt is the workspace's (tools.FileAt): a withheld file is a file.
 func (w withheld) FileAt(ctx context.Context, path string) (bool, error) {
-	return tools.FileAt(ctx, w.Workspace, path)
+	return tools.FileAt(ctx, w.Source, path)
 }
 
 // written leaves out the references written in withheld artifacts.

@@ -18,10 +18,10 @@ import (
 	"github.com/lunad/lunad/runs"
 )
 
-// agentWorkspace is what lunad's agents need of the workspace
+// agentSource is what lunad's agents need of the workspace
 // (*workspace.Service): the ask's tools, the goal's symbol search.
-type agentWorkspace interface {
-	ask.Workspace
+type agentSource interface {
+	ask.Source
 	goal.Symbols
 	Root() string
 }
@@ -36,7 +36,7 @@ type agentWorkspace interface {
 // goalHost.capabilities); confirm answers the policy's confirmations (nil:
 // no one to ask, they are denied). The returned Agents is closed by the
 // engine's owner after the engine.
-func withAgents(ro *runs.Options, ws agentWorkspace, cfg Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *goalHost, error) {
+func withAgents(ro *runs.Options, ws agentSource, cfg Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *goalHost, error) {
 	providers := func(role string) (llm.Provider, llm.Config, error) {
 		c, err := cfg.LLMFor(role)
 		if err != nil {
@@ -49,7 +49,7 @@ func withAgents(ro *runs.Options, ws agentWorkspace, cfg Config, getenv func(str
 	stall := memory.StallOptions{NoProgressSteps: cfg.Agents.Stall.NoProgressSteps}
 	host := newGoalHost(ws.Root(), getenv, log)
 	agents, err := ask.New(ask.Options{
-		Workspace: ws,
+		Source:    ws,
 		Reads:     host.reads,
 		Writes:    host.writes,
 		Providers: providers,

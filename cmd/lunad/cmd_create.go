@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
 )
 
 var cmdCreate = &command{
@@ -21,7 +20,7 @@ Content is empty unless --content-file gives it ("-" reads standard input).`,
 }
 
 func runCreate(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-	var spec gitstore.CreateSpec
+	var spec lunad.CreateSpec
 	fs.StringVar(&spec.Title, "title", "", "the artifact's `title` (required, one line)")
 	fs.StringVar(&spec.Type, "type", "", "artifact `type`, kind/name (e.g. text/markdown, code/go)")
 	fs.StringVar(&spec.Path, "path", "", "`path` relative to the workspace root")

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/sandbox"
 )
@@ -48,7 +49,7 @@ type goalCheck struct {
 	pol        *policy.Policy
 	policyErr  error
 	sandboxErr error // sandbox.New under the policy
-	llm        LLMConfig
+	llm        llm.Config
 	llmErr     error
 }
 

@@ -4,17 +4,16 @@ import (
 	"context"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // writeOp is a write to the workspace, given the positional arguments and
 // the provenance flags.
-type writeOp func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error)
+type writeOp func(svc lunad.Workspace, pos []string, ch lunad.Change) (lunad.Result, error)
 
 // write adds the provenance flags, parses args, runs op on the workspace
 // and prints its result.
 func (fs *flagSet) write(ctx context.Context, args []string, op writeOp) error {
-	var ch gitstore.Change
+	var ch lunad.Change
 	fs.changeFlags(&ch, true)
 	return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
 		res, err := op(svc, pos, ch)
@@ -28,9 +27,9 @@ func (fs *flagSet) write(ctx context.Context, args []string, op writeOp) error {
 // writeTo runs a write to one artifact, the ID argument, that takes no
 // flags but the provenance flags. op is a method of lunad.Workspace, such
 // as lunad.Workspace.Undo.
-func writeTo(op func(svc lunad.Workspace, ctx context.Context, req lunad.RefRequest) (gitstore.Result, error)) runFunc {
+func writeTo(op func(svc lunad.Workspace, ctx context.Context, req lunad.RefRequest) (lunad.Result, error)) runFunc {
 	return func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch lunad.Change) (lunad.Result, error) {
 			return op(svc, ctx, lunad.RefRequest{Ref: pos[0], Change: ch})
 		})
 	}
@@ -43,7 +42,7 @@ var cmdMove = &command{
 	help:    `Prints ID vVERSION COMMIT.`,
 	minArgs: 2, maxArgs: 2,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch lunad.Change) (lunad.Result, error) {
 			return svc.Move(ctx, lunad.MoveRequest{Ref: pos[0], Path: pos[1], Change: ch})
 		})
 	},
@@ -66,7 +65,7 @@ var cmdLink = &command{
 	minArgs: 2, maxArgs: 2,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		kind := fs.String("kind", "", "link `kind` (default references)")
-		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch lunad.Change) (lunad.Result, error) {
 			return svc.Link(ctx, lunad.LinkRequest{Src: pos[0], Dst: pos[1], Kind: *kind, Change: ch})
 		})
 	},

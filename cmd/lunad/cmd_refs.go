@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
 )
 
 var cmdSymbols = &command{
@@ -132,7 +131,7 @@ stale references of ID (or only those to S) become ok. Prints ID vVERSION COMMIT
 	minArgs: 1, maxArgs: 1,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		symbol := fs.String("symbol", "", "acknowledge only the references to `symbol`")
-		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch gitstore.Change) (gitstore.Result, error) {
+		return fs.write(ctx, args, func(svc lunad.Workspace, pos []string, ch lunad.Change) (lunad.Result, error) {
 			return svc.Ack(ctx, lunad.AckRequest{Ref: pos[0], Symbol: *symbol, Change: ch})
 		})
 	},

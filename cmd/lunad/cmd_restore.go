@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
 )
 
 var cmdRestore = &command{
@@ -18,7 +17,7 @@ var cmdRestore = &command{
 }
 
 func runRestore(m *Main, ctx context.Context, fs *flagSet, args []string) error {
-	var ch gitstore.Change
+	var ch lunad.Change
 	fs.changeFlags(&ch, true)
 	pos, err := fs.parse(args)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/mcp"
@@ -54,7 +55,7 @@ type Config struct {
 	Refs RefsConfig `toml:"refs"`
 	// LLM is the model provider of the agents (`lunad ask`), and Agents
 	// the roles' overrides and the budget of one ask (config_agents.go).
-	LLM    LLMConfig    `toml:"llm"`
+	LLM    llm.Config   `toml:"llm"`
 	Agents AgentsConfig `toml:"agents"`
 	// Tests are the test commands a goal runs after each change
 	// (config_goals.go).
@@ -140,7 +141,7 @@ type DaemonConfig struct {
 	ConnIdleTimeout time.Duration `toml:"conn_idle_timeout"`
 	// MemoryLimit is the daemon's soft memory limit (the Go runtime's,
 	// as GOMEMLIMIT sets it, which takes precedence); 0 none.
-	MemoryLimit ByteSize `toml:"memory_limit"`
+	MemoryLimit lunad.ByteSize `toml:"memory_limit"`
 }
 
 // Author is a person's name and email for commits.
@@ -464,7 +465,7 @@ func (q QueueConfig) validate() error {
 func (c Config) snapshot() ([]byte, error) {
 	c.Queue.URL = lunad.RedactURL(c.Queue.URL)
 	c.LLM.BaseURL = lunad.RedactURL(c.LLM.BaseURL)
-	for _, r := range []*LLMConfig{&c.Agents.Supervisor, &c.Agents.Coder, &c.Agents.Writer, &c.Agents.Reviewer, &c.Agents.Goal.LLMConfig} {
+	for _, r := range []*llm.Config{&c.Agents.Supervisor, &c.Agents.Coder, &c.Agents.Writer, &c.Agents.Reviewer, &c.Agents.Goal.Config} {
 		r.BaseURL = lunad.RedactURL(r.BaseURL)
 	}
 	var b strings.Builder

@@ -34,16 +34,12 @@ import (
 // it, read by the provider when it calls the model, so no key reaches the
 // configuration snapshot every run records, a log, an event or a commit.
 
-// LLMConfig is one model provider's configuration: [llm], or a role's
-// override in [agents.ROLE] (its set fields win; llm.Config.Merge).
-type LLMConfig = llm.Config
-
 // AgentsConfig is [agents]: the roles' overrides and the budget.
 type AgentsConfig struct {
-	Supervisor LLMConfig `toml:"supervisor"`
-	Coder      LLMConfig `toml:"coder"`
-	Writer     LLMConfig `toml:"writer"`
-	Reviewer   LLMConfig `toml:"reviewer"`
+	Supervisor llm.Config `toml:"supervisor"`
+	Coder      llm.Config `toml:"coder"`
+	Writer     llm.Config `toml:"writer"`
+	Reviewer   llm.Config `toml:"reviewer"`
 	// Goal is [agents.goal]: the goal's model over [llm], and what one
 	// goal may spend ([agents.goal.budget]).
 	Goal   GoalAgentConfig `toml:"goal"`
@@ -78,7 +74,7 @@ func DefaultAgents() AgentsConfig {
 }
 
 // role is the override of one role.
-func (a AgentsConfig) role(name string) LLMConfig {
+func (a AgentsConfig) role(name string) llm.Config {
 	switch name {
 	case "supervisor":
 		return a.Supervisor
@@ -89,9 +85,9 @@ func (a AgentsConfig) role(name string) LLMConfig {
 	case "reviewer":
 		return a.Reviewer
 	case "goal":
-		return a.Goal.LLMConfig
+		return a.Goal.Config
 	}
-	return LLMConfig{}
+	return llm.Config{}
 }
 
 // LLMFor is the provider configuration of role: [llm] with
@@ -99,9 +95,9 @@ func (a AgentsConfig) role(name string) LLMConfig {
 // ErrInvalid, naming the setting and the environment variable to set, if
 // no provider is configured or the merged configuration is incomplete (a
 // provider without its model, command or script).
-func (c Config) LLMFor(role string) (LLMConfig, error) {
+func (c Config) LLMFor(role string) (llm.Config, error) {
 	if !slices.Contains(Roles, role) {
-		return LLMConfig{}, fmt.Errorf("%w: no agent role %q (roles: %s)", lunad.ErrInvalid, role, strings.Join(Roles, ", "))
+		return llm.Config{}, fmt.Errorf("%w: no agent role %q (roles: %s)", lunad.ErrInvalid, role, strings.Join(Roles, ", "))
 	}
 	l := c.LLM.Merge(c.Agents.role(role))
 	if l.Provider == "" {
@@ -174,7 +170,7 @@ func (c Config) validateAgents(bad func(string, ...any) error) error {
 
 // validate checks one provider section: where says which ([llm],
 // [agents.coder]) and env the prefix of its environment variables.
-func validateLLM(l LLMConfig, where, env string, bad func(string, ...any) error) error {
+func validateLLM(l llm.Config, where, env string, bad func(string, ...any) error) error {
 	setting := func(key string) string {
 		if env != "" {
 			return fmt.Sprintf("%s.%s (or %s%s)", where, key, env, strings.ToUpper(key))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/agents/llm"
 )
 
 // The goals' part of the configuration (docs/goals.md; a contract):
@@ -31,7 +32,7 @@ type TestsConfig struct {
 // GoalAgentConfig is [agents.goal]: the goal's model, over [llm], and
 // its budget.
 type GoalAgentConfig struct {
-	LLMConfig
+	llm.Config
 	Budget BudgetConfig `toml:"budget"`
 }
 

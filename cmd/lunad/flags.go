@@ -12,7 +12,6 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon/rpc"
-	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/workspace"
 )
 
@@ -168,7 +167,7 @@ func (fs *flagSet) usage(w io.Writer) {
 
 // changeFlags adds the provenance flags of a write, which set ch:
 // --agent, --message, --idempotency-key and, withBase, --base-version.
-func (fs *flagSet) changeFlags(ch *gitstore.Change, withBase bool) {
+func (fs *flagSet) changeFlags(ch *lunad.Change, withBase bool) {
 	fs.StringVar(&ch.Agent, "agent", "", "`name` of the acting agent (default: the configured author)")
 	fs.StringVar(&ch.Message, "message", "", "a `message` saying why; lunad writes the subject line and trailers")
 	fs.StringVar(&ch.IdempotencyKey, "idempotency-key", "", "a `key` for this write: repeating it returns the first result and commits nothing")

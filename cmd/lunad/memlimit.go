@@ -12,22 +12,18 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// ByteSize is a size in bytes as the configuration writes it
-// (lunad.ByteSize).
-type ByteSize = lunad.ByteSize
-
 // Sizes bounding daemon.memory_limit.
 const (
 	// defaultMemoryLimit is daemon.memory_limit's default (docs/cli.md):
 	// on the 10,000-artifact benchmark workspace the daemon's live heap is
 	// 40–60 MB, so the collector keeps some headroom and the resident
 	// memory stays under 150 MB (docs/benchmarks.md).
-	defaultMemoryLimit = ByteSize(80 << 20)
+	defaultMemoryLimit = lunad.ByteSize(80 << 20)
 	// minMemoryLimit: below it a daemon's live heap alone (the runtime,
 	// the store, a small workspace's index) would keep the collector
 	// running without a pause.
-	minMemoryLimit = ByteSize(32 << 20)
-	maxMemoryLimit = ByteSize(1 << 40)
+	minMemoryLimit = lunad.ByteSize(32 << 20)
+	maxMemoryLimit = lunad.ByteSize(1 << 40)
 )
 
 // validateMemoryLimit checks daemon.memory_limit.
@@ -60,7 +56,7 @@ func (c *Config) loadMemoryLimitEnv(getenv func(string) string) error {
 // It returns the limit in effect (math.MaxInt64: none), whether lunad
 // set it (and governs it), and what restores the previous one (the daemon
 // also runs inside tests).
-func setMemoryLimit(limit ByteSize, getenv func(string) string) (effective int64, set bool, restore func()) {
+func setMemoryLimit(limit lunad.ByteSize, getenv func(string) string) (effective int64, set bool, restore func()) {
 	if getenv("GOMEMLIMIT") != "" {
 		return debug.SetMemoryLimit(-1), false, func() {}
 	}

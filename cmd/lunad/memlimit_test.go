@@ -19,7 +19,7 @@ import (
 func TestParseByteSize(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want ByteSize
+		want lunad.ByteSize
 		err  bool
 	}{
 		{"0", 0, false},
@@ -47,7 +47,7 @@ func TestParseByteSize(t *testing.T) {
 			}
 		})
 	}
-	for _, b := range []ByteSize{0, 96 << 20, 1 << 30, 3 << 10, 1000} {
+	for _, b := range []lunad.ByteSize{0, 96 << 20, 1 << 30, 3 << 10, 1000} {
 		if back, err := lunad.ParseByteSize(b.String()); err != nil || back != b {
 			t.Errorf("%d written %q reads back %d, %v", b, b.String(), back, err)
 		}
@@ -61,7 +61,7 @@ func TestMemoryLimitConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name, toml string
 		env        []string
-		want       ByteSize
+		want       lunad.ByteSize
 		err        string
 	}{
 		{"default", "", nil, defaultMemoryLimit, ""},
@@ -99,7 +99,7 @@ func TestSetMemoryLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(orig)
 	for _, tc := range []struct {
 		name  string
-		limit ByteSize
+		limit lunad.ByteSize
 		env   []string
 		want  int64
 		set   bool

@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // printJSON writes v as indented JSON and a newline.
@@ -88,7 +87,7 @@ type editJSON struct {
 	Matches []lunad.Match `json:"matches"`
 }
 
-func toWriteJSON(r gitstore.Result) writeJSON {
+func toWriteJSON(r lunad.Result) writeJSON {
 	return writeJSON{ID: r.Artifact.ID, Path: r.Artifact.Path, Version: r.Version.Number, Commit: r.Version.Commit,
 		Op: r.Version.Op, Replayed: r.Replayed, Artifact: r.Artifact, Warning: r.Warning}
 }
@@ -96,7 +95,7 @@ func toWriteJSON(r gitstore.Result) writeJSON {
 // warn tells on stderr what went wrong after a write was committed (see
 // lunad.Result.Warning); the write succeeded and the exit status is 0, so
 // that no script retries it.
-func (m *Main) warn(r gitstore.Result) {
+func (m *Main) warn(r lunad.Result) {
 	if r.Warning != "" {
 		fmt.Fprintln(m.Stderr, "lunad: warning:", r.Warning)
 	}
@@ -104,7 +103,7 @@ func (m *Main) warn(r gitstore.Result) {
 
 // printResult prints a write's result: its JSON form, or one line
 // "ID vN COMMIT" (with " replayed" when an idempotency key matched).
-func (m *Main) printResult(r gitstore.Result) error {
+func (m *Main) printResult(r lunad.Result) error {
 	m.warn(r)
 	if m.json {
 		return m.printJSON(toWriteJSON(r))
@@ -113,7 +112,7 @@ func (m *Main) printResult(r gitstore.Result) error {
 	return err
 }
 
-func resultLine(r gitstore.Result, tiers string) string {
+func resultLine(r lunad.Result, tiers string) string {
 	line := fmt.Sprintf("%s v%d %s", r.Artifact.ID, r.Version.Number, short(r.Version.Commit))
 	if tiers != "" {
 		line += " (" + tiers + ")"

@@ -16,7 +16,6 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon/rpc"
-	"github.com/lunad/lunad/gitstore"
 )
 
 // daemonProc is a `lunad serve` process.
@@ -335,7 +334,7 @@ func TestAutoStartRace(t *testing.T) {
 			t.Fatalf("client %d talks to pid %d, another to %d", i, st.PID, pid)
 		}
 	}
-	if _, err := clients[0].Create(context.Background(), gitstore.CreateSpec{Title: "through the daemon", Content: []byte("x\n")}); err != nil {
+	if _, err := clients[0].Create(context.Background(), lunad.CreateSpec{Title: "through the daemon", Content: []byte("x\n")}); err != nil {
 		t.Fatal(err)
 	}
 	if out := w.ok("list"); !strings.Contains(out, "through the daemon") {

@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad/internal/wstest"
+	"github.com/lunad/lunad/workspace"
 )
 
 // indexed makes a workspace of n Markdown pages whose index is not built.
-func indexed(t *testing.T, n int) *Service {
+func indexed(t *testing.T, n int) *workspace.Service {
 	t.Helper()
 	svc := newService(t)
 	for i := range n {
@@ -113,7 +114,7 @@ func TestClientIndexReferences(t *testing.T) {
 // heldIndex is a workspace whose index build tells 7 of 9, waits for
 // release, then tells 9 of 9: a build caught in the middle.
 type heldIndex struct {
-	*Service
+	*workspace.Service
 	started chan struct{} // a call is held
 	release chan struct{}
 }

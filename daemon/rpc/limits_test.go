@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad"
 )
 
 // wantClosed fails the test unless the daemon closes c (after what it
@@ -49,7 +49,7 @@ func TestConnectionCap(t *testing.T) {
 		}
 	}
 	clients[0].Close()
-	var next Workspace
+	var next lunad.Workspace
 	waitFor(t, "a connection once a client left", func() bool {
 		ws, err := Connect(context.Background(), svc.Root(), ConnectOptions{})
 		next = ws
@@ -79,7 +79,7 @@ func TestConnIdleTimeout(t *testing.T) {
 	release := holdLock(t, svc)
 	created := make(chan error, 1)
 	go func() {
-		_, err := busy.Create(ctx, gitstore.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
+		_, err := busy.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
 		created <- err
 	}()
 	waitFor(t, "the create to wait for the lock", func() bool { return status(t, subscribed).Active == 1 })

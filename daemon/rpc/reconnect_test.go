@@ -62,7 +62,7 @@ func newFlakyDaemon(t *testing.T, drop ...string) *flakyDaemon {
 				case mSubscribe:
 					return subscribeResult{Subscription: 1}, nil
 				case mEdit:
-					return EditResult{Result: lunad.Result{Artifact: lunad.Artifact{ID: "a"}, Version: lunad.Version{Number: 2}}}, nil
+					return lunad.EditResult{Result: lunad.Result{Artifact: lunad.Artifact{ID: "a"}, Version: lunad.Version{Number: 2}}}, nil
 				}
 				return nil, errors.New("unexpected method " + req.Method())
 			})
@@ -108,7 +108,7 @@ func TestClientReconnects(t *testing.T) {
 	})
 	t.Run("keyed write retried", func(t *testing.T) {
 		d := newFlakyDaemon(t, mEdit)
-		res, err := d.client(t).Edit(ctx, EditRequest{ID: "a", Patch: "p", Change: lunad.Change{IdempotencyKey: "k"}})
+		res, err := d.client(t).Edit(ctx, lunad.EditRequest{ID: "a", Patch: "p", Change: lunad.Change{IdempotencyKey: "k"}})
 		if err != nil || res.Version.Number != 2 {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -119,7 +119,7 @@ func TestClientReconnects(t *testing.T) {
 	t.Run("write without key not retried", func(t *testing.T) {
 		d := newFlakyDaemon(t, mEdit)
 		c := d.client(t)
-		_, err := c.Edit(ctx, EditRequest{ID: "a", Patch: "p"})
+		_, err := c.Edit(ctx, lunad.EditRequest{ID: "a", Patch: "p"})
 		if !errors.Is(err, lunad.ErrInterrupted) {
 			t.Fatalf("edit: %v, want ErrInterrupted", err)
 		}

@@ -430,7 +430,7 @@ var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []b
 		return s.SearchSymbols(ctx, string(p.Query), p.Limit)
 	}),
 
-	// lunad.Runner (runs.go).
+	// lunad.WorkflowRuns (runs.go).
 	mWorkflows:   noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.Workflows(ctx) }),
 	mRuns:        noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.Runs(ctx) }),
 	mDeadLetters: noArgs(func(ctx context.Context, s lunad.Workspace) (any, error) { return s.DeadLetters(ctx) }),

@@ -44,7 +44,7 @@ type rawConn struct {
 	r  *bufio.Reader
 }
 
-func rawDial(t *testing.T, svc *Service) *rawConn {
+func rawDial(t *testing.T, svc *workspace.Service) *rawConn {
 	t.Helper()
 	nc, err := net.Dial("unix", clientSocket(svc.StateDir()))
 	if err != nil {
@@ -172,7 +172,7 @@ func TestProtocolErrors(t *testing.T) {
 
 // holdLock takes the workspace's writer lock as another lunad process
 // would, so that writes wait; the returned function releases it.
-func holdLock(t *testing.T, svc *Service) (release func()) {
+func holdLock(t *testing.T, svc *workspace.Service) (release func()) {
 	t.Helper()
 	f, err := os.OpenFile(filepath.Join(svc.StateDir(), "lock"), os.O_RDWR, 0)
 	if err != nil {
@@ -208,7 +208,7 @@ func status(t *testing.T, c *Client) Hello {
 func TestConcurrentRequests(t *testing.T) {
 	ctx := context.Background()
 	svc := newService(t)
-	r, err := svc.Create(ctx, gitstore.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
+	r, err := svc.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestConcurrentRequests(t *testing.T) {
 	release := holdLock(t, svc)
 	edited := make(chan error, 1)
 	go func() {
-		_, err := c.Edit(ctx, EditRequest{ID: r.Artifact.ID, Rewrite: true, Content: []byte("two\n")})
+		_, err := c.Edit(ctx, lunad.EditRequest{ID: r.Artifact.ID, Rewrite: true, Content: []byte("two\n")})
 		edited <- err
 	}()
 	waitFor(t, "the edit to wait for the lock", func() bool { return status(t, c).Active == 1 })
@@ -242,7 +242,7 @@ func TestConcurrentRequests(t *testing.T) {
 func TestDisconnectMidRequest(t *testing.T) {
 	ctx := context.Background()
 	svc := newService(t)
-	r, err := svc.Create(ctx, gitstore.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
+	r, err := svc.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestDisconnectMidRequest(t *testing.T) {
 func TestShutdownWaitsForInFlightEdit(t *testing.T) {
 	ctx := context.Background()
 	svc := newService(t)
-	r, err := svc.Create(ctx, gitstore.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
+	r, err := svc.Create(ctx, lunad.CreateSpec{Title: "a", Path: "a.md", Content: []byte("one\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,12 +282,12 @@ func TestShutdownWaitsForInFlightEdit(t *testing.T) {
 	c := clientTest(t, svc.Root())
 	release := holdLock(t, svc)
 	type result struct {
-		res EditResult
+		res lunad.EditResult
 		err error
 	}
 	edited := make(chan result, 1)
 	go func() {
-		req := EditRequest{ID: r.Artifact.ID, Rewrite: true, Content: []byte("two\n")}
+		req := lunad.EditRequest{ID: r.Artifact.ID, Rewrite: true, Content: []byte("two\n")}
 		req.Message = "in flight at shutdown"
 		res, err := c.Edit(ctx, req)
 		edited <- result{res, err}
@@ -586,7 +586,7 @@ func TestTypedErrorsCrossTheSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := clientTest(t, svc.Root())
-	for name, ws := range map[string]Workspace{"service": svc, "client": c} {
+	for name, ws := range map[string]lunad.Workspace{"service": svc, "client": c} {
 		t.Run(name, func(t *testing.T) {
 			var nf *lunad.NotFoundError
 			if _, err := ws.Artifact(ctx, "nope.md"); !errors.As(err, &nf) || nf.Kind != "artifact" || nf.Ref != "nope.md" {

@@ -7,7 +7,7 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// The calls of lunad.Runner: "lunad/run_*" and "lunad/workflow*", served
+// The calls of lunad.WorkflowRuns: "lunad/run_*" and "lunad/workflow*", served
 // from the tables in rpc.go. Run IDs and workflow names are plain strings
 // (the engine refuses any that are not), so they need no text envelope;
 // a start's inputs and params do.

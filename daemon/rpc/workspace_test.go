@@ -12,13 +12,13 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/editor"
-	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/internal/wstest"
+	"github.com/lunad/lunad/workspace"
 )
 
 // serveTest serves svc on its socket until the test ends and returns a
 // function that stops the daemon and reports Serve's error.
-func serveTest(t *testing.T, svc *Service, opts ServeOptions) (stop func() error) {
+func serveTest(t *testing.T, svc *workspace.Service, opts ServeOptions) (stop func() error) {
 	t.Helper()
 	ln, err := Listen(svc)
 	if err != nil {
@@ -66,14 +66,14 @@ func clientTest(t *testing.T, root string) *Client {
 func TestWorkspaceSuite(t *testing.T) {
 	targets := []struct {
 		name string
-		open func(t *testing.T) (ws, other Workspace)
+		open func(t *testing.T) (ws, other lunad.Workspace)
 	}{
-		{"service", func(t *testing.T) (Workspace, Workspace) {
+		{"service", func(t *testing.T) (lunad.Workspace, lunad.Workspace) {
 			svc := newService(t)
 			serveTest(t, svc, ServeOptions{})
 			return svc, clientTest(t, svc.Root())
 		}},
-		{"client", func(t *testing.T) (Workspace, Workspace) {
+		{"client", func(t *testing.T) (lunad.Workspace, lunad.Workspace) {
 			svc := newService(t)
 			serveTest(t, svc, ServeOptions{})
 			return clientTest(t, svc.Root()), clientTest(t, svc.Root())
@@ -95,7 +95,7 @@ func TestWorkspaceSuite(t *testing.T) {
 	}
 	for i := range max(len(a), len(b)) {
 		if i >= len(a) || i >= len(b) || a[i] != b[i] {
-			t.Fatalf("the Client differs from the Service at step %d:\nservice: %s\nclient:  %s", i, at(a, i), at(b, i))
+			t.Fatalf("the Client differs from the workspace.Service at step %d:\nservice: %s\nclient:  %s", i, at(a, i), at(b, i))
 		}
 	}
 }
@@ -109,7 +109,7 @@ func at(s []string, i int) string {
 
 // suiteState is what the scenario's steps share.
 type suiteState struct {
-	ws, other Workspace
+	ws, other lunad.Workspace
 	code, doc string // artifact IDs
 	log       []string
 }
@@ -136,7 +136,7 @@ func (s *suiteState) record(step string, v any, err error) {
 
 const suiteDoc = "# Notes\n\n`parse_config` reads the configuration.\n"
 
-func runSuite(t *testing.T, ws, other Workspace) []string {
+func runSuite(t *testing.T, ws, other lunad.Workspace) []string {
 	ctx := context.Background()
 	s := &suiteState{ws: ws, other: other}
 	steps := []struct {
@@ -151,19 +151,19 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			}
 		}},
 		{"create", func(t *testing.T) {
-			r, err := ws.Create(ctx, gitstore.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src), Change: gitstore.Change{Agent: "coder"}})
+			r, err := ws.Create(ctx, lunad.CreateSpec{Title: "config", Path: "config.py", Content: []byte(src), Change: lunad.Change{Agent: "coder"}})
 			s.record("create code", r, err)
 			if err != nil || r.Artifact.Path != "config.py" || r.Version.Number != 1 || r.Version.Agent != "coder" {
 				t.Fatalf("%+v %v", r, err)
 			}
 			s.code = r.Artifact.ID
-			r, err = ws.Create(ctx, gitstore.CreateSpec{Title: "notes", Path: "notes.md", Content: []byte(suiteDoc)})
+			r, err = ws.Create(ctx, lunad.CreateSpec{Title: "notes", Path: "notes.md", Content: []byte(suiteDoc)})
 			s.record("create doc", r, err)
 			if err != nil {
 				t.Fatal(err)
 			}
 			s.doc = r.Artifact.ID
-			_, err = ws.Create(ctx, gitstore.CreateSpec{Title: "again", Path: "notes.md"})
+			_, err = ws.Create(ctx, lunad.CreateSpec{Title: "again", Path: "notes.md"})
 			s.record("create existing", nil, err)
 			if !errors.Is(err, lunad.ErrExists) {
 				t.Fatalf("create over notes.md: %v", err)
@@ -182,7 +182,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			}
 		}},
 		{"edit with a SEARCH miss keeps the hint", func(t *testing.T) {
-			_, err := ws.Edit(ctx, EditRequest{ID: s.code, Blocks: []lunad.Block{{Search: "def parse_yaml(path):\n", Replace: "def parse(path):\n"}}})
+			_, err := ws.Edit(ctx, lunad.EditRequest{ID: s.code, Blocks: []lunad.Block{{Search: "def parse_yaml(path):\n", Replace: "def parse(path):\n"}}})
 			s.record("edit miss", nil, err)
 			var nm *editor.NoMatchError
 			if !errors.Is(err, lunad.ErrNotApplied) || !errors.Is(err, editor.ErrNoMatch) || !errors.As(err, &nm) {
@@ -194,39 +194,39 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			}
 		}},
 		{"edit errors", func(t *testing.T) {
-			_, err := ws.Edit(ctx, EditRequest{ID: s.code, BlocksText: "<<<<<<< SEARCH\nx\n"})
+			_, err := ws.Edit(ctx, lunad.EditRequest{ID: s.code, BlocksText: "<<<<<<< SEARCH\nx\n"})
 			s.record("edit bad blocks", nil, err)
 			var pe *editor.ParseError
 			if !errors.Is(err, lunad.ErrInvalid) || !errors.Is(err, editor.ErrBadBlocks) || !errors.As(err, &pe) || pe.Err != editor.ErrBadBlocks {
 				t.Fatalf("error %v", err)
 			}
-			_, err = ws.Edit(ctx, EditRequest{ID: s.code, Rewrite: true, Content: []byte("x\x00")})
+			_, err = ws.Edit(ctx, lunad.EditRequest{ID: s.code, Rewrite: true, Content: []byte("x\x00")})
 			s.record("edit binary", nil, err)
 			var te *editor.TextError
 			if !errors.Is(err, lunad.ErrInvalid) || !errors.As(err, &te) || te.Err != editor.ErrBinary {
 				t.Fatalf("error %v", err)
 			}
-			req := EditRequest{ID: s.code, Rewrite: true, Content: []byte("x\n")}
+			req := lunad.EditRequest{ID: s.code, Rewrite: true, Content: []byte("x\n")}
 			req.BaseVersion = 7
 			_, err = ws.Edit(ctx, req)
 			s.record("edit conflict", nil, err)
 			if !errors.Is(err, lunad.ErrConflict) {
 				t.Fatalf("error %v", err)
 			}
-			_, err = ws.Edit(ctx, EditRequest{ID: "nosuchid", Rewrite: true, Content: []byte("x\n")})
+			_, err = ws.Edit(ctx, lunad.EditRequest{ID: "nosuchid", Rewrite: true, Content: []byte("x\n")})
 			s.record("edit unknown", nil, err)
 			if !errors.Is(err, lunad.ErrNotFound) {
 				t.Fatalf("error %v", err)
 			}
 			// Bytes that are not UTF-8 reach the store as they are.
-			_, err = ws.Edit(ctx, EditRequest{ID: s.code, Blocks: []lunad.Block{{Search: "\xff\n", Replace: "y\n"}}})
+			_, err = ws.Edit(ctx, lunad.EditRequest{ID: s.code, Blocks: []lunad.Block{{Search: "\xff\n", Replace: "y\n"}}})
 			s.record("edit not UTF-8", nil, err)
 			if !errors.As(err, &te) || te.Err != editor.ErrInvalidUTF8 {
 				t.Fatalf("error %v", err)
 			}
 		}},
 		{"edit", func(t *testing.T) {
-			req := EditRequest{ID: s.code, BlocksText: "config.py\n<<<<<<< SEARCH\n        return toml.load(f)\n=======\n        return tomllib.load(f)\n>>>>>>> REPLACE\n"}
+			req := lunad.EditRequest{ID: s.code, BlocksText: "config.py\n<<<<<<< SEARCH\n        return toml.load(f)\n=======\n        return tomllib.load(f)\n>>>>>>> REPLACE\n"}
 			req.Agent, req.Message, req.IdempotencyKey, req.BaseVersion = "coder", "use tomllib", "k1", 1
 			r, err := ws.Edit(ctx, req)
 			s.record("edit", r, err)
@@ -309,7 +309,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			}
 		}},
 		{"ack", func(t *testing.T) {
-			r, err := ws.Ack(ctx, lunad.AckRequest{Ref: s.doc, Symbol: "parse_config", Change: gitstore.Change{Agent: "reviewer"}})
+			r, err := ws.Ack(ctx, lunad.AckRequest{Ref: s.doc, Symbol: "parse_config", Change: lunad.Change{Agent: "reviewer"}})
 			s.record("ack", r, err)
 			if err != nil || r.Version.Op != lunad.OpAck {
 				t.Fatalf("%+v %v", r, err)
@@ -341,7 +341,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			if err != nil || r.Version.Op != lunad.OpRedo || r.Version.Number != 4 {
 				t.Fatalf("%+v %v", r, err)
 			}
-			r, err = ws.Restore(ctx, lunad.RestoreRequest{Ref: s.code, Version: 1, Change: gitstore.Change{Message: "back to the start"}})
+			r, err = ws.Restore(ctx, lunad.RestoreRequest{Ref: s.code, Version: 1, Change: lunad.Change{Message: "back to the start"}})
 			s.record("restore", r, err)
 			if err != nil || r.Version.Op != lunad.OpRestore || r.Version.Number != 5 {
 				t.Fatalf("%+v %v", r, err)
@@ -380,7 +380,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			if err != nil || r.Artifact.Path != "docs/notes.md" {
 				t.Fatalf("%+v %v", r, err)
 			}
-			r, err = ws.Link(ctx, lunad.LinkRequest{Src: s.doc, Dst: s.code, Kind: "depends_on", Change: gitstore.Change{Extra: map[string]string{"Ticket": "LUNA-4"}}})
+			r, err = ws.Link(ctx, lunad.LinkRequest{Src: s.doc, Dst: s.code, Kind: "depends_on", Change: lunad.Change{Extra: map[string]string{"Ticket": "LUNA-4"}}})
 			s.record("link", r, err)
 			if err != nil || len(r.Artifact.Links) != 1 || r.Version.Extra["Ticket"] != "LUNA-4" {
 				t.Fatalf("%+v %v", r, err)
@@ -419,7 +419,7 @@ func runSuite(t *testing.T, ws, other Workspace) []string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := other.Create(ctx, gitstore.CreateSpec{Title: "from elsewhere", Path: "other.md", Content: []byte("hi\n")})
+			r, err := other.Create(ctx, lunad.CreateSpec{Title: "from elsewhere", Path: "other.md", Content: []byte("hi\n")})
 			s.record("create by the other client", r, err)
 			if err != nil {
 				t.Fatal(err)

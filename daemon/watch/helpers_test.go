@@ -3,15 +3,8 @@ package watch
 import (
 	"testing"
 
-	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/workspace"
-)
-
-type (
-	Service     = workspace.Service
-	Event       = lunad.Event
-	EditRequest = lunad.EditRequest
 )
 
 const src = wstest.Src
@@ -27,7 +20,7 @@ var (
 	read       = wstest.Read
 )
 
-func save(t *testing.T, s *Service, name, content string) {
+func save(t *testing.T, s *workspace.Service, name, content string) {
 	t.Helper()
 	wstest.Save(t, s.Root(), name, content)
 }

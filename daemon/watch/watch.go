@@ -21,12 +21,12 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// Workspace is what the watcher needs of the workspace service
+// Service is what the watcher needs of the workspace service
 // (workspace.Service has it): to follow HEAD and the working tree, record a
 // person's saves, re-index after a move made by hand, and announce what it
 // found. Watch takes it, not the service, so that it reaches into nothing
 // else.
-type Workspace interface {
+type Service interface {
 	Root() string
 	lunad.Subscriber
 	List(ctx context.Context) ([]lunad.Artifact, error)
@@ -109,7 +109,7 @@ type Options struct {
 // Watch returns nil when ctx is done or the service closes, after every
 // goroutine it started has stopped; an error only if it cannot start. Run
 // one Watch per Service.
-func Watch(ctx context.Context, s Workspace, opts Options) error {
+func Watch(ctx context.Context, s Service, opts Options) error {
 	if opts.Debounce <= 0 {
 		opts.Debounce = 100 * time.Millisecond
 	}
@@ -155,7 +155,7 @@ func Watch(ctx context.Context, s Workspace, opts Options) error {
 
 // watcher is the state of one Watch; only its goroutine uses it.
 type watcher struct {
-	s    Workspace
+	s    Service
 	opts Options
 	log  *slog.Logger
 	fs   *fsnotify.Watcher

@@ -22,7 +22,7 @@ func TestWatchConflictedStashPop(t *testing.T) {
 	// The person's change, stashed; then the same line changed by lunad.
 	save(t, s, "notes.md", "one\nTWO by hand\nthree\n")
 	gitRun(t, root, "stash")
-	if _, err := s.Edit(context.Background(), EditRequest{ID: id, Patch: "@@ -2 +2 @@\n-two\n+TWO by lunad\n"}); err != nil {
+	if _, err := s.Edit(context.Background(), lunad.EditRequest{ID: id, Patch: "@@ -2 +2 @@\n-two\n+TWO by lunad\n"}); err != nil {
 		t.Fatal(err)
 	}
 	w := startWatch(t, s, Options{RecordSaves: true})
@@ -37,7 +37,7 @@ func TestWatchConflictedStashPop(t *testing.T) {
 	if got := strings.TrimSpace(gitRun(t, root, "rev-parse", "HEAD")); got != head {
 		t.Fatalf("a commit was made of the conflicted file: %s", gitRun(t, root, "show", got))
 	}
-	_, err := s.Edit(context.Background(), EditRequest{ID: id, Patch: "@@ -1 +1 @@\n-one\n+ONE\n"})
+	_, err := s.Edit(context.Background(), lunad.EditRequest{ID: id, Patch: "@@ -1 +1 @@\n-one\n+ONE\n"})
 	if !errors.Is(err, gitstore.ErrUnmerged) || !errors.Is(err, lunad.ErrDirty) || !strings.Contains(err.Error(), "git add notes.md") {
 		t.Fatalf("edit of a conflicted file: %v", err)
 	}

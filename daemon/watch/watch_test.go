@@ -17,7 +17,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/workspace"
 )
 
 // The watcher is tested with real files and the real git CLI. Nothing
@@ -46,14 +46,14 @@ func (b *logBuffer) String() string {
 // watched is a running Watch and a subscription to the Service's events.
 type watched struct {
 	t      *testing.T
-	s      *Service
-	events <-chan Event
-	seen   []Event
+	s      *workspace.Service
+	events <-chan lunad.Event
+	seen   []lunad.Event
 	log    *logBuffer
 	stop   func() // cancels Watch and waits for it
 }
 
-func startWatch(t *testing.T, s *Service, opts Options) *watched {
+func startWatch(t *testing.T, s *workspace.Service, opts Options) *watched {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	events, err := s.Subscribe(ctx)
@@ -99,7 +99,7 @@ func startWatch(t *testing.T, s *Service, opts Options) *watched {
 }
 
 // await returns the first event (from now on) that ok accepts.
-func (w *watched) await(what string, ok func(Event) bool) Event {
+func (w *watched) await(what string, ok func(lunad.Event) bool) lunad.Event {
 	w.t.Helper()
 	deadline := time.After(patience)
 	for {
@@ -115,8 +115,8 @@ func (w *watched) await(what string, ok func(Event) bool) Event {
 	}
 }
 
-func changedFor(id string) func(Event) bool {
-	return func(e Event) bool { return e.Kind == "changed" && slices.Contains(e.IDs, id) }
+func changedFor(id string) func(lunad.Event) bool {
+	return func(e lunad.Event) bool { return e.Kind == "changed" && slices.Contains(e.IDs, id) }
 }
 
 // eventually polls cond until it holds.
@@ -131,7 +131,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func outgoingSymbols(t *testing.T, s *Service, ref string) []string {
+func outgoingSymbols(t *testing.T, s *workspace.Service, ref string) []string {
 	t.Helper()
 	rep, err := s.Refs(context.Background(), ref)
 	if err != nil {
@@ -216,7 +216,7 @@ func TestWatchFollowsGit(t *testing.T) {
 	}
 
 	gitRun(t, s.Root(), "checkout", "-q", "-b", "other")
-	e := w.await("branch", func(e Event) bool { return e.Kind == "branch" })
+	e := w.await("branch", func(e lunad.Event) bool { return e.Kind == "branch" })
 	if e.Commit != mainHead {
 		t.Fatalf("branch event %+v, want commit %s", e, mainHead)
 	}
@@ -239,7 +239,7 @@ func TestWatchFollowsGit(t *testing.T) {
 	}
 
 	gitRun(t, s.Root(), "checkout", "-q", "main")
-	e = w.await("branch to main", func(e Event) bool { return e.Kind == "branch" && e.Commit == mainHead })
+	e = w.await("branch to main", func(e lunad.Event) bool { return e.Kind == "branch" && e.Commit == mainHead })
 	e = w.await("changed after the switch", changedFor(cfg))
 	if e.Commit != mainHead {
 		t.Fatalf("changed event %+v", e)
@@ -408,7 +408,7 @@ func TestWatchDetached(t *testing.T) {
 	notes := create(t, s, "notes.md", "# Notes\n")
 	w := startWatch(t, s, Options{RecordSaves: true})
 	gitRun(t, s.Root(), "checkout", "-q", "--detach")
-	w.await("branch (detached)", func(e Event) bool { return e.Kind == "branch" })
+	w.await("branch (detached)", func(e lunad.Event) bool { return e.Kind == "branch" })
 	head := strings.TrimSpace(gitRun(t, s.Root(), "rev-parse", "HEAD"))
 	save(t, s, "notes.md", "# Notes\n\nwhile detached\n")
 	eventually(t, "the detached save seen", func() bool { return strings.Contains(w.log.String(), "HEAD is detached") })
@@ -416,7 +416,7 @@ func TestWatchDetached(t *testing.T) {
 		t.Fatal("committed on a detached HEAD")
 	}
 	gitRun(t, s.Root(), "checkout", "-q", "main")
-	w.await("branch (main)", func(e Event) bool { return e.Kind == "branch" })
+	w.await("branch (main)", func(e lunad.Event) bool { return e.Kind == "branch" })
 	save(t, s, "notes.md", "# Notes\n\non main\n")
 	w.await("changed notes.md", changedFor(notes))
 	if got := read(t, s, notes); got != "# Notes\n\non main\n" {
@@ -441,7 +441,7 @@ func TestWatchSkips(t *testing.T) {
 	save(t, s, "build/x/out.o", "ignored file\n")
 	save(t, s, "dist/sub/out.js", "ignored file\n")
 	// lunad keeps an artifact where git's rules would ignore it.
-	s.Create(context.Background(), gitstore.CreateSpec{Title: "kept", Path: "dist/kept/notes.md", Content: []byte("# Kept\n")})
+	s.Create(context.Background(), lunad.CreateSpec{Title: "kept", Path: "dist/kept/notes.md", Content: []byte("# Kept\n")})
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		t.Fatal(err)
@@ -478,7 +478,7 @@ func TestWatchCheckoutRightAfterWrite(t *testing.T) {
 	mustEdit(t, s, cfg, "    print(parse_config('a.toml'))\n", "    print(parse_config('b.toml'))\n")
 	gitRun(t, s.Root(), "checkout", "-q", "main")
 	w.await("changed config.py", changedFor(cfg)) // the edit
-	e := w.await("branch", func(e Event) bool { return e.Kind == "branch" })
+	e := w.await("branch", func(e lunad.Event) bool { return e.Kind == "branch" })
 	if e.Commit != strings.TrimSpace(gitRun(t, s.Root(), "rev-parse", "HEAD")) {
 		t.Errorf("branch event at %s, want HEAD", e.Commit)
 	}

@@ -14,7 +14,7 @@ import (
 
 // RunToEnd starts a run, waits (at most ten minutes) until it finishes
 // and returns it with its events; a step that fails fails the test.
-func RunToEnd(t testing.TB, r lunad.Runner, req lunad.RunRequest) lunad.RunInfo {
+func RunToEnd(t testing.TB, r lunad.WorkflowRuns, req lunad.RunRequest) lunad.RunInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

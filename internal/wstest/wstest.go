@@ -45,7 +45,7 @@ func NewService(t *testing.T) *workspace.Service {
 // Create makes an artifact at path and returns its ID.
 func Create(t *testing.T, s lunad.Writer, path, content string) string {
 	t.Helper()
-	r, err := s.Create(context.Background(), gitstore.CreateSpec{Title: path, Path: path, Content: []byte(content)})
+	r, err := s.Create(context.Background(), lunad.CreateSpec{Title: path, Path: path, Content: []byte(content)})
 	if err != nil {
 		t.Fatal(err)
 	}

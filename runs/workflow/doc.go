@@ -54,7 +54,7 @@
 // agents get the branch and the worktree's path (StageRequest.Branch and
 // Dir; a process agent runs there), the engine commits the stages' writes
 // on that branch, and the branch the run was made from changes only when
-// the run is accepted (lunad.Runner.AcceptRun). Without it (false, the
+// the run is accepted (lunad.WorkflowRuns.AcceptRun). Without it (false, the
 // default) a run's writes are commits on the current branch.
 //
 // `next` may also be written as an array of inline tables:
