@@ -1,5 +1,6 @@
 // Package procagent is the process agent: a lunad.Agent that runs a
-// command for each stage of a run (issue 12).
+// command for each stage of a run (the agent of a workflow stage that names a
+// command rather than a built-in agent).
 //
 // # The contract
 //
