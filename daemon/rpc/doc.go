@@ -1,4 +1,4 @@
-// Package daemon is the socket protocol of a workspace's daemon: the server
+// Package rpc is the socket protocol of a workspace's daemon: the server
 // (Listen, Serve) that serves any lunad.Workspace — in lunad serve, the
 // workspace service — to the processes of one user over a unix socket, the
 // framing and error table of its JSON-RPC, and the client (Connect, Client),

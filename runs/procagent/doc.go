@@ -113,4 +113,7 @@
 // itself only when it holds a slash, as exec looks it up on PATH
 // otherwise). Editing agents/draft.py thus changes the version recorded on
 // the run's events; the workspace's location and the environment do not.
+//
+// Callers that run the command their own way (a queue worker's sandbox) use
+// the contract's encoding directly: EncodeRequest and DecodeResponse.
 package procagent
