@@ -143,8 +143,8 @@ func TestArchitecture(t *testing.T) {
 // sit at the top. Directories whose name starts with a dot (the CI's
 // scripts, git's) are tooling, not architecture, and are not listed.
 var topLevel = map[string]string{
-	"cmd":        "the command line's program: the assembly of everything for a person at a terminal",
-	"daemon":     "the daemon and its parts that nothing else uses: the socket protocol, the watcher, the executable's page trimming",
+	"cmd":        "the program, lunad: its commands wire the parts for a person at a terminal",
+	"daemon":     "the daemon lunad serve runs, with the parts only it uses: the socket protocol, the watcher, the executable's page trimming",
 	"workspace":  "the workspace service, with the parts only it uses: the reference index and the event hub",
 	"runs":       "the workflow engine, with its language (workflow) and the ways it runs a stage's command",
 	"agents":     "every agent and what only agents use: the policy, the goal's test harness, the model providers",
