@@ -36,4 +36,7 @@
 // recording a person's saves, undo, redo and restore, and the fast-forward
 // that accepts an isolated run's work (fastforward.go). go-git is linked by no
 // other package.
+//
+// go-git also supplies the gitignore matcher with which Clean leaves a run
+// worktree's ignored files alone.
 package gitstore

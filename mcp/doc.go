@@ -39,4 +39,7 @@
 // session limits (guard.go, limit.go, sessions.go), streamable HTTP on a
 // loopback port or a unix socket (http.go), and the package's own wording of
 // errors (errors.go).
+//
+// The bearer token is compared in constant time; a request without it is
+// answered 401.
 package mcp
