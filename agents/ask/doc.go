@@ -28,4 +28,7 @@
 // counts, the stale follow-ups (artifacts whose references to what the
 // run edited are now stale), the findings, the usage and the working
 // memory's summary.
+//
+// The artifacts Options.Reads refuses (the policy's denied reads, wired by
+// cmd/lunad) are withheld from every listing, read and context (withheld.go).
 package ask
