@@ -115,14 +115,3 @@ func (v *Visit) Files(own map[string]string) map[string]string {
 	}
 	return out
 }
-
-// ModelName is the name of role's configured model in providers, the
-// model half of a stage agent's version; "unconfigured" when there is
-// none.
-func ModelName(providers func(role string) (llm.Provider, llm.Config, error), role string) string {
-	_, cfg, err := providers(role)
-	if err != nil || cfg.Model == "" {
-		return "unconfigured"
-	}
-	return cfg.Model
-}

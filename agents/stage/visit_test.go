@@ -225,21 +225,3 @@ func TestVisitInvalid(t *testing.T) {
 		})
 	}
 }
-
-// TestModelName: the model half of a stage agent's version.
-func TestModelName(t *testing.T) {
-	providers := func(role string) (llm.Provider, llm.Config, error) {
-		switch role {
-		case "coder":
-			return &echo{name: "echo"}, llm.Config{Model: "m1"}, nil
-		case "writer":
-			return &echo{name: "echo"}, llm.Config{}, nil
-		}
-		return nil, llm.Config{Model: "m2"}, errors.New("no such role")
-	}
-	for role, want := range map[string]string{"coder": "m1", "writer": "unconfigured", "other": "unconfigured"} {
-		if got := stage.ModelName(providers, role); got != want {
-			t.Errorf("%s: %q, want %q", role, got, want)
-		}
-	}
-}
