@@ -66,16 +66,18 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "agents/guard", noCgo: true, siblings: []string{mod, mod + "/agents/llm", mod + "/agents/memory"}},
 		{pkg: "agents/supervisor", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/guard"}},
 		{pkg: "agents/worker", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/guard"}},
-		{pkg: "agents/ask", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/worker", mod + "/agents/supervisor", mod + "/agents/guard", mod + "/agents/stageclock"}},
+		{pkg: "agents/ask", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/worker", mod + "/agents/supervisor", mod + "/agents/guard", mod + "/agents/stage"}},
 		// The goal's agents: the sandbox, the policy and the test harness
 		// through their types and small interfaces of their own; no git, no
 		// parser, no protocol, no engine.
-		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stageclock", mod + "/agents/goal/tree", mod + "/agents/policy", mod + "/sandbox", mod + "/agents/goal/harness"}},
+		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stage", mod + "/agents/goal/tree", mod + "/agents/policy", mod + "/sandbox", mod + "/agents/goal/harness"}},
 		// A goal's worktree, read and written beneath its root without
 		// following a link: the system calls, nothing else.
 		{pkg: "agents/goal/tree", siblings: []string{}, noCgo: true, external: []string{"golang.org/x/sys/"}},
-		// A stage visit's recorded clock knows only the vocabulary.
-		{pkg: "agents/stageclock", siblings: []string{mod}, stdOnly: true},
+		// A stage visit's runtime (its recorded clock, the memory on it, its
+		// recorded model calls) knows the vocabulary, the providers' and the
+		// working memory's; the guards are the agents' to put around it.
+		{pkg: "agents/stage", siblings: []string{mod, mod + "/agents/llm", mod + "/agents/memory"}, stdOnly: true, noCgo: true},
 		// The model providers: agents/llm is the vocabulary (root and the
 		// standard library only); each SDK is linked by its provider only.
 		{pkg: "agents/llm", siblings: []string{mod}, stdOnly: true},
