@@ -49,6 +49,9 @@ func TestArchitecture(t *testing.T) {
 		// interface, and to the workspace through Effects.
 		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/workflow", mod + "/runs/procagent"}},
 		{pkg: "runs/workflow", siblings: []string{mod}, noCgo: true},
+		// A run as people follow it, shared by the adapters: the vocabulary
+		// only, so that they may import it.
+		{pkg: "runs/follow", siblings: []string{mod}, forbidden: adapterForbidden, noCgo: true, stdOnly: true},
 		// Context compilation reads a Source interface: no store, no parser.
 		{pkg: "agents/window", siblings: []string{mod}, noCgo: true},
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
