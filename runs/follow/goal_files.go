@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // GoalFiles are where a goal's report and trace are kept as files,
@@ -48,32 +49,17 @@ func (f GoalFiles) Keep(doc lunad.GoalTrace, report string) error {
 		return err
 	}
 	if report != "" {
-		if err := replaceFile(f.Report, []byte(report)); err != nil {
+		if err := keepFile(f.Report, []byte(report)); err != nil {
 			return err
 		}
 	}
-	return replaceFile(f.Trace, append(trace, '\n'))
+	return keepFile(f.Trace, append(trace, '\n'))
 }
 
-// replaceFile writes data to path through a temporary file renamed over
-// it.
-func replaceFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+// keepFile replaces path with data, readable by all (an editor may run as
+// another user).
+func keepFile(path string, data []byte) error {
+	if err := atomicfile.Write(path, data, atomicfile.Options{Perm: 0o644}); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
