@@ -42,7 +42,7 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "workspace", forbidden: append([]string{"go.lsp.dev/", "github.com/modelcontextprotocol/", "github.com/fsnotify/", mod + "/daemon/rpc", mod + "/daemon/watch"}, adapters...)},
 		// The watcher works over a small interface of the service.
 		{pkg: "daemon/watch", siblings: []string{mod}, forbidden: []string{"github.com/go-git/", "go.lsp.dev/", "github.com/modelcontextprotocol/"}},
-		{pkg: "workspace/refindex", siblings: []string{mod, mod + "/treesitter", mod + "/internal/textpos"}},
+		{pkg: "workspace/refindex", siblings: []string{mod, mod + "/treesitter", mod + "/internal/textpos", mod + "/internal/atomicfile"}},
 		{pkg: "workspace/events", siblings: []string{mod}},
 		{pkg: ".", siblings: []string{}},
 		{pkg: "editor", siblings: []string{}},
@@ -51,11 +51,14 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "treesitter", siblings: []string{mod + "/internal/textpos"}},
 		// The workflow engine speaks to git only through its Store
 		// interface, and to the workspace through Effects.
-		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/workflow", mod + "/runs/procagent"}},
+		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/workflow", mod + "/runs/procagent", mod + "/internal/atomicfile"}},
 		{pkg: "runs/workflow", siblings: []string{mod}, noCgo: true},
+		// A run as people follow it, shared by the adapters: the vocabulary
+		// only, so that they may import it.
+		{pkg: "runs/follow", siblings: []string{mod, mod + "/internal/atomicfile"}, forbidden: adapterForbidden, noCgo: true, stdOnly: true},
 		// Context compilation reads a Source interface: no store, no parser.
 		{pkg: "agents/window", siblings: []string{mod}, noCgo: true},
-		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod}},
+		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/internal/atomicfile"}},
 		// The working memory of an agent run knows only the vocabulary.
 		{pkg: "agents/memory", siblings: []string{mod}, noCgo: true},
 		// The agents' tool layer stages writes over the workspace's reads.
@@ -96,9 +99,11 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "sandbox", siblings: []string{mod}, noCgo: true, external: []string{"golang.org/x/sys/", "github.com/elastic/go-seccomp-bpf", "golang.org/x/net/bpf"}},
 		// Owner-only unix sockets and directories: the kernel, nothing else.
 		{pkg: "internal/unixsock", siblings: []string{}, noCgo: true, stdOnly: true},
+		// Replacing a file in one step: the standard library, nothing else.
+		{pkg: "internal/atomicfile", siblings: []string{}, noCgo: true, stdOnly: true},
 		// The queue checks a stage against its clone's workflow file and runs
 		// its command through the sandbox's types.
-		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/runs/workflow", mod + "/sandbox"}},
+		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/runs/workflow", mod + "/sandbox", mod + "/internal/atomicfile"}},
 	}
 	for _, c := range cases {
 		t.Run(c.pkg, func(t *testing.T) {

@@ -1,12 +1,21 @@
 // Package lunad holds the vocabulary shared by lunad's packages: artifacts,
 // their versions and links and references; the Workspace interface every
 // adapter and agent uses, composed of small interfaces (workspace.go); the
-// sentinel errors and the typed errors that carry a failure's facts, which
-// each adapter words its own way (Reword); and FindRoot and FindCheckout,
-// the one rule for which checkout a directory is in and where git keeps
-// its state (a linked worktree's own git dir, the repository's common
-// dir). It imports no sibling package; the store, the service, the daemon
-// and the adapters all speak these types.
+// runs, asks and goals as their events and results record them (run.go,
+// ask.go, goal.go); the sentinel errors and the typed errors that carry a
+// failure's facts, which each adapter words its own way (Reword); and
+// FindRoot and FindCheckout, the one rule for which checkout a directory is
+// in and where git keeps its state (a linked worktree's own git dir, the
+// repository's common dir).
+//
+// It is vocabulary only: types, errors, and pure functions and methods of
+// them. What acts on them lives in the package that owns the act — a run as
+// people follow it in runs/follow, writing a file in one step in
+// internal/atomicfile. FindRoot and FindCheckout are the one exception: they
+// read (never write) a checkout's .git entries, and every layer, the
+// root-only packages included, needs that one rule. It imports no sibling
+// package; the store, the service, the daemon and the adapters all speak
+// these types.
 //
 // The files, one concern each: write.go, the vocabulary of writes (Change,
 // CreateSpec, Result) and one request struct per write operation, each with

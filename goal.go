@@ -147,6 +147,14 @@ type GoalStep struct {
 	Observation GoalObservation `json:"observation"`
 }
 
+// GoalTrace is a goal's result and every step, oldest first: what `lunad
+// goal show RUN --json` prints and the trace file a finished goal is kept
+// as holds.
+type GoalTrace struct {
+	Result GoalResult `json:"result"`
+	Trace  []GoalStep `json:"trace"`
+}
+
 // GoalAction is one tool call the model proposed.
 type GoalAction struct {
 	Tool string          `json:"tool"`

@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // syncIndexLocked takes the workspace lock and runs syncIndexHeld; if
@@ -127,7 +128,7 @@ func (s *Store) keepPending(keep map[string]bool) error {
 	}
 	// Replaced whole (rename), so that a crash leaves the old list or the
 	// new one, never a torn one.
-	if err := replaceFile(name, filepath.Join(s.lunaDir, "tmp"), out, false); err != nil {
+	if err := atomicfile.Write(name, out, atomicfile.Options{TempDir: filepath.Join(s.lunaDir, "tmp")}); err != nil {
 		return fmt.Errorf("pending list: %w", err)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // The history snapshot (.git/luna/history) holds the history index of
@@ -168,7 +170,7 @@ func (sn *historySnapshot) write(h *history) {
 	}
 	b = append(append(append(b, "t "...), h.tip.String()...), '\n')
 	sn.last = plumbing.ZeroHash
-	if replaceFile(sn.path, sn.tmp, b, false) == nil {
+	if atomicfile.Write(sn.path, b, atomicfile.Options{TempDir: sn.tmp}) == nil {
 		sn.last = h.tip
 	}
 }

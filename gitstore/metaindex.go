@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // metaIndex holds every artifact's metadata for one .luna/artifacts tree,
@@ -124,5 +125,5 @@ func (s *Store) saveMetaCache(x *metaIndex) {
 	if err != nil {
 		return
 	}
-	replaceFile(s.metaCachePath(), filepath.Join(s.lunaDir, "tmp"), b, false)
+	atomicfile.Write(s.metaCachePath(), b, atomicfile.Options{TempDir: filepath.Join(s.lunaDir, "tmp")})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // refs reads and updates git refs as git itself lays them out: loose files
@@ -244,7 +245,7 @@ func updateRef(commonDir, name string, old, new plumbing.Hash) error {
 
 // writeHead points the HEAD in gitDir at a branch, durably.
 func writeHead(gitDir, branch string) error {
-	return replaceFile(filepath.Join(gitDir, "HEAD"), "", []byte("ref: "+branch+"\n"), true)
+	return atomicfile.Write(filepath.Join(gitDir, "HEAD"), []byte("ref: "+branch+"\n"), atomicfile.Options{Durable: true})
 }
 
 // onBranch refuses a write when HEAD is detached (branch ""): lunad

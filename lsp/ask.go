@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/follow"
 )
 
 // Asking lunad's agents from the editor: luna.ask {request, artifact?,
@@ -68,7 +69,7 @@ func (s *Server) askCommand(ctx context.Context, ws lunad.Workspace, a *argList)
 // followAsk reports an ask as work-done progress, a report per stage
 // transition, until it finishes, then says what it did.
 func (s *Server) followAsk(ws lunad.Workspace, info lunad.RunInfo, done <-chan struct{}) {
-	r, token, ok := s.followAgents(ws, info, done, "ask", info.ID+": started", lunad.RunEvent.Progress)
+	r, token, ok := s.followAgents(ws, info, done, "ask", info.ID+": started", follow.Progress)
 	if !ok {
 		return
 	}
@@ -99,7 +100,7 @@ func (s *Server) followAgents(ws lunad.Workspace, info lunad.RunInfo, done <-cha
 		case <-ctx.Done():
 		}
 	}()
-	r, err := lunad.FollowRun(ctx, ws, info.ID, runPoll, func(e lunad.RunEvent) {
+	r, err := follow.Run(ctx, ws, info.ID, runPoll, func(e lunad.RunEvent) {
 		if msg := strings.TrimSpace(words(e)); msg != "" {
 			s.progress(token, protocol.WorkDoneProgressReport{Kind: "report", Message: ptr(info.ID + ": " + msg)})
 		}

@@ -9,13 +9,14 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/follow"
 )
 
 // Goals from the editor: luna.goal {goal, maxSteps?, tests?, dryRun?,
 // plan?} (or "GOAL") starts a goal — a run of the goal workflow on a
 // branch of its own — and answers with the run at once. The goal is
 // reported as $/progress (lunad-goal-RUN), a report per step; when it
-// ends, its report and trace are kept as files (lunad.GoalFiles, under
+// ends, its report and trace are kept as files (follow.GoalFiles, under
 // the repository's git directory) and window/showMessageRequest says how
 // it went and offers to open the report, which window/showDocument then
 // shows (a client without showDocument is told the file's name), and, when
@@ -69,7 +70,7 @@ func (s *Server) goalCommand(ctx context.Context, ws lunad.Workspace, a *argList
 // followGoal reports a goal as work-done progress, a report per step,
 // until it ends, then offers its report.
 func (s *Server) followGoal(ws lunad.Workspace, info lunad.RunInfo, done <-chan struct{}) {
-	r, token, ok := s.followAgents(ws, info, done, "goal", info.ID+": started on "+info.Branch, lunad.GoalProgress)
+	r, token, ok := s.followAgents(ws, info, done, "goal", info.ID+": started on "+info.Branch, follow.GoalProgress)
 	if !ok {
 		return
 	}
@@ -81,7 +82,7 @@ func (s *Server) followGoal(ws lunad.Workspace, info lunad.RunInfo, done <-chan 
 // it and, when the goal made commits, to accept or discard them; or says
 // why the goal has no report.
 func (s *Server) goalEnded(ctx context.Context, ws lunad.Workspace, r lunad.RunInfo) {
-	doc, report, err := lunad.ReadGoal(ctx, ws, r)
+	doc, report, err := follow.ReadGoal(ctx, ws, r)
 	if err != nil {
 		s.notify(protocol.MessageTypeError, fmt.Sprintf("lunad goal %s %s: %s (lunad run show %s)", r.ID, r.Status, firstNonEmpty(r.Error, err.Error()), r.ID))
 		return
@@ -90,7 +91,7 @@ func (s *Server) goalEnded(ctx context.Context, ws lunad.Workspace, r lunad.RunI
 	s.mu.Lock()
 	root, showDocument := s.root, s.showDocument
 	s.mu.Unlock()
-	files, err := lunad.GoalFilesOf(root, r.ID)
+	files, err := follow.GoalFilesOf(root, r.ID)
 	if err == nil {
 		err = files.Keep(doc, report)
 	}

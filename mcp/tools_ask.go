@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/follow"
 )
 
 // The ask tool: a request to lunad's own agents (the supervisor and the
@@ -74,7 +75,7 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, in askIn) (*
 	if err != nil {
 		return nil, lunad.AskResult{}, s.explainRun(err, "nothing was started")
 	}
-	done, err := s.followAgents(ctx, req, info.ID, askPoll, lunad.RunEvent.Progress)
+	done, err := s.followAgents(ctx, req, info.ID, askPoll, follow.Progress)
 	if ctx.Err() != nil {
 		// The call was cancelled: so is the ask, whose writes are not
 		// wanted any more.
@@ -108,7 +109,7 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, in askIn) (*
 func (s *Server) followAgents(ctx context.Context, req *sdk.CallToolRequest, id string, poll time.Duration, words func(lunad.RunEvent) string) (lunad.RunInfo, error) {
 	token := req.Params.GetProgressToken()
 	step := 0
-	return lunad.FollowRun(ctx, s.ws, id, poll, func(e lunad.RunEvent) {
+	return follow.Run(ctx, s.ws, id, poll, func(e lunad.RunEvent) {
 		msg := strings.TrimSpace(words(e))
 		if token == nil || msg == "" {
 			return

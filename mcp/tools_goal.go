@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/follow"
 )
 
 // The goal tool: an autonomous goal (an agent that acts in a sandbox under the
@@ -70,7 +71,7 @@ func (s *Server) goal(ctx context.Context, req *sdk.CallToolRequest, in goalIn) 
 	if !in.Wait {
 		return nil, out, nil
 	}
-	done, err := s.followAgents(ctx, req, info.ID, goalPoll, lunad.GoalProgress)
+	done, err := s.followAgents(ctx, req, info.ID, goalPoll, follow.GoalProgress)
 	if ctx.Err() != nil {
 		// The call was cancelled; the goal goes on, on its own branch.
 		return nil, goalOut{}, &toolError{msg: fmt.Sprintf("goal %s goes on without this call (it works on its own branch %s); follow it with run_status {\"id\": %q}", info.ID, info.Branch, info.ID), err: ctx.Err()}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/follow"
 )
 
 var cmdAsk = &command{
@@ -101,8 +102,8 @@ func askAndWait(ctx context.Context, ws lunad.Workspace, req lunad.RunRequest, p
 		return lunad.AskResult{}, err
 	}
 	fmt.Fprintf(progress, "ask %s: started\n", info.ID)
-	r, err := lunad.FollowRun(ctx, ws, info.ID, askPoll, func(e lunad.RunEvent) {
-		if line := e.Progress(); line != "" {
+	r, err := follow.Run(ctx, ws, info.ID, askPoll, func(e lunad.RunEvent) {
+		if line := follow.Progress(e); line != "" {
 			fmt.Fprintf(progress, "  %s\n", line)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/follow"
 )
 
 var cmdGoal = &command{
@@ -152,8 +153,8 @@ func goalAndWait(ctx context.Context, ws lunad.Workspace, req lunad.RunRequest, 
 		return lunad.RunInfo{}, err
 	}
 	fmt.Fprintf(progress, "goal %s: started on %s (from %s at %s)\n", info.ID, info.Branch, orWhat(info.BaseBranch, "a detached HEAD"), shortHash(info.Base))
-	r, err := lunad.FollowRun(ctx, ws, info.ID, goalPoll, func(e lunad.RunEvent) {
-		if line := lunad.GoalProgress(e); line != "" {
+	r, err := follow.Run(ctx, ws, info.ID, goalPoll, func(e lunad.RunEvent) {
+		if line := follow.GoalProgress(e); line != "" {
 			fmt.Fprintf(progress, "  %s\n", line)
 		}
 	})
@@ -167,13 +168,13 @@ func goalAndWait(ctx context.Context, ws lunad.Workspace, req lunad.RunRequest, 
 }
 
 // keepGoal reads a finished goal's result, trace and report from its run
-// and keeps them as files (lunad.GoalFiles), where editors open them.
-func keepGoal(ctx context.Context, ws lunad.Workspace, root string, info lunad.RunInfo) (lunad.GoalTrace, lunad.GoalFiles, error) {
-	doc, report, err := lunad.ReadGoal(ctx, ws, info)
+// and keeps them as files (follow.GoalFiles), where editors open them.
+func keepGoal(ctx context.Context, ws lunad.Workspace, root string, info lunad.RunInfo) (lunad.GoalTrace, follow.GoalFiles, error) {
+	doc, report, err := follow.ReadGoal(ctx, ws, info)
 	if err != nil {
-		return doc, lunad.GoalFiles{}, fmt.Errorf("goal %s %s without a result: %s (see lunad run show %s)", info.ID, info.Status, orWhat(info.Error, err.Error()), info.ID)
+		return doc, follow.GoalFiles{}, fmt.Errorf("goal %s %s without a result: %s (see lunad run show %s)", info.ID, info.Status, orWhat(info.Error, err.Error()), info.ID)
 	}
-	files, err := lunad.GoalFilesOf(root, info.ID)
+	files, err := follow.GoalFilesOf(root, info.ID)
 	if err == nil {
 		err = files.Keep(doc, report)
 	}
@@ -197,7 +198,7 @@ func cancelGoal(ws lunad.Workspace, id string, cause error) error {
 }
 
 // printGoal writes a goal's result for a person.
-func printGoal(w io.Writer, r lunad.GoalResult, files lunad.GoalFiles) error {
+func printGoal(w io.Writer, r lunad.GoalResult, files follow.GoalFiles) error {
 	p := &errWriter{w: w}
 	p.printf("goal %s: %s\n", r.Run, r.Outcome)
 	if r.Summary != "" {
@@ -262,7 +263,7 @@ func goalOutcome(r lunad.GoalResult) error {
 		if r.TestsAfter == nil || r.TestsAfter.OK {
 			return nil
 		}
-		return fmt.Errorf("goal %s finished but its tests fail: %s (%s)", r.Run, lunad.TestVerdict(*r.TestsAfter), keep)
+		return fmt.Errorf("goal %s finished but its tests fail: %s (%s)", r.Run, follow.TestVerdict(*r.TestsAfter), keep)
 	case lunad.GoalBudgetExhausted:
 		return fmt.Errorf("goal %s spent its budget: %s (raise [agents.goal.budget] in .luna/config.toml; %s)", r.Run, orWhat(r.Reason, r.Summary), keep)
 	case lunad.GoalMaxSteps:
@@ -313,13 +314,13 @@ func (m *Main) showGoal(ctx context.Context, ws lunad.Workspace, info lunad.RunI
 		p := &errWriter{w: m.Stdout}
 		p.printf("goal %s: running on %s (the report comes when it ends)\n", info.ID, info.Branch)
 		for _, e := range info.Events {
-			if line := lunad.GoalProgress(e); line != "" {
+			if line := follow.GoalProgress(e); line != "" {
 				p.printf("  %s\n", line)
 			}
 		}
 		return p.err
 	}
-	doc, report, err := lunad.ReadGoal(ctx, ws, info)
+	doc, report, err := follow.ReadGoal(ctx, ws, info)
 	if err != nil {
 		return err
 	}

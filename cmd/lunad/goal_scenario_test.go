@@ -17,6 +17,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon/rpc"
+	"github.com/lunad/lunad/runs/follow"
 )
 
 // sharedSandboxHome is the goals' commands' home every test of the package
@@ -171,7 +172,7 @@ func TestGoalScenario(t *testing.T) {
 					t.Errorf("goal show lacks %q:\n%s", want, report)
 				}
 			}
-			files, err := lunad.GoalFilesOf(w.dir, res.Run)
+			files, err := follow.GoalFilesOf(w.dir, res.Run)
 			if err != nil {
 				t.Fatal(err)
 			}

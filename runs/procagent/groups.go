@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // A command's process group is recorded (Options.Groups) so that a daemon
@@ -44,8 +46,9 @@ type group struct {
 	Command string `json:"command"`
 }
 
-// record writes g durably into dir as PGID.json: a temp file, fsynced,
-// renamed into place, the directory fsynced.
+// record writes g durably into dir as PGID.json (atomicfile: a temp file,
+// fsynced, renamed into place, the directory fsynced). On an error no
+// record is left.
 func (g group) record(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
@@ -54,31 +57,8 @@ func (g group) record(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-")
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	name := filepath.Join(dir, strconv.Itoa(g.PGID)+".json")
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	d, err := os.Open(dir)
-	if err == nil {
-		err = d.Sync()
-		d.Close()
-	}
-	if err != nil {
+	if err := atomicfile.Write(name, b, atomicfile.Options{Durable: true}); err != nil {
 		os.Remove(name)
 		return "", err
 	}

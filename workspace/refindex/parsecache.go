@@ -9,9 +9,9 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 
+	"github.com/lunad/lunad/internal/atomicfile"
 	"github.com/lunad/lunad/treesitter"
 )
 
@@ -195,8 +195,8 @@ func (in interner) b(v []byte) string {
 	return w
 }
 
-// save writes the cache atomically (temp file, rename) if it changed. It
-// is a cache: no fsync, a torn or lost file is rebuilt.
+// save writes the cache atomically (atomicfile: temp file, rename) if it
+// changed. It is a cache: no fsync, a torn or lost file is rebuilt.
 func (c *parseCache) save(path string) error {
 	c.mu.Lock()
 	if !c.dirty {
@@ -211,16 +211,18 @@ func (c *parseCache) save(path string) error {
 	}
 	c.dirty = false
 	c.mu.Unlock()
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".refs-*")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(tmp, 1<<16)
+	return atomicfile.WriteFrom(path, atomicfile.Options{}, func(w io.Writer) error { return encodeCache(w, keys, files) })
+}
+
+// encodeCache writes the cache file's content: the magic, the schema, the
+// entry count, then each entry (its key and packed file) with its CRC.
+func encodeCache(out io.Writer, keys []cacheKey, files []*treesitter.PackedFile) error {
+	w := bufio.NewWriterSize(out, 1<<16)
 	schema := cacheSchema()
 	buf := append([]byte(cacheMagic), binary.AppendUvarint(nil, uint64(len(schema)))...)
 	buf = append(buf, schema...)
 	buf = binary.AppendUvarint(buf, uint64(len(keys)))
-	_, err = w.Write(buf)
+	_, err := w.Write(buf)
 	var body []byte
 	for i := 0; i < len(keys) && err == nil; i++ {
 		body = append(body[:0], keys[i][:]...)
@@ -232,17 +234,8 @@ func (c *parseCache) save(path string) error {
 		buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(body, crcTable))
 		_, err = w.Write(buf)
 	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		return err
 	}
-	return err
+	return w.Flush()
 }

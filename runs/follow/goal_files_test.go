@@ -1,4 +1,4 @@
-package lunad_test
+package follow_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/follow"
 )
 
 // runFiles are a run's stage files by event and name.
@@ -49,7 +50,7 @@ func TestReadGoal(t *testing.T) {
 		{Seq: 18, Type: lunad.EventRunCompleted, Outcome: "finished", Output: mustJSON(t, res)},
 	}}
 	files := runFiles{"7/trace/0001.json": stepJSON(1, "edit_artifact"), "14/trace/0002.json": stepJSON(2, "finish"), "17/report.md": "# Goal: g\n"}
-	doc, report, err := lunad.ReadGoal(context.Background(), files, info)
+	doc, report, err := follow.ReadGoal(context.Background(), files, info)
 	var tools []string
 	for _, s := range doc.Trace {
 		tools = append(tools, s.Action.Tool)
@@ -61,32 +62,32 @@ func TestReadGoal(t *testing.T) {
 	t.Run("accepted", func(t *testing.T) {
 		settled := info
 		settled.Events = append(slices.Clone(info.Events), lunad.RunEvent{Seq: 19, Type: lunad.EventRunAccepted, Tip: "abc"})
-		if doc, _, err := lunad.ReadGoal(context.Background(), files, settled); err != nil || doc.Result.Outcome != lunad.GoalFinished || len(doc.Trace) != 2 {
+		if doc, _, err := follow.ReadGoal(context.Background(), files, settled); err != nil || doc.Result.Outcome != lunad.GoalFinished || len(doc.Trace) != 2 {
 			t.Fatalf("the result of an accepted goal: %+v, %v", doc, err)
 		}
 	})
 	t.Run("ended before its report", func(t *testing.T) {
 		delete(files, "17/report.md")
-		if _, report, err := lunad.ReadGoal(context.Background(), files, info); err != nil || report != "" {
+		if _, report, err := follow.ReadGoal(context.Background(), files, info); err != nil || report != "" {
 			t.Fatalf("report %q, %v", report, err)
 		}
 	})
 	t.Run("unfinished", func(t *testing.T) {
 		running := info
 		running.Status, running.Events = lunad.RunRunning, info.Events[:4]
-		if _, _, err := lunad.ReadGoal(context.Background(), files, running); !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "has not finished") {
+		if _, _, err := follow.ReadGoal(context.Background(), files, running); !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "has not finished") {
 			t.Fatalf("%v", err)
 		}
 	})
 	t.Run("a trace that does not decode", func(t *testing.T) {
 		bad := runFiles{"7/trace/0001.json": "{"}
-		if _, _, err := lunad.ReadGoal(context.Background(), bad, info); !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "goal R1, step 1: the trace does not decode") {
+		if _, _, err := follow.ReadGoal(context.Background(), bad, info); !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "goal R1, step 1: the trace does not decode") {
 			t.Fatalf("%v", err)
 		}
 	})
 	t.Run("a store that fails", func(t *testing.T) {
 		bad := runFiles{"broken": "disk on fire"}
-		if _, _, err := lunad.ReadGoal(context.Background(), bad, info); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		if _, _, err := follow.ReadGoal(context.Background(), bad, info); err == nil || !strings.Contains(err.Error(), "disk on fire") {
 			t.Fatalf("%v", err)
 		}
 	})
@@ -115,14 +116,14 @@ func TestGoalFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := lunad.GoalFiles{Report: filepath.Join(common, "luna", "goals", "R1.md"), Trace: filepath.Join(common, "luna", "goals", "R1.json")}
+	want := follow.GoalFiles{Report: filepath.Join(common, "luna", "goals", "R1.md"), Trace: filepath.Join(common, "luna", "goals", "R1.json")}
 	for _, dir := range []string{root, wt} {
-		if got, err := lunad.GoalFilesOf(dir, "R1"); err != nil || got != want {
+		if got, err := follow.GoalFilesOf(dir, "R1"); err != nil || got != want {
 			t.Errorf("GoalFilesOf(%s) = %+v, %v; want %+v", dir, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "..", "a/b", "."} {
-		if _, err := lunad.GoalFilesOf(root, bad); !errors.Is(err, lunad.ErrInvalid) {
+		if _, err := follow.GoalFilesOf(root, bad); !errors.Is(err, lunad.ErrInvalid) {
 			t.Errorf("GoalFilesOf(%q): %v", bad, err)
 		}
 	}

@@ -1,10 +1,11 @@
-package lunad_test
+package follow_test
 
 import (
 	"encoding/json"
 	"testing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/follow"
 )
 
 // TestGoalProgress: a line per step of a goal, from its stages' outputs
@@ -56,7 +57,7 @@ func TestGoalProgress(t *testing.T) {
 		{"not a goal's output", lunad.RunEvent{Type: lunad.EventStageSucceeded, Stage: "act", Next: "test", Output: json.RawMessage(`"x"`)}, "act: done, next test"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := lunad.GoalProgress(tc.ev); got != tc.want {
+			if got := follow.GoalProgress(tc.ev); got != tc.want {
 				t.Errorf("GoalProgress:\n got %q\nwant %q", got, tc.want)
 			}
 		})

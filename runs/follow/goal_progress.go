@@ -1,27 +1,12 @@
-package lunad
+package follow
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
-)
 
-// goalStageState is the part of a goal stage's output GoalProgress reads:
-// every stage of the goal workflow outputs the goal's state (package
-// agents/goal), whose fields below are a contract — the step count and
-// limit, the latest steps in full (the last one is the step an act stage
-// just took), the latest test result and the step it followed, and the
-// plan of a --plan goal.
-type goalStageState struct {
-	Steps     int          `json:"steps"`
-	MaxSteps  int          `json:"max_steps"`
-	Recent    []GoalStep   `json:"recent"`
-	Tests     *TestSummary `json:"tests"`
-	TestsStep int          `json:"tests_step"`
-	Tested    bool         `json:"tested"`
-	Plan      string       `json:"plan"`
-	Outcome   string       `json:"outcome"`
-}
+	"github.com/lunad/lunad"
+)
 
 // GoalProgress words an event of a goal's run for a person following it,
 // a line per step: "step 3/30: edit_artifact calc.go → ok, changed
@@ -29,23 +14,23 @@ type goalStageState struct {
 // no-network: …", "tests after step 3: ok — 2 passed (go test ./...
 // exit 0)", "committed a1b2c3d4: calc.go". Events of the engine's own
 // (a stage starting, its succeeding, the run's end) are worded as
-// RunEvent.Progress does; "" for those not worth a line.
-func GoalProgress(e RunEvent) string {
+// Progress does; "" for those not worth a line.
+func GoalProgress(e lunad.RunEvent) string {
 	switch e.Type {
-	case EventStageStarted:
+	case lunad.EventStageStarted:
 		if e.Attempt > 1 {
-			return e.Progress()
+			return Progress(e)
 		}
 		return ""
-	case EventStageCommitted:
+	case lunad.EventStageCommitted:
 		return goalCommitted(e)
-	case EventStageSucceeded:
+	case lunad.EventStageSucceeded:
 	default:
-		return e.Progress()
+		return Progress(e)
 	}
 	var st goalStageState
 	if json.Unmarshal(e.Output, &st) != nil {
-		return e.Progress()
+		return Progress(e)
 	}
 	switch e.Stage {
 	case "begin":
@@ -71,11 +56,11 @@ func GoalProgress(e RunEvent) string {
 	case "report":
 		return "report written"
 	}
-	return e.Progress()
+	return Progress(e)
 }
 
 // goalCommitted is the line of a STAGE_COMMITTED: the commit and paths.
-func goalCommitted(e RunEvent) string {
+func goalCommitted(e lunad.RunEvent) string {
 	if len(e.Writes) == 0 {
 		return ""
 	}
@@ -91,7 +76,7 @@ func goalCommitted(e RunEvent) string {
 }
 
 // goalStepLine is one step: its action, in brief, and how it went.
-func goalStepLine(s GoalStep, max int) string {
+func goalStepLine(s lunad.GoalStep, max int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "step %d", s.Step)
 	if max > 0 {
@@ -123,7 +108,7 @@ func goalStepLine(s GoalStep, max int) string {
 
 // actionBrief is an action's arguments in a few words: its path, its
 // command line, its query.
-func actionBrief(a GoalAction) string {
+func actionBrief(a lunad.GoalAction) string {
 	var args struct {
 		Path  string   `json:"path"`
 		Argv  []string `json:"argv"`
@@ -156,78 +141,4 @@ func actionBrief(a GoalAction) string {
 		return strings.Join(files, ", ")
 	}
 	return ""
-}
-
-// TestVerdict is a test run in a line: "ok — 2 passed (go test ./...
-// exit 0)", "FAIL — 1 passed, 1 failed: TestAdd (go test ./... exit 1)".
-func TestVerdict(s TestSummary) string {
-	var b strings.Builder
-	if s.OK {
-		b.WriteString("ok")
-	} else {
-		b.WriteString("FAIL")
-	}
-	var counts []string
-	for _, c := range []struct {
-		n    int
-		what string
-	}{{s.Passed, "passed"}, {s.Failed, "failed"}, {s.Errored, "errored"}, {s.Skipped, "skipped"}} {
-		if c.n > 0 {
-			counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
-		}
-	}
-	if len(counts) > 0 {
-		b.WriteString(" — " + strings.Join(counts, ", "))
-	}
-	if len(s.Failures) > 0 {
-		var names []string
-		for i, f := range s.Failures {
-			if i == 3 {
-				names = append(names, "…")
-				break
-			}
-			names = append(names, oneLine(f.Name, 80))
-		}
-		b.WriteString(": " + strings.Join(names, ", "))
-	}
-	var cmds []string
-	for _, c := range s.Commands {
-		line := fmt.Sprintf("%s exit %d", oneLine(strings.Join(c.Argv, " "), 80), c.ExitCode)
-		if c.Ended != "" {
-			line += " (" + c.Ended + ")"
-		}
-		cmds = append(cmds, line)
-	}
-	if len(cmds) > 0 {
-		b.WriteString(" (" + strings.Join(cmds, "; ") + ")")
-	}
-	return b.String()
-}
-
-// oneLine is s's first line, its control characters dropped, cut at n
-// bytes (on a character boundary) with "…".
-func oneLine(s string, n int) string {
-	s = strings.TrimSpace(firstLine(s))
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, s)
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xc0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// short is a commit's first 8 hex digits.
-func short(commit string) string {
-	if len(commit) > 8 {
-		return commit[:8]
-	}
-	return commit
 }

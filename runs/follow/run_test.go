@@ -1,4 +1,4 @@
-package lunad_test
+package follow_test
 
 import (
 	"context"
@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs/follow"
 )
 
-// growingRun is a Runner whose run gains one event per read and finishes
+// growingRun is a WorkflowRuns whose run gains one event per read and finishes
 // with its last.
 type growingRun struct {
 	lunad.WorkflowRuns
@@ -48,9 +49,9 @@ func TestFollowRun(t *testing.T) {
 	}
 	var got []string
 	var seqs []int
-	info, err := lunad.FollowRun(context.Background(), &growingRun{events: evs}, "r1", time.Millisecond, func(e lunad.RunEvent) {
+	info, err := follow.Run(context.Background(), &growingRun{events: evs}, "r1", time.Millisecond, func(e lunad.RunEvent) {
 		seqs = append(seqs, e.Seq)
-		if p := e.Progress(); p != "" {
+		if p := follow.Progress(e); p != "" {
 			got = append(got, p)
 		}
 	})
@@ -65,19 +66,19 @@ func TestFollowRun(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("progress %q, want %q", got, want)
 	}
-	if p := (lunad.RunEvent{Type: lunad.EventRunCompleted, Outcome: "question"}).Progress(); p != "question" {
+	if p := follow.Progress(lunad.RunEvent{Type: lunad.EventRunCompleted, Outcome: "question"}); p != "question" {
 		t.Errorf("an outcome: %q", p)
 	}
-	if p := (lunad.RunEvent{Type: lunad.EventStageConflict, Stage: "writer", Error: "conflict: a.md changed"}).Progress(); p != "writer: not written: conflict: a.md changed" {
+	if p := follow.Progress(lunad.RunEvent{Type: lunad.EventStageConflict, Stage: "writer", Error: "conflict: a.md changed"}); p != "writer: not written: conflict: a.md changed" {
 		t.Errorf("a conflict: %q", p)
 	}
-	if p := (lunad.RunEvent{Type: lunad.EventRunAborted, Error: "no"}).Progress(); p != "aborted: no" {
+	if p := follow.Progress(lunad.RunEvent{Type: lunad.EventRunAborted, Error: "no"}); p != "aborted: no" {
 		t.Errorf("aborted: %q", p)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := lunad.FollowRun(ctx, &growingRun{events: evs}, "r1", time.Hour, nil); !errors.Is(err, context.Canceled) {
+	if _, err := follow.Run(ctx, &growingRun{events: evs}, "r1", time.Hour, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
 }
