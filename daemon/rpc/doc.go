@@ -1,4 +1,4 @@
-// Package daemon is the socket protocol of a workspace's daemon: the server
+// Package rpc is the socket protocol of a workspace's daemon: the server
 // (Listen, Serve) that serves any lunad.Workspace — in lunad serve, the
 // workspace service — to the processes of one user over a unix socket, the
 // framing and error table of its JSON-RPC, and the client (Connect, Client),
@@ -6,4 +6,13 @@
 // daemon when asked (AutoStart) and reconnects for long-lived users. When no
 // daemon runs, a command opens the workspace in-process instead
 // (workspace.Open); this package only connects or says ErrNoDaemon.
+//
+// One concern per file: protocol.go names the methods and the handshake
+// (Hello), params.go the params and results on the wire, handlers.go answers
+// each method, codec.go encodes the payloads, errors.go carries errors both
+// ways, framing.go frames the messages and enforces their limits, server.go
+// accepts and caps the connections, conn.go serves one of them; socket.go
+// finds and binds the socket, connect.go and client.go are the client;
+// runs.go and index.go hold the calls of the workflow runs and of the
+// reference index.
 package rpc
