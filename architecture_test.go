@@ -42,16 +42,18 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "workspace", forbidden: append([]string{"go.lsp.dev/", "github.com/modelcontextprotocol/", "github.com/fsnotify/", mod + "/daemon/rpc", mod + "/daemon/watch"}, adapters...)},
 		// The watcher works over a small interface of the service.
 		{pkg: "daemon/watch", siblings: []string{mod}, forbidden: []string{"github.com/go-git/", "go.lsp.dev/", "github.com/modelcontextprotocol/"}},
-		{pkg: "workspace/refindex", siblings: []string{mod, mod + "/treesitter", mod + "/internal/textpos", mod + "/internal/atomicfile"}},
+		{pkg: "workspace/refindex", siblings: []string{mod, mod + "/treesitter", mod + "/internal/textpos", mod + "/internal/atomicfile", mod + "/internal/lazyregexp"}},
 		{pkg: "workspace/events", siblings: []string{mod}},
 		{pkg: ".", siblings: []string{}},
 		{pkg: "editor", siblings: []string{}},
 		{pkg: "internal/textpos", siblings: []string{}},
+		// Regular expressions compiled on first use: the standard library only.
+		{pkg: "internal/lazyregexp", siblings: []string{}, noCgo: true, stdOnly: true},
 		{pkg: "daemon/exemem", siblings: []string{mod}, stdOnly: true, noCgo: true},
-		{pkg: "treesitter", siblings: []string{mod + "/internal/textpos"}},
+		{pkg: "treesitter", siblings: []string{mod + "/internal/textpos", mod + "/internal/lazyregexp"}},
 		// The workflow engine speaks to git only through its Store
 		// interface, and to the workspace through Effects.
-		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/workflow", mod + "/runs/procagent", mod + "/internal/atomicfile"}},
+		{pkg: "runs", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/workflow", mod + "/runs/procagent", mod + "/internal/atomicfile", mod + "/internal/lazyregexp"}},
 		{pkg: "runs/workflow", siblings: []string{mod}, noCgo: true},
 		// A run as people follow it, shared by the adapters: the vocabulary
 		// only, so that they may import it.

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // Create adds an artifact: its file and its metadata, in one commit.
@@ -238,7 +239,7 @@ func (s *Store) Archive(ctx context.Context, ref string, ch lunad.Change) (lunad
 	})
 }
 
-var linkKind = lazyRegexp(`^[a-z][a-z0-9_-]{0,63}$`)
+var linkKind = lazyregexp.New(`^[a-z][a-z0-9_-]{0,63}$`)
 
 // Link records an explicit link from src to dst. Returns ErrNotFound if
 // either is unknown, ErrExists if the link exists.

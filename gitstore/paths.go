@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // maxPathLen bounds an artifact path in bytes.
@@ -18,7 +19,7 @@ const maxPathLen = 1024
 // systems (ext4, APFS, NTFS) store.
 const maxComponentLen = 255
 
-var gitShortName = lazyRegexp(`(?i)^git~[0-9]+$`)
+var gitShortName = lazyregexp.New(`(?i)^git~[0-9]+$`)
 
 // isDotGit reports whether a path component names .git on some filesystem
 // git supports: any case, trailing spaces or dots (NTFS), the 8.3 short
@@ -128,7 +129,7 @@ func extForType(typ string) string {
 	return best
 }
 
-var typePattern = lazyRegexp(`^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9.+-]*$`)
+var typePattern = lazyregexp.New(`^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9.+-]*$`)
 
 func checkType(t string) error {
 	if !typePattern().MatchString(t) || len(t) > 100 {

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // Run event logs. Each run is a ref, refs/luna/runs/<run-id>, with one
@@ -53,8 +54,8 @@ const (
 )
 
 var (
-	runIDPattern     = lazyRegexp(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
-	eventTypePattern = lazyRegexp(`^[A-Z][A-Z0-9_]{0,63}$`)
+	runIDPattern     = lazyregexp.New(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
+	eventTypePattern = lazyregexp.New(`^[A-Z][A-Z0-9_]{0,63}$`)
 	runSignature     = Signature{Name: "lunad", Email: "lunad@localhost"}
 )
 

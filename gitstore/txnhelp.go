@@ -12,9 +12,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
-var extraKey = lazyRegexp(`^[A-Z][A-Za-z0-9-]{0,62}$`)
+var extraKey = lazyregexp.New(`^[A-Z][A-Za-z0-9-]{0,62}$`)
 
 func validateChange(c lunad.Change) error {
 	if strings.ContainsAny(c.Agent, "<>") {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // What a stage's response may carry besides its output and writes: the
@@ -30,9 +31,9 @@ const (
 )
 
 var (
-	agentName   = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	trailerName = lazyRegexp(`^[A-Z][A-Za-z0-9-]{0,62}$`)
-	fileSegment = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+	agentName   = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	trailerName = lazyregexp.New(`^[A-Z][A-Za-z0-9-]{0,62}$`)
+	fileSegment = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 )
 
 // engineTrailers are the trailers the engine writes on a stage's commit,

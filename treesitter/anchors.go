@@ -2,6 +2,8 @@ package treesitter
 
 import (
 	"slices"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // HTML anchors in Markdown: GitHub and every site generator render
@@ -14,7 +16,7 @@ const kindAnchor = "anchor"
 
 // htmlAnchor matches an element's id="x" and an <a>'s name="x" (single or
 // double quotes); data-id= and <meta name=> are not anchors.
-var htmlAnchor = lazyRegexp(`(?i)<(?:a\s[^<>]*?\bname|[a-z][a-z0-9-]*\s(?:[^<>]*?\s)?id)\s*=\s*(?:"([^"<>]+)"|'([^'<>]+)')`)
+var htmlAnchor = lazyregexp.New(`(?i)<(?:a\s[^<>]*?\bname|[a-z][a-z0-9-]*\s(?:[^<>]*?\s)?id)\s*=\s*(?:"([^"<>]+)"|'([^'<>]+)')`)
 
 // scanAnchors returns the anchors of the HTML in text as references of
 // kind kindAnchor (Name: the id), with offsets relative to text.

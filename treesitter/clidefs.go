@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // Command-line commands and flags defined in code, found by the shapes the
@@ -59,7 +61,7 @@ func (g gated) findAll(src []byte) [][]int {
 }
 
 // cliPatterns are compiled on first use, as every regular expression of
-// the package is (lazyRegexp).
+// the package is (lazyregexp.New).
 var cliPatterns = sync.OnceValue(func() map[string][]cliPattern {
 	jsCLI := []cliPattern{
 		{gated: gate(`\.command\(\s*['"`+"`"+`]([A-Za-z][\w-]*)`, ".command("), kind: "command"},
@@ -88,10 +90,10 @@ var cliPatterns = sync.OnceValue(func() map[string][]cliPattern {
 })
 
 var (
-	quotedName = lazyRegexp(`^\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']|\bname\s*=\s*["']([A-Za-z][\w-]*)["']`)
-	pyNextDef  = lazyRegexp(`(?m)^\s*(?:async\s+)?def\s+(\w+)`) // the function under the decorators
-	clapLong   = lazyRegexp(`\blong\s*=\s*"([A-Za-z][\w-]*)"`)
-	variantRe  = lazyRegexp(`(?m)^\s*(?:#\[[^\n]*\n\s*)*([A-Z]\w*)\s*[({,]`)
+	quotedName = lazyregexp.New(`^\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']|\bname\s*=\s*["']([A-Za-z][\w-]*)["']`)
+	pyNextDef  = lazyregexp.New(`(?m)^\s*(?:async\s+)?def\s+(\w+)`) // the function under the decorators
+	clapLong   = lazyregexp.New(`\blong\s*=\s*"([A-Za-z][\w-]*)"`)
+	variantRe  = lazyregexp.New(`(?m)^\s*(?:#\[[^\n]*\n\s*)*([A-Z]\w*)\s*[({,]`)
 )
 
 // pyCommandName is a click/typer command's name: the one given, else the
@@ -222,7 +224,7 @@ var shortFirst = sync.OnceValue(func() map[string][]gated {
 	}
 })
 
-var clapShort = lazyRegexp(`\bshort\b(?:\s*=\s*'([A-Za-z0-9])')?`)
+var clapShort = lazyregexp.New(`\bshort\b(?:\s*=\s*'([A-Za-z0-9])')?`)
 
 // shortFlags reports the short flags src (in lang) defines next to a long
 // one, in file order of their patterns.

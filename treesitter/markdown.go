@@ -9,11 +9,13 @@ import (
 	"unicode/utf8"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // hasScheme matches absolute URLs (https:, mailto:, ...), which are not
 // references to artifacts.
-var hasScheme = lazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+var hasScheme = lazyregexp.New(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
 // extractMarkdown runs markdown.scm on the block tree and, for the inline
 // spans that can hold a code span or link, markdown_inline.scm on a parse

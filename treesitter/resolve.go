@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // resolve applies the rules documented on Graph to one reference of e.
@@ -42,10 +44,10 @@ func (g *Graph) artifactTarget(id string) Target {
 }
 
 // lineFragment matches "L10", "L10-L20" and "L10-20".
-var lineFragment = lazyRegexp(`^L([0-9]+)(?:-L?([0-9]+))?$`)
+var lineFragment = lazyregexp.New(`^L([0-9]+)(?:-L?([0-9]+))?$`)
 
 // ignoredLink matches destinations that are not text artifacts.
-var ignoredLink = lazyRegexp(`(?i)\.(png|jpe?g|gif|svg|webp|ico|bmp|pdf|zip|gz|tgz|mp4|mp3|woff2?)$`)
+var ignoredLink = lazyregexp.New(`(?i)\.(png|jpe?g|gif|svg|webp|ico|bmp|pdf|zip|gz|tgz|mp4|mp3|woff2?)$`)
 
 func (g *Graph) resolveLink(e *Entry, res *Resolution) {
 	p, frag := splitFragment(res.Ref.Target)

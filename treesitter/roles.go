@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // symbolLike matches a dotted name (`a.b`, `a::b`, `a#b`, optionally `()`):
 // what a role, an autodoc directive or a `:::` line names.
-var symbolLike = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$`)
+var symbolLike = lazyregexp.New(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?$`)
 
 // Roles of Sphinx and MyST ({func}`x` in MyST Markdown, :func:`x` in
 // reStructuredText) and the include directives of mdBook and MkDocs: the
@@ -88,7 +90,7 @@ func mystRoleBefore(text []byte, end int) (start int, role string) {
 }
 
 // autodocLine matches a mkdocstrings line "::: package.module.name".
-var autodocLine = lazyRegexp(`(?m)^[ \t]*:::[ \t]+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*$`)
+var autodocLine = lazyregexp.New(`(?m)^[ \t]*:::[ \t]+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*$`)
 
 // scanAutodoc finds mkdocstrings "::: dotted.name" lines: references of
 // kind "code" to the named definition (or module).
@@ -105,7 +107,7 @@ func scanAutodoc(text []byte) []ref {
 
 // includeDirective matches mdBook's {{#include path}}, {{#rustdoc_include
 // path:anchor}} and {{#playground path}}.
-var includeDirective = lazyRegexp(`\{\{#(include|rustdoc_include|playground)[ \t]+([^}\s]+)[^}\n]*\}\}`)
+var includeDirective = lazyregexp.New(`\{\{#(include|rustdoc_include|playground)[ \t]+([^}\s]+)[^}\n]*\}\}`)
 
 // scanIncludes finds mdBook include directives: references of kind
 // "include" to the file (Target: the path, with "#L10" or "#L10-L20" for

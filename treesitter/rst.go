@@ -3,6 +3,8 @@ package treesitter
 import (
 	"bytes"
 	"strings"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // LangRST is reStructuredText: there is no grammar for it in lunad, so it
@@ -11,21 +13,21 @@ import (
 const LangRST = "rst"
 
 // rstRole matches an interpreted-text role: :func:`name`, :py:meth:`~a.b`.
-var rstRole = lazyRegexp("(?:^|[^\\w`:]):([A-Za-z][A-Za-z0-9_.+-]*(?::[A-Za-z][A-Za-z0-9_.+-]*)*):`([^`\\n]+)`")
+var rstRole = lazyregexp.New("(?:^|[^\\w`:]):([A-Za-z][A-Za-z0-9_.+-]*(?::[A-Za-z][A-Za-z0-9_.+-]*)*):`([^`\\n]+)`")
 
 // rstLink matches an embedded-URI hyperlink: `text <url>`_ or `text <url>`__.
-var rstLink = lazyRegexp("`([^`<\\n]*)<([^`>\\n]+)>`__?")
+var rstLink = lazyregexp.New("`([^`<\\n]*)<([^`>\\n]+)>`__?")
 
 // rstTarget matches an external hyperlink target: .. _label: url.
-var rstTarget = lazyRegexp(`(?m)^[ \t]*\.\. _[^:\n]+:[ \t]+(\S+)[ \t]*$`)
+var rstTarget = lazyregexp.New(`(?m)^[ \t]*\.\. _[^:\n]+:[ \t]+(\S+)[ \t]*$`)
 
 // rstInclude matches the include directives: .. include:: path and
 // .. literalinclude:: path.
-var rstInclude = lazyRegexp(`(?m)^[ \t]*\.\. (?:literal)?include::[ \t]+(\S+)[ \t]*$`)
+var rstInclude = lazyregexp.New(`(?m)^[ \t]*\.\. (?:literal)?include::[ \t]+(\S+)[ \t]*$`)
 
 // rstObject matches a directive documenting a named object:
 // .. autofunction:: httpx.get, .. py:method:: Client.get(url).
-var rstObject = lazyRegexp(`(?m)^[ \t]*\.\. ((?:auto|py:)[a-z]+)::[ \t]+([^\s(]+)`)
+var rstObject = lazyregexp.New(`(?m)^[ \t]*\.\. ((?:auto|py:)[a-z]+)::[ \t]+([^\s(]+)`)
 
 // rstRefs returns the references of reStructuredText: roles (kind "code",
 // "doc" or "ref", see roleRef), hyperlinks with an embedded URI and
@@ -143,7 +145,7 @@ func (p *Parser) parseRST(src []byte, lines *Lines) (*File, error) {
 
 // rstCodeDirective matches the directives whose content is code:
 // ".. code-block:: python", ".. code:: go", ".. sourcecode:: rust".
-var rstCodeDirective = lazyRegexp(`^([ \t]*)\.\. (?:code-block|code|sourcecode)::[ \t]*(\S*)`)
+var rstCodeDirective = lazyregexp.New(`^([ \t]*)\.\. (?:code-block|code|sourcecode)::[ \t]*(\S*)`)
 
 // rstBlock is the content of a code directive.
 type rstBlock struct {

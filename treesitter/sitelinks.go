@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // Links as a documentation site sees them. GitHub renders a repository's
@@ -130,7 +132,7 @@ func unverifiedSlug(res *Resolution, frag string) {
 
 // numbered matches GitHub's anchor of a repeated heading: "usage-1" is the
 // second heading whose slug is "usage".
-var numbered = lazyRegexp(`^(.+)-([0-9]+)$`)
+var numbered = lazyregexp.New(`^(.+)-([0-9]+)$`)
 
 // siteFragment finds the symbols or headings of e a link fragment names:
 // by findFragment; else as GitHub does, without its "user-content-"

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"unicode"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // Normalising a Markdown code span to the name it mentions (spanName),
@@ -12,17 +14,17 @@ import (
 var (
 	// signature: "fn parse(s: &str) -> T", "def get(url, **kw)",
 	// "async def aread()", "function create(opts)", "func (s *S) Run()"
-	sigPrefix = lazyRegexp(`^(?:pub\s+)?(?:async\s+)?(?:fn|def|function|func)\s+(?:\([^)]*\)\s*)?`)
+	sigPrefix = lazyregexp.New(`^(?:pub\s+)?(?:async\s+)?(?:fn|def|function|func)\s+(?:\([^)]*\)\s*)?`)
 	// a command line: "tool sub", "mkdocs gh-deploy", "cargo generate" —
 	// two or three lower-case words and nothing else
-	commandLine = lazyRegexp(`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*(?: [a-z][a-z0-9]*(?:-[a-z0-9]+)*){1,2}$`)
+	commandLine = lazyregexp.New(`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*(?: [a-z][a-z0-9]*(?:-[a-z0-9]+)*){1,2}$`)
 	// a single dashed word ("gh-deploy") is no identifier: a command
-	dashedWord = lazyRegexp(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
+	dashedWord = lazyregexp.New(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
 	// a long flag, optionally with its value: "--force", "--config <file>"
-	longFlag = lazyRegexp(`^--([A-Za-z][\w-]*[A-Za-z0-9])(?:[ =].*)?$`)
+	longFlag = lazyregexp.New(`^--([A-Za-z][\w-]*[A-Za-z0-9])(?:[ =].*)?$`)
 	// a short flag, optionally with its long form or a value: "-n",
 	// "-i | --identity", "-w 60"; a digit ("-1") is a number
-	shortFlag = lazyRegexp(`^-([A-Za-z])(?:\s*[|,/]\s*--([A-Za-z][\w-]*[A-Za-z0-9]))?(?:[ =].*)?$`)
+	shortFlag = lazyregexp.New(`^-([A-Za-z])(?:\s*[|,/]\s*--([A-Za-z][\w-]*[A-Za-z0-9]))?(?:[ =].*)?$`)
 )
 
 // spanName returns the name a code span's text mentions and the role its
@@ -104,7 +106,7 @@ func plainIdent(s string) bool {
 
 // symbolName is a bare or qualified identifier: parse_config,
 // Parser.Parse, std::fs::read, Foo#bar.
-var symbolName = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+var symbolName = lazyregexp.New(`^[A-Za-z_$][A-Za-z0-9_$]*((\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 
 // stripGroup removes one trailing balanced group opened by open
 // ("f(a, (b))" -> "f"), when it ends the text; text with an unbalanced or
@@ -135,14 +137,14 @@ func stripGroup(s string, open, close byte) string {
 // the name is: "the `x` argument", "the `x` command", "`x` option",
 // "variables `x`".
 var (
-	roleAfter = lazyRegexp(`^\s*(?:(argument|arg|parameter|param|kwarg|keyword argument|option)|(command|subcommand|sub-command|cli command)|(variable|placeholder)|(module|crate|package|library)|(setting|config setting|configuration setting|config option|configuration option|config key|configuration key|config|configuration))s?\b`)
+	roleAfter = lazyregexp.New(`^\s*(?:(argument|arg|parameter|param|kwarg|keyword argument|option)|(command|subcommand|sub-command|cli command)|(variable|placeholder)|(module|crate|package|library)|(setting|config setting|configuration setting|config option|configuration option|config key|configuration key|config|configuration))s?\b`)
 	// "the --x flag" is a flag by its shape; "option" after a name is a
 	// parameter in API prose ("the `timeout` option") — a CLI option is
 	// written with dashes.
 	// "is `x`", "be `x`": after a copula a plain word is a value or a
 	// state ("classes should be `frozen`"), not a function's name
-	copulaBefore = lazyRegexp(`(?i)\b(?:is|are|be|been|being)\s+$`)
-	roleBefore   = lazyRegexp(`(?i)\b(?:variables?|placeholders?)(?:\s+such\s+as|\s+like)?\s*$`)
+	copulaBefore = lazyregexp.New(`(?i)\b(?:is|are|be|been|being)\s+$`)
+	roleBefore   = lazyregexp.New(`(?i)\b(?:variables?|placeholders?)(?:\s+such\s+as|\s+like)?\s*$`)
 )
 
 // afterRoles are the roles of roleAfter's groups, in order.
@@ -186,11 +188,11 @@ func spanRole(before, after []byte) string {
 
 // paramListHeading matches the line introducing a list of parameters in
 // API docs: "Parameters:", "**Arguments**", "Args:", "Keyword arguments:".
-var paramListHeading = lazyRegexp(`(?i)^[\s>*_#]*(parameters|arguments|args|keyword arguments|kwargs|options|props)[\s*_:]*$`)
+var paramListHeading = lazyregexp.New(`(?i)^[\s>*_#]*(parameters|arguments|args|keyword arguments|kwargs|options|props)[\s*_:]*$`)
 
 // variableListHeading matches the line introducing a list of template
 // variables: "Builtin placeholders are:", "Variables:".
-var variableListHeading = lazyRegexp(`(?i)\b(placeholders|variables)\b[^.!?]*:[\s*_]*$`)
+var variableListHeading = lazyregexp.New(`(?i)\b(placeholders|variables)\b[^.!?]*:[\s*_]*$`)
 
 // listRole is the role of a code span at off that starts an item of a
 // list a "Parameters:" line (RoleParameter) or a "... placeholders are:"

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // private reports whether definition d of a file in lang is unexported or
@@ -31,7 +33,7 @@ func private(lang string, d *def, src []byte) bool {
 
 // indexedSelf matches a TypeScript indexed access type naming a member of
 // another type ("Options['baseUrl']"): submatch 1 is the member.
-var indexedSelf = lazyRegexp(`\b[A-Z]\w*\[\s*['"](\w+)['"]\s*\]`)
+var indexedSelf = lazyregexp.New(`\b[A-Z]\w*\[\s*['"](\w+)['"]\s*\]`)
 
 // restated reports whether field d of a TypeScript file restates another
 // type's member of the same name through an indexed access type

@@ -177,7 +177,7 @@ func (ev *evaluator) snippetsOf(e treesitter.Entry, scope func() map[string]bool
 		}
 		sp := span(r.Span)
 		ref := lunad.Reference{From: lunad.Location{ID: e.ID, Path: e.Path, Span: &sp}, Kind: "snippet",
-			Text: firstLine(q), State: lunad.RefOK}
+			Text: quoteHeadline(q), State: lunad.RefOK}
 		found, err := ev.drift(&ref, b, q)
 		if err != nil {
 			return nil, err
@@ -286,7 +286,9 @@ func (ev *evaluator) quotedBy(ref *lunad.Reference, scope map[string]bool, q []s
 	return false, nil
 }
 
-func firstLine(q []string) string {
+// quoteHeadline is the first non-empty line of a quote's lines: the text a
+// snippet reference shows.
+func quoteHeadline(q []string) string {
 	for _, l := range q {
 		if l != "" {
 			return l

@@ -102,7 +102,7 @@ func (a *Agents) act(ctx context.Context, v *visit) error {
 	case stall != nil:
 		v.end(outStopped, stall.Error())
 	case st.Failures >= a.o.MaxFailures:
-		v.end(outFailures, fmt.Sprintf("%d actions in a row failed; the last, step %d (%s): %s", st.Failures, step, gs.Action.Tool, clipLine(firstLine(e.Observation.Output), 300)))
+		v.end(outFailures, fmt.Sprintf("%d actions in a row failed; the last, step %d (%s): %s", st.Failures, step, gs.Action.Tool, clipLine(lunad.FirstLine(strings.TrimSpace(e.Observation.Output)), 300)))
 	case st.Steps >= st.MaxSteps && !(st.Mutated && st.Tested):
 		v.end(outMaxSteps, fmt.Sprintf("the goal took %d steps, its limit (--max-steps)", st.Steps))
 	}

@@ -118,7 +118,7 @@ func (s *state) note(n string) {
 
 // record adds a step to the history.
 func (s *state) record(gs lunad.GoalStep) {
-	e := entry{Step: gs.Step, Tool: gs.Action.Tool, Args: clipLine(llm.CanonicalArgs(gs.Action.Args), 160), Status: gs.Observation.Status, Brief: clipLine(firstLine(gs.Observation.Output), 160), Files: gs.Observation.Files}
+	e := entry{Step: gs.Step, Tool: gs.Action.Tool, Args: clipLine(llm.CanonicalArgs(gs.Action.Args), 160), Status: gs.Observation.Status, Brief: clipLine(lunad.FirstLine(strings.TrimSpace(gs.Observation.Output)), 160), Files: gs.Observation.Files}
 	s.History = append(s.History, e)
 	gs.Observation.Output = clip(gs.Observation.Output, 4000)
 	s.Recent = append(s.Recent, gs)

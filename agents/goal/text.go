@@ -33,11 +33,6 @@ func runeStart(s string, i int) int {
 	return i
 }
 
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
-
 // isText reports whether b can be a stage write: UTF-8 without NUL bytes.
 func isText(b []byte) bool {
 	return utf8.Valid(b) && !strings.ContainsRune(string(b), 0)

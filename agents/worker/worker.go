@@ -252,7 +252,7 @@ func step(c llm.ToolCall, r tools.Result) memory.Step {
 	if !r.IsError {
 		s.Wrote = r.Progress && r.Change != ""
 		if c.Name == tools.ReadArtifact || c.Name == tools.FindReferences || c.Name == tools.ListArtifacts {
-			s.Read = c.Name + " " + s.Args + " " + firstLine(r.Content)
+			s.Read = c.Name + " " + s.Args + " " + lunad.FirstLine(r.Content)
 		}
 		if r.Progress && r.Change == "" {
 			s.Read = c.Name + " " + s.Args // a finding: new information
@@ -269,9 +269,4 @@ func canonical(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }

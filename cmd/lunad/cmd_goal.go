@@ -386,7 +386,7 @@ func shortHash(c string) string {
 
 // oneLineOf is s's first line, cut at n bytes with "…".
 func oneLineOf(s string, n int) string {
-	s = firstLine(s)
+	s = lunad.FirstLine(s)
 	if len(s) > n {
 		for n > 0 && s[n]&0xc0 == 0x80 {
 			n--

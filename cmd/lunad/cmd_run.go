@@ -48,7 +48,7 @@ func runWorkflow(m *Main, ctx context.Context, fs *flagSet, args []string) error
 			}
 			t := newTable(m.Stdout, "NAME", "VERSION", "STAGES", "PROBLEM")
 			for _, w := range list {
-				t.row(w.Name, w.Version, strings.Join(w.Stages, ","), firstLine(w.Error))
+				t.row(w.Name, w.Version, strings.Join(w.Stages, ","), lunad.FirstLine(w.Error))
 			}
 			return t.flush()
 		})
@@ -268,11 +268,6 @@ func orJSON(m *Main, v any, err error) error {
 	return m.printJSON(v)
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
 func (m *Main) printRuns(list []lunad.RunInfo) error {
 	t := newTable(m.Stdout, "RUN", "WORKFLOW", "STATUS", "PATH", "UPDATED")
 	for _, r := range list {
@@ -304,7 +299,7 @@ func (m *Main) printEvents(events []lunad.RunEvent) error {
 		if e.Attempt > 0 {
 			att = fmt.Sprint(e.Attempt)
 		}
-		t.row(fmt.Sprint(e.Seq), e.Time.Format(time.RFC3339), string(e.Type), e.Stage, att, firstLine(detail))
+		t.row(fmt.Sprint(e.Seq), e.Time.Format(time.RFC3339), string(e.Type), e.Stage, att, lunad.FirstLine(detail))
 	}
 	return t.flush()
 }

@@ -229,7 +229,7 @@ func policyFileError(err error) error {
 func (h *goalHost) describe(ctx context.Context) string {
 	c := h.capabilities(ctx)
 	if !c.Usable() {
-		return "no sandbox here: " + firstLine(c.String()) + " (lunad doctor); commands run only if .luna/policy.toml says unsandboxed = \"warn\", each result saying so"
+		return "no sandbox here: " + lunad.FirstLine(c.String()) + " (lunad doctor); commands run only if .luna/policy.toml says unsandboxed = \"warn\", each result saying so"
 	}
 	landlock := "no Landlock beneath it: " + c.LandlockStatus()
 	if c.LandlockApplied != "" {

@@ -13,7 +13,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/workspace/events"
 )
 
@@ -331,81 +330,6 @@ func (c *Client) callOn(ctx context.Context, conn jsonrpc2.Conn, method string, 
 	default:
 		return fmt.Errorf("lunad daemon of %s: %w: %w", c.Hello().Root, errTransport, err)
 	}
-}
-
-// remoteError is an error returned by the daemon's Service: its message,
-// and the sentinels and editor error it wrapped.
-type remoteError struct {
-	msg     string
-	wrapped []error
-}
-
-func (e *remoteError) Error() string   { return e.msg }
-func (e *remoteError) Unwrap() []error { return e.wrapped }
-
-// remote rebuilds the error a daemon sent.
-func remote(we *jsonrpc2.Error) error {
-	var data errorData
-	if len(we.Data) == 0 || json.Unmarshal(we.Data, &data) != nil {
-		return we // a protocol error: method not found, invalid params, ...
-	}
-	e := &remoteError{msg: we.Message}
-	for _, name := range data.Errors {
-		for _, s := range sentinels {
-			if s.name == name {
-				e.wrapped = append(e.wrapped, s.err)
-			}
-		}
-	}
-	if data.NotFound != nil {
-		e.wrapped = append(e.wrapped, data.NotFound)
-	}
-	if data.RunNotFound != nil {
-		e.wrapped = append(e.wrapped, data.RunNotFound)
-	}
-	if data.KeyReused != nil {
-		e.wrapped = append(e.wrapped, data.KeyReused)
-	}
-	if data.LinkExists != nil {
-		e.wrapped = append(e.wrapped, data.LinkExists)
-	}
-	if data.BranchMoved != nil {
-		e.wrapped = append(e.wrapped, data.BranchMoved)
-	}
-	if ed := data.Editor; ed != nil {
-		if typed := editorFrom(ed); typed != nil {
-			e.wrapped = append(e.wrapped, typed)
-		}
-	}
-	return e
-}
-
-func editorFrom(ed *editorError) error {
-	var sentinel error
-	for _, s := range sentinels {
-		if s.name == ed.Err {
-			sentinel = s.err
-		}
-	}
-	var v error
-	switch ed.Type {
-	case "no_match":
-		v = &editor.NoMatchError{}
-	case "ambiguous":
-		v = &editor.AmbiguousError{}
-	case "already_applied":
-		v = &editor.AlreadyAppliedError{}
-	case "parse":
-		v = &editor.ParseError{Err: sentinel}
-	case "text":
-		v = &editor.TextError{Err: sentinel}
-	default:
-		return nil
-	}
-	if json.Unmarshal(ed.Value, v) != nil {
-		return nil
-	}
-	return v
 }
 
 // Subscribe delivers the workspace's events until ctx is done or the

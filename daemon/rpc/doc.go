@@ -15,4 +15,13 @@
 // (ServeOptions.MaxConns, ConnIdleTimeout). Each method of the Client is one
 // generic call[R](ctx, c, method, params). Settings is the configuration a
 // client compares with the daemon's as a value.
+//
+// One concern per file: protocol.go names the methods and the handshake
+// (Hello), params.go the params and results on the wire, handlers.go answers
+// each method, codec.go encodes the payloads, errors.go carries errors both
+// ways, framing.go frames the messages and enforces their limits, server.go
+// accepts and caps the connections, conn.go serves one of them; socket.go
+// finds and binds the socket, connect.go and client.go are the client;
+// runs.go and index.go hold the calls of the workflow runs and of the
+// reference index.
 package rpc

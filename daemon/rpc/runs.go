@@ -8,7 +8,7 @@ import (
 )
 
 // The calls of lunad.WorkflowRuns: "lunad/run_*" and "lunad/workflow*", served
-// from the tables in rpc.go. Run IDs and workflow names are plain strings
+// from the tables in handlers.go. Run IDs and workflow names are plain strings
 // (the engine refuses any that are not), so they need no text envelope;
 // a start's inputs and params do.
 const (

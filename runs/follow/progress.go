@@ -34,9 +34,9 @@ func Progress(e lunad.RunEvent) string {
 		}
 		return fmt.Sprintf("%s: committed %s", e.Stage, strings.Join(paths, ", "))
 	case lunad.EventStageFailed:
-		return fmt.Sprintf("%s: failed: %s", e.Stage, firstLine(e.Error))
+		return fmt.Sprintf("%s: failed: %s", e.Stage, lunad.FirstLine(e.Error))
 	case lunad.EventStageConflict:
-		return fmt.Sprintf("%s: not written: %s", e.Stage, firstLine(e.Error))
+		return fmt.Sprintf("%s: not written: %s", e.Stage, lunad.FirstLine(e.Error))
 	case lunad.EventRetryScheduled:
 		return fmt.Sprintf("%s: retrying at %s", e.Stage, e.RetryAt.UTC().Format(time.TimeOnly))
 	case lunad.EventRunCompleted, lunad.EventRunAborted, lunad.EventRunCancelled, lunad.EventDeadLettered:
@@ -45,7 +45,7 @@ func Progress(e lunad.RunEvent) string {
 			done = e.Outcome // the workflow's own end: question, stopped, ...
 		}
 		if e.Error != "" {
-			return fmt.Sprintf("%s: %s", done, firstLine(e.Error))
+			return fmt.Sprintf("%s: %s", done, lunad.FirstLine(e.Error))
 		}
 		return done
 	}

@@ -1,17 +1,15 @@
 package follow
 
-import "strings"
+import (
+	"strings"
 
-// firstLine is s up to its first line break.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
+	"github.com/lunad/lunad"
+)
 
 // oneLine is s's first line, its control characters dropped, cut at n
 // bytes (on a character boundary) with "…".
 func oneLine(s string, n int) string {
-	s = strings.TrimSpace(firstLine(s))
+	s = strings.TrimSpace(lunad.FirstLine(s))
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return -1
