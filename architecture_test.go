@@ -90,6 +90,9 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "sandbox", siblings: []string{mod}, noCgo: true, external: []string{"golang.org/x/sys/", "github.com/elastic/go-seccomp-bpf", "golang.org/x/net/bpf"}},
 		// Owner-only unix sockets and directories: the kernel, nothing else.
 		{pkg: "internal/unixsock", siblings: []string{}, noCgo: true, stdOnly: true},
+		// The configuration is values: read by the command line and the
+		// daemon alike, it links nothing the daemon runs.
+		{pkg: "config", noCgo: true, forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", mod + "/daemon", mod + "/workspace", mod + "/workspace/refindex", mod + "/gitstore", mod + "/treesitter", mod + "/runs", mod + "/agents/ask", mod + "/agents/goal", mod + "/daemon/watch", mod + "/daemon/exemem"}},
 		// The queue checks a stage against its clone's workflow file and runs
 		// its command through the sandbox's types.
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/runs/workflow", mod + "/sandbox"}},

@@ -14,6 +14,7 @@ import (
 	"github.com/lunad/lunad/agents/llm/providers"
 	"github.com/lunad/lunad/agents/memory"
 	"github.com/lunad/lunad/agents/policy"
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
 )
@@ -36,7 +37,7 @@ type agentSource interface {
 // goalHost.capabilities); confirm answers the policy's confirmations (nil:
 // no one to ask, they are denied). The returned Agents is closed by the
 // engine's owner after the engine.
-func withAgents(ro *runs.Options, ws agentSource, cfg Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *goalHost, error) {
+func withAgents(ro *runs.Options, ws agentSource, cfg config.Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *goalHost, error) {
 	providers := func(role string) (llm.Provider, llm.Config, error) {
 		c, err := cfg.LLMFor(role)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/policy"
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/sandbox"
 )
 
@@ -55,12 +56,12 @@ type goalCheck struct {
 
 // checkGoals probes the sandbox and reads the policy and the
 // configuration of the workspace at root.
-func checkGoals(ctx context.Context, root string, cfg Config, getenv func(string) string) goalCheck {
+func checkGoals(ctx context.Context, root string, cfg config.Config, getenv func(string) string) goalCheck {
 	return checkGoalsWith(sandbox.Probe(ctx), root, cfg, getenv)
 }
 
 // checkGoalsWith is checkGoals on a host with caps.
-func checkGoalsWith(caps sandbox.Capabilities, root string, cfg Config, getenv func(string) string) goalCheck {
+func checkGoalsWith(caps sandbox.Capabilities, root string, cfg config.Config, getenv func(string) string) goalCheck {
 	c := goalCheck{policyFile: filepath.Join(root, filepath.FromSlash(policy.File)), caps: caps}
 	c.home, c.homeErr = sandboxHome(root, getenv)
 	_, err := os.Stat(c.policyFile)
@@ -173,7 +174,7 @@ func runDoctor(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 }
 
 // report is c as doctor's JSON has it.
-func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
+func (c goalCheck) report(cfg config.Config, getenv func(string) string) doctorReport {
 	var r doctorReport
 	r.Sandbox.Capabilities, r.Sandbox.Usable, r.Sandbox.Home = c.caps, c.caps.Usable(), c.home
 	r.Sandbox.Mitigations = c.caps.Mitigations()

@@ -155,7 +155,7 @@ func runServe(m *Main, ctx context.Context, fs *flagSet, args []string) (err err
 		return err
 	}
 	defer ln.Close() // Serve closes it too; this covers a stop before serving
-	snapshot, err := cfg.snapshot()
+	snapshot, err := cfg.Snapshot()
 	if err != nil {
 		return err
 	}

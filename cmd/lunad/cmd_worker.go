@@ -77,7 +77,7 @@ func runWorker(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	if q.URL == "" {
 		return fs.usageError("no queue: give --queue nats://HOST:PORT, or set queue.url in .luna/config.toml or LUNAD_QUEUE_URL")
 	}
-	if err := q.validate(); err != nil {
+	if err := q.Validate(); err != nil {
 		return fs.usageError("%v", err)
 	}
 	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))

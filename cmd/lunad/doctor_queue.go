@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/internal/unixsock"
 	"github.com/lunad/lunad/runs/natsqueue"
@@ -47,7 +48,7 @@ const (
 )
 
 // checkQueue reports the configured queue of the workspace at root.
-func checkQueue(q QueueConfig, root string) doctorQueue {
+func checkQueue(q config.Queue, root string) doctorQueue {
 	if q.URL == "" {
 		return doctorQueue{}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/config"
 )
 
 func TestParseByteSize(t *testing.T) {
@@ -64,7 +65,7 @@ func TestMemoryLimitConfig(t *testing.T) {
 		want       lunad.ByteSize
 		err        string
 	}{
-		{"default", "", nil, defaultMemoryLimit, ""},
+		{"default", "", nil, config.DefaultMemoryLimit, ""},
 		{"file with a unit", "[daemon]\nmemory_limit = \"200MiB\"\n", nil, 200 << 20, ""},
 		{"file in bytes", "[daemon]\nmemory_limit = 67108864\n", nil, 64 << 20, ""},
 		{"file off", "[daemon]\nmemory_limit = \"off\"\n", nil, 0, ""},
@@ -78,7 +79,7 @@ func TestMemoryLimitConfig(t *testing.T) {
 		{"bad env", "", []string{"LUNAD_MEMORY_LIMIT", "12XB"}, 0, `LUNAD_MEMORY_LIMIT="12XB" is not a size`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := LoadConfig(agentsRoot(t, tc.toml), envOf(tc.env...))
+			c, err := config.Load(agentsRoot(t, tc.toml), envOf(tc.env...))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || ExitCode(err) != 1 {
 					t.Fatalf("error %v, want one mentioning %q", err, tc.err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/runs/natsqueue"
 )
 
@@ -32,7 +33,7 @@ func keyFile(root string, role queueRole) (string, error) {
 
 // openQueue connects to the configured queue as role, with root's key
 // for role, trusting the other side's registered keys.
-func openQueue(ctx context.Context, q QueueConfig, root string, role queueRole, getenv func(string) string, log *slog.Logger) (*natsqueue.Queue, error) {
+func openQueue(ctx context.Context, q config.Queue, root string, role queueRole, getenv func(string) string, log *slog.Logger) (*natsqueue.Queue, error) {
 	trusted, setting, other := q.Workers, "queue.workers", "lunad worker key"
 	if role == roleWorker {
 		trusted, setting, other = q.Daemons, "queue.daemons", "lunad worker key --daemon"
