@@ -93,6 +93,11 @@ func TestArchitecture(t *testing.T) {
 		// The configuration is values: read by the command line and the
 		// daemon alike, it links nothing the daemon runs.
 		{pkg: "config", noCgo: true, forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", mod + "/daemon", mod + "/workspace", mod + "/workspace/refindex", mod + "/gitstore", mod + "/treesitter", mod + "/runs", mod + "/agents/ask", mod + "/agents/goal", mod + "/daemon/watch", mod + "/daemon/exemem"}},
+		{pkg: "config/configtest", siblings: []string{}, stdOnly: true},
+		// The assembled daemon: the service, the engine, the agents, the
+		// watcher and the protocol, but no adapter's protocol nor the
+		// command line.
+		{pkg: "daemon", forbidden: []string{"go.lsp.dev/protocol", mod + "/lsp", mod + "/cmd/"}},
 		// The queue checks a stage against its clone's workflow file and runs
 		// its command through the sandbox's types.
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/runs/workflow", mod + "/sandbox"}},
@@ -132,5 +137,24 @@ func TestArchitecture(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNothingImportsDaemon: the assembled daemon is the command line's
+// alone; no package of the module below it imports it.
+func TestNothingImportsDaemon(t *testing.T) {
+	const mod = "github.com/lunad/lunad"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if strings.HasPrefix(f[0], mod+"/cmd/") {
+			continue
+		}
+		if slices.Contains(f[1:], mod+"/daemon") {
+			t.Errorf("%s imports %s/daemon; only the command line may", f[0], mod)
+		}
 	}
 }

@@ -1,39 +1,17 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lunad/lunad/agents/llm"
+	"github.com/lunad/lunad/config/configtest"
 )
 
-// agentsRoot is a directory whose .luna/config.toml is toml.
-func agentsRoot(t *testing.T, toml string) string {
-	t.Helper()
-	d := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(d, ".luna"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(d, ".luna", "config.toml"), []byte(toml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// envOf is a getenv over pairs of names and values.
-func envOf(kv ...string) func(string) string {
-	return func(k string) string {
-		for i := 0; i+1 < len(kv); i += 2 {
-			if kv[i] == k {
-				return kv[i+1]
-			}
-		}
-		return ""
-	}
-}
+// agentsRoot is a directory whose .luna/config.toml is toml; envOf a
+// getenv over pairs of names and values.
+var agentsRoot, envOf = configtest.Root, configtest.Env
 
 // TestAgentsConfig: [llm] then the environment, each role's override over
 // it (another provider starts over from that provider), the budget, and

@@ -449,3 +449,12 @@ func (c Config) Snapshot() ([]byte, error) {
 	}
 	return []byte(b.String()), nil
 }
+
+// Never maps a configured timeout of 0 (never: daemon.conn_idle_timeout,
+// mcp.session_timeout) to the servers' "never", a negative duration.
+func Never(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}

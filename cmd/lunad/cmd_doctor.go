@@ -12,6 +12,7 @@ import (
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/policy"
 	"github.com/lunad/lunad/config"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/sandbox"
 )
 
@@ -63,7 +64,7 @@ func checkGoals(ctx context.Context, root string, cfg config.Config, getenv func
 // checkGoalsWith is checkGoals on a host with caps.
 func checkGoalsWith(caps sandbox.Capabilities, root string, cfg config.Config, getenv func(string) string) goalCheck {
 	c := goalCheck{policyFile: filepath.Join(root, filepath.FromSlash(policy.File)), caps: caps}
-	c.home, c.homeErr = sandboxHome(root, getenv)
+	c.home, c.homeErr = daemon.SandboxHome(root, getenv)
 	_, err := os.Stat(c.policyFile)
 	c.present = err == nil
 	c.pol, c.policyErr = policy.Load(root)
@@ -81,7 +82,7 @@ func checkGoalsWith(caps sandbox.Capabilities, root string, cfg config.Config, g
 func (c goalCheck) refusal(commands bool) error {
 	var errs []error
 	if c.policyErr != nil {
-		errs = append(errs, policyFileError(c.policyErr))
+		errs = append(errs, daemon.PolicyFileError(c.policyErr))
 	}
 	if c.llmErr != nil {
 		errs = append(errs, c.llmErr)
@@ -284,22 +285,4 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// sandboxHome is the goals' commands' $HOME: LUNAD_SANDBOX_HOME, else
-// <git common dir>/luna/sandbox/home of the workspace at root — lunad's
-// own, kept between commands and goals so build caches persist.
-func sandboxHome(root string, getenv func(string) string) (string, error) {
-	home := getenv("LUNAD_SANDBOX_HOME")
-	if home == "" {
-		c, err := lunad.FindCheckout(root)
-		if err != nil {
-			return "", err
-		}
-		home = filepath.Join(c.CommonDir, "luna", "sandbox", "home")
-	}
-	if !filepath.IsAbs(home) {
-		return "", fmt.Errorf("%w: LUNAD_SANDBOX_HOME=%q must be an absolute path", lunad.ErrInvalid, home)
-	}
-	return filepath.Clean(home), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/config"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/lsp"
@@ -67,7 +68,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg config.Con
 	// The workspace's daemon (started if none runs) is the single writer
 	// and watches the repository, so changes made by other processes reach
 	// the editor. If it cannot be used, serve in-process.
-	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemonConfig(opts)})
+	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemon.Settings(opts)})
 	if err == nil {
 		return ws, nil
 	}

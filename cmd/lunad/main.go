@@ -20,6 +20,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/config"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
@@ -257,7 +258,7 @@ func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 		return err
 	}
 	ro := runs.Options{Config: snapshot, Slots: cfg.Runs.Slots} // as the daemon's, less the queue
-	if agents, _, err = withAgents(&ro, svc, cfg, m.Getenv, m.logger(), m.confirmer()); err != nil {
+	if agents, _, err = daemon.WithAgents(&ro, svc, cfg, m.Getenv, m.logger(), m.confirmer()); err != nil {
 		return err
 	}
 	svc.ConfigureRuns(ro)
