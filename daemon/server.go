@@ -71,11 +71,12 @@ type Server struct {
 // agents, and the socket (rpc.Listen). It fails with rpc.ErrDaemonRunning
 // if another daemon serves the workspace, unless o.Auto. What New opened
 // is closed by Close, or by New itself when it fails.
-func New(ctx context.Context, o Options) (_ *Server, err error) {
+func New(ctx context.Context, o Options) (srv *Server, err error) {
 	s := &Server{o: o, restore: func() {}}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, s.Close())
+			s.Close() // err says why New failed; a failure to close is secondary
+			srv = nil
 		}
 	}()
 	s.memLimit, s.governed, s.restore = setMemoryLimit(o.Config.Daemon.MemoryLimit, o.Getenv)
