@@ -1,7 +1,11 @@
 package lunad_test
 
 import (
+	"go/parser"
+	"go/token"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -62,16 +66,18 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "agents/guard", noCgo: true, siblings: []string{mod, mod + "/agents/llm", mod + "/agents/memory"}},
 		{pkg: "agents/supervisor", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/guard"}},
 		{pkg: "agents/worker", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/guard"}},
-		{pkg: "agents/ask", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/worker", mod + "/agents/supervisor", mod + "/agents/guard", mod + "/agents/stageclock"}},
+		{pkg: "agents/ask", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/worker", mod + "/agents/supervisor", mod + "/agents/guard", mod + "/agents/stage"}},
 		// The goal's agents: the sandbox, the policy and the test harness
 		// through their types and small interfaces of their own; no git, no
 		// parser, no protocol, no engine.
-		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stageclock", mod + "/agents/goal/tree", mod + "/agents/policy", mod + "/sandbox", mod + "/agents/goal/harness"}},
+		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stage", mod + "/agents/goal/tree", mod + "/agents/policy", mod + "/sandbox", mod + "/agents/goal/harness"}},
 		// A goal's worktree, read and written beneath its root without
 		// following a link: the system calls, nothing else.
 		{pkg: "agents/goal/tree", siblings: []string{}, noCgo: true, external: []string{"golang.org/x/sys/"}},
-		// A stage visit's recorded clock knows only the vocabulary.
-		{pkg: "agents/stageclock", siblings: []string{mod}, stdOnly: true},
+		// A stage visit's runtime (its recorded clock, the memory on it, its
+		// recorded model calls) knows the vocabulary, the providers' and the
+		// working memory's; the guards are the agents' to put around it.
+		{pkg: "agents/stage", siblings: []string{mod, mod + "/agents/llm", mod + "/agents/memory"}, stdOnly: true, noCgo: true},
 		// The model providers: agents/llm is the vocabulary (root and the
 		// standard library only); each SDK is linked by its provider only.
 		{pkg: "agents/llm", siblings: []string{mod}, stdOnly: true},
@@ -155,6 +161,87 @@ func TestNothingImportsDaemon(t *testing.T) {
 		}
 		if slices.Contains(f[1:], mod+"/daemon") {
 			t.Errorf("%s imports %s/daemon; only the command line may", f[0], mod)
+		}
+	}
+}
+
+// topLevel is the documented set of top-level directories, each with why
+// it is one (docs/architecture.md, "Why the top level is grouped so"). A
+// package goes under the part it serves; only these parts, the
+// dependencies more than one part uses, and the homes of what is not Go
+// sit at the top. Directories whose name starts with a dot (the CI's
+// scripts, git's) are tooling, not architecture, and are not listed.
+var topLevel = map[string]string{
+	"cmd":        "the program, lunad: its commands wire the parts for a person at a terminal",
+	"config":     "the workspace's configuration, which the program and the daemon both read",
+	"daemon":     "the daemon lunad serve runs, with the parts only it uses: the socket protocol, the watcher, the executable's page trimming",
+	"workspace":  "the workspace service, with the parts only it uses: the reference index and the event hub",
+	"runs":       "the workflow engine, with its language (workflow) and the ways it runs a stage's command",
+	"agents":     "every agent and what only agents use: the policy, the goal's test harness, the model providers",
+	"lsp":        "an adapter: the language server over a lunad.Workspace",
+	"mcp":        "an adapter: the MCP server over a lunad.Workspace",
+	"editor":     "the pure edit engine, used by the service, the agents' tools, the protocol and MCP",
+	"gitstore":   "the one package of go-git, which the service and the engine's run log use",
+	"treesitter": "the one package of tree-sitter (cgo), which the service and the reference index use",
+	"sandbox":    "the one package of bubblewrap, which a goal's commands and a queue worker's stages both run in",
+	"internal":   "small helpers with no domain, shared across parts",
+	"bench":      "the benchmarks, which drive every part from outside",
+	"docs":       "the documentation",
+	"editors":    "the editor clients (VS Code, Neovim), outside the Go module",
+}
+
+// TestLayout checks that the tree shows the architecture: the top-level
+// directories are exactly the documented set, every package has a doc.go
+// that holds its package comment, and docs/architecture.md lists every
+// package.
+func TestLayout(t *testing.T) {
+	t.Run("top-level", func(t *testing.T) {
+		entries, err := os.ReadDir(".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found []string
+		for _, e := range entries {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				found = append(found, e.Name())
+				if _, ok := topLevel[e.Name()]; !ok {
+					t.Errorf("top-level directory %s/ is not in the documented set: put it under the part it serves, or document it (topLevel, docs/architecture.md)", e.Name())
+				}
+			}
+		}
+		for name := range topLevel {
+			if !slices.Contains(found, name) {
+				t.Errorf("documented top-level directory %s/ does not exist", name)
+			}
+		}
+	})
+
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Dir}}", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const mod = "github.com/lunad/lunad"
+	arch, err := os.ReadFile(filepath.Join("docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, dir, _ := strings.Cut(line, " ")
+		rel := strings.TrimPrefix(strings.TrimPrefix(path, mod), "/")
+		if rel == "" {
+			rel = "."
+		}
+		t.Run("doc.go/"+rel, func(t *testing.T) {
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, "doc.go"), nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatalf("%s has no doc.go: every package keeps its package comment in doc.go (%v)", rel, err)
+			}
+			if f.Doc == nil || strings.TrimSpace(f.Doc.Text()) == "" {
+				t.Errorf("%s/doc.go has no package comment", rel)
+			}
+		})
+		if rel != "." && !strings.Contains(string(arch), "`"+rel+"`") {
+			t.Errorf("docs/architecture.md does not name package %s: add its line to the package list", rel)
 		}
 	}
 }

@@ -45,7 +45,7 @@
 // (see their doc comments); BenchmarkMCP times reads and edits against the
 // same operations made with the command line, through the same daemon.
 //
-// BenchmarkRuns (issue 12) runs the DSMO paper's workloads — W1 linear
+// BenchmarkRuns runs the DSMO paper's workloads — W1 linear
 // A→B→C, W2 conditional A→(B|C)→D, W3 random timeouts and transient
 // failures in B and C, W4 50 runs at once through 4 slots with retries —
 // under lunad's workflow engine (a gitstore workspace, built-in Go agents
@@ -60,18 +60,18 @@
 // events and bytes per run, runs per minute). `-bench.runs W1,W3` picks
 // workloads.
 //
-// BenchmarkContext (issue 13) times context compilation (agents/window)
+// BenchmarkContext times context compilation (agents/window)
 // through the workspace service on the references tree of -bench.files
 // artifacts: warm and cold p50/p99 and CPU time per compile, the tokens of
 // a compiled context of -bench.ctxbudget tokens, and the naive baseline of
 // every artifact in the prompt, with the ratio.
 //
-// BenchmarkSandboxStart (issue 14) runs `true` directly with os/exec,
+// BenchmarkSandboxStart runs `true` directly with os/exec,
 // through a sandbox.Runner without bwrap, and through one with bwrap,
 // interleaved, and reports the p50 of each and the ratio of the sandboxed
 // start to the direct one.
 //
-// BenchmarkGoalStep (issue 14) runs goals end to end through the goal
+// BenchmarkGoalStep runs goals end to end through the goal
 // workflow on the references tree of 100 and 1,000 files, with a model
 // that answers at once and a command runner that runs nothing, and
 // reports each step's time less the model's and the commands': the

@@ -27,7 +27,7 @@ var (
 )
 
 // BenchmarkGoalStep measures what lunad adds to each step of a goal
-// (issue 14) besides the model and the commands: goals of
+// besides the model and the commands: goals of
 // -bench.goalsteps steps run end to end through the workspace service's
 // engine and the goal workflow — isolated, on a branch and worktree of
 // their own — on the references tree of 100 and 1,000 files, against a

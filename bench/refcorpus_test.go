@@ -285,7 +285,7 @@ func TestReferenceCorpus(t *testing.T) {
 	}
 }
 
-// corpusFloor holds the targets of issue 15, which the rules meet
+// corpusFloor holds the targets the reference rules are held to and meet
 // (docs/benchmarks.md has the measured figures): precision on code spans
 // (and MyST code roles) at least 97%, recall at least 80% of the labelled
 // places, no working link reported broken.

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// BenchmarkRuns runs the DSMO paper's workloads (issue 12) under lunad's
+// BenchmarkRuns runs the DSMO paper's workloads under lunad's
 // workflow engine and under two baselines built for the bench in the same
 // run, and prints the paper's table for each, side by side:
 //

@@ -15,7 +15,7 @@ import (
 var flagSandboxReps = flag.Int("bench.sandboxreps", 200, "BenchmarkSandboxStart: runs of `true` each way")
 
 // BenchmarkSandboxStart measures what starting a command in lunad's
-// sandbox costs (issue 14): `true` run -bench.sandboxreps times each way,
+// sandbox costs: `true` run -bench.sandboxreps times each way,
 // interleaved so that the machine's load falls on all alike —
 //
 //   - direct: os/exec runs /usr/bin/true (fork, exec, wait);

@@ -1,11 +1,3 @@
-// Package editor is lunad's pure edit engine: text in, edits in, text out or
-// a precise error. It imports no sibling package and does no I/O.
-//
-// Three kinds of edit are supported: SEARCH/REPLACE blocks (Aider's fenced
-// text format or the structured Block form), unified diffs, and whole-content
-// rewrites. Every applier preserves line endings (CRLF stays CRLF), the final
-// newline or its absence, and every byte outside the edit, and rejects binary
-// content and invalid UTF-8.
 package editor
 
 // Block is one SEARCH/REPLACE edit. Path is the target named before a fenced

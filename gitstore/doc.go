@@ -30,4 +30,13 @@
 // worktrees, one per isolated run (AddWorktree, linked.go), are made
 // exactly their branch's tip before each attempt of a stage (Clean,
 // clean.go).
+//
+// It also owns the directory for derived caches (CacheDir), the one way to
+// rewrite a file in one step (replaceFile), acks, branches, the git index,
+// recording a person's saves, undo, redo and restore, and the fast-forward
+// that accepts an isolated run's work (fastforward.go). go-git is linked by no
+// other package.
+//
+// go-git also supplies the gitignore matcher with which Clean leaves a run
+// worktree's ignored files alone.
 package gitstore

@@ -33,4 +33,13 @@
 // server's bearer token (auth.go), a random secret WriteToken keeps in a
 // file only the owner can read (token.go): a loopback port is open to
 // every local account.
+//
+// Files: the typed tools (tools*.go), the artifact resources (resources.go,
+// listing.go), notifications from the Workspace's events (follow.go), rate and
+// session limits (guard.go, limit.go, sessions.go), streamable HTTP on a
+// loopback port or a unix socket (http.go), and the package's own wording of
+// errors (errors.go).
+//
+// The bearer token is compared in constant time; a request without it is
+// answered 401.
 package mcp

@@ -12,7 +12,8 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// The goal tool: an autonomous goal (issue 14), run as the built-in
+// The goal tool: an autonomous goal (an agent that acts in a sandbox under the
+// workspace policy until its tests pass or it stops), run as the built-in
 // workflow goal on a branch of its own. It returns at once with the run
 // and its status, which run_status follows; with wait it follows the goal
 // itself, a progress notification per step for a client that gave a

@@ -48,4 +48,12 @@
 // and compares the state path, the terminal status and the tree the run
 // wrote; a live replay runs the agents again, handing each the files its
 // stage visit stored (StageRequest.Recorded).
+//
+// The decisions are shared by the live driver (drive.go: one goroutine per
+// live run, slots for attempts, the idempotent receiver Complete) and replay
+// (replay.go); start keys, cancel, retry and prune are its other operations.
+// An isolated run works on a branch and worktree of its own and is accepted or
+// discarded (isolation.go). The engine reaches git only through its Store
+// interface (the run log) and the workspace only through Effects and
+// Isolation.
 package runs

@@ -158,4 +158,7 @@
 // shim marks what reached it. go-landlock is not used: its restriction covers every
 // thread through libpsx, C code under cgo, where the shim needs one
 // thread and three system calls.
+//
+// The seccomp filter is compiled by go-seccomp-bpf (seccomp.go); a bwrap
+// another user could replace or change is not run (trust.go).
 package sandbox

@@ -114,4 +114,7 @@
 // says where). A Parser is NOT safe for concurrent use: use one per
 // goroutine (e.g. one per indexing worker). Parser.Close and Doc.Close free
 // the C memory at once (finalizers would too, later).
+//
+// Spans are computed with internal/textpos, the same position arithmetic the
+// language server maps with.
 package treesitter

@@ -8,4 +8,11 @@
 // derives every reference's state from history (staleness: stale.go,
 // evaluate.go, quotes.go), and publishes its writes as events (events).
 // Service implements lunad.Workspace; Open and Init are its constructors.
+//
+// It also hosts the workflow engine (runs.go: the run log is the store's, a
+// stage's writes are its commits, published as events; the daemon calls
+// DriveRuns; isolation.go: an isolated run's worktree and the store opened
+// there; merge.go: how a stage's write lands on an artifact a person changed
+// meanwhile), and offers what the watcher and the daemon need beyond
+// lunad.Workspace (watched.go).
 package workspace

@@ -22,10 +22,15 @@
 // (clock.json) beside its STAGE_SUCCEEDED event; a live replay serves
 // all three back, so it calls no model, sees the workspace as the
 // original stage did, and produces the original's outputs and writes.
+// The clock, the memory and the recorded calls are agents/stage's Visit,
+// which the goal's stages use too.
 //
 // OnFinish builds the lunad.AskResult that the run's terminal event
 // carries: the route, the workers that ran, the changes with their line
 // counts, the stale follow-ups (artifacts whose references to what the
 // run edited are now stale), the findings, the usage and the working
 // memory's summary.
+//
+// The artifacts Options.Reads refuses (the policy's denied reads, wired by
+// cmd/lunad) are withheld from every listing, read and context (withheld.go).
 package ask

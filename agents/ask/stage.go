@@ -7,35 +7,31 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/memory"
-	"github.com/lunad/lunad/agents/stageclock"
+	"github.com/lunad/lunad/agents/stage"
 	"github.com/lunad/lunad/agents/supervisor"
 	"github.com/lunad/lunad/agents/window"
 	"github.com/lunad/lunad/agents/worker"
 )
 
 // memoryFor is the run's working memory as the stage before req left
-// it, resumed from the snapshot in that stage's output (a new memory for
-// the first stage), on the stage's clock. Every stage resumes so, live or
-// replayed, after a restart or not: a stage's memory is a function of its
-// request and its clock's readings. The store keeps the live memories
-// between stages until the run ends or their TTL passes.
-func (a *Agents) memoryFor(req lunad.StageRequest, clk *stageclock.Clock) (*memory.Memory, *output, error) {
+// it (stage.Visit.Memory: resumed from the snapshot in that stage's
+// output, a new memory for the first stage). The store keeps the live
+// memories between stages until the run ends or their TTL passes.
+func (a *Agents) memoryFor(req lunad.StageRequest, v *stage.Visit) (*memory.Memory, *output, error) {
 	a.Sweep()
 	prev, err := latest(req)
 	if err != nil {
 		return nil, nil, err
 	}
-	o := a.o.Memory
-	o.Clock = clk.Now
-	if prev == nil {
-		return memory.New(req.RunID, o), nil, nil
+	var snap *memory.Snapshot
+	if prev != nil {
+		snap = &prev.Memory
 	}
-	m, err := memory.Restore(prev.Memory, o)
+	m, err := v.Memory(a.o.Memory, snap)
 	if err != nil {
 		return nil, nil, fmt.Errorf("restoring run %s's working memory from its stage %s: %w", req.RunID, prev.Role, err)
 	}
@@ -49,24 +45,22 @@ func (a *Agents) begin(req lunad.StageRequest) (*calls, *memory.Memory, *output,
 	if err != nil {
 		return nil, nil, nil, &lunad.AgentError{Permanent: true, Err: err}
 	}
-	mem, prev, err := a.memoryFor(req, c.clock)
+	mem, prev, err := a.memoryFor(req, c.visit)
 	if err != nil {
 		return nil, nil, nil, &lunad.AgentError{Permanent: true, Err: err}
 	}
 	return c, mem, prev, nil
 }
 
-// calls are a stage's model calls: each role's bare provider behind a
-// recorder (the worker and the supervisor put the memory's guards and the
-// retry policy around it, so every attempt is recorded, the failed ones
-// too); in a live replay, a replayer of that role's recorded attempts
-// instead of the provider.
+// calls are a stage's model calls: each role's bare provider behind the
+// visit's recorder in the folder ROLE/ (the worker and the supervisor put
+// the memory's guards and the retry policy around it, so every attempt
+// is recorded, the failed ones too; in a live replay, a replayer of that
+// role's recorded attempts instead of the provider), and the stage's
+// reads of the workspace.
 type calls struct {
-	src      *source
-	clock    *stageclock.Clock
-	rec      map[string]*llm.Recorder // by role
-	replay   bool
-	recorded map[string]string
+	src   *source
+	visit *stage.Visit
 }
 
 func (a *Agents) newCalls(req lunad.StageRequest) (*calls, error) {
@@ -78,11 +72,11 @@ func (a *Agents) newCalls(req lunad.StageRequest) (*calls, error) {
 	if err != nil {
 		return nil, err
 	}
-	clk, err := stageclock.New(a.o.Clock, req)
+	v, err := stage.Begin(a.o.Clock, req)
 	if err != nil {
 		return nil, err
 	}
-	return &calls{src: src, clock: clk, rec: map[string]*llm.Recorder{}, replay: req.Replay, recorded: req.Recorded}, nil
+	return &calls{src: src, visit: v}, nil
 }
 
 // provider is role's model for this stage, recorded.
@@ -91,57 +85,25 @@ func (a *Agents) provider(c *calls, role string) (worker.Model, llm.Config, erro
 	if err != nil {
 		return worker.Model{}, cfg, err
 	}
-	r, ok := c.rec[role]
-	if !ok {
-		if c.replay {
-			files := map[string]string{}
-			for name, text := range c.recorded {
-				if rest, ok := strings.CutPrefix(name, role+"/"); ok {
-					files[rest] = text
-				}
-			}
-			rp, err := llm.NewReplayer(p.Name(), files)
-			if err != nil {
-				return worker.Model{}, cfg, err
-			}
-			p = rp
-		}
-		r = llm.NewRecorder(p)
-		c.rec[role] = r
+	r, err := c.visit.Model(role+"/", p)
+	if err != nil {
+		return worker.Model{}, cfg, err
 	}
 	return worker.Model{Provider: r, Name: cfg.Model, Temperature: cfg.Temperature, Seed: cfg.Seed, MaxTokens: cfg.MaxTokens}, cfg, nil
 }
 
-// retry is the stage's retry policy: a live replay serves the recorded
-// attempts, failed ones included, and does not wait between them.
-func (a *Agents) retry(c *calls) llm.RetryOptions {
-	o := a.o.Retry
-	if c.replay {
-		o.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
-	}
-	return o
-}
+// retry is the stage's retry policy (stage.Visit.Retry).
+func (a *Agents) retry(c *calls) llm.RetryOptions { return c.visit.Retry(a.o.Retry) }
 
 // files are the stage's recorded model calls (ROLE/llm/NNNN.json: one
-// recorder per role, the worker's and its fallback's) and its reads of
-// the workspace (workspace.json).
+// recorder per role, the worker's and its fallback's), its clock
+// (clock.json) and its reads of the workspace (workspace.json).
 func (c *calls) files() map[string]string {
-	out := map[string]string{}
-	for role, r := range c.rec {
-		for name, text := range r.Files() {
-			out[role+"/"+name] = text
-		}
-	}
+	own := map[string]string{}
 	if f := c.src.file(); f != "" {
-		out[readsFile] = f
+		own[readsFile] = f
 	}
-	if f := c.clock.File(); f != "" {
-		out[stageclock.File] = f
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return c.visit.Files(own)
 }
 
 // respond is the stage's response: its output with the memory's snapshot,
@@ -188,15 +150,7 @@ type supervise struct{ a *Agents }
 
 func (s supervise) Version() string {
 	id, _ := supervisor.Prompt()
-	return id + "+" + s.a.modelName(supervisor.Role)
-}
-
-func (a *Agents) modelName(role string) string {
-	_, cfg, err := a.o.Providers(role)
-	if err != nil || cfg.Model == "" {
-		return "unconfigured"
-	}
-	return cfg.Model
+	return id + "+" + stage.ModelName(s.a.o.Providers, supervisor.Role)
 }
 
 func (s supervise) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageResponse, error) {

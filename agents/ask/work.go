@@ -7,6 +7,7 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/memory"
+	"github.com/lunad/lunad/agents/stage"
 	"github.com/lunad/lunad/agents/supervisor"
 	"github.com/lunad/lunad/agents/tools"
 	"github.com/lunad/lunad/agents/window"
@@ -24,7 +25,7 @@ func (w work) Version() string {
 	if err != nil {
 		return "unknown"
 	}
-	return p.ID() + "+" + w.a.modelName(w.role)
+	return p.ID() + "+" + stage.ModelName(w.a.o.Providers, w.role)
 }
 
 // workerOptions are role's worker options for a stage: its model, tools

@@ -40,7 +40,8 @@
 // OnFinish builds the lunad.GoalResult from the last one.
 //
 // The stage files beside each STAGE_SUCCEEDED event: llm/NNNN.json (the
-// model calls), clock.json (the stage's clock), effect.json (what the
+// model calls) and clock.json (the stage's clock), kept by agents/stage's
+// Visit as for the ask's stages, effect.json (what the
 // stage's one contact with the world gave: the action's observation and
 // writes, a test run, the files the report read), trace/NNNN.json (act:
 // step NNNN as a lunad.GoalStep), tests/NNNN.json (begin and test: the

@@ -176,10 +176,10 @@ func New(o Options) (*Agents, error) {
 	}
 	a := &Agents{o: o}
 	a.agents = map[string]lunad.Agent{
-		AgentBegin:  stage{a, "begin", false, a.begin},
-		AgentAct:    stage{a, "act", false, a.act},
-		AgentTest:   stage{a, "test", true, a.test},
-		AgentReport: stage{a, "report", true, a.report},
+		AgentBegin:  stageAgent{a, "begin", false, a.begin},
+		AgentAct:    stageAgent{a, "act", false, a.act},
+		AgentTest:   stageAgent{a, "test", true, a.test},
+		AgentReport: stageAgent{a, "report", true, a.report},
 	}
 	return a, nil
 }

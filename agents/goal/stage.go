@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/guard"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/memory"
-	"github.com/lunad/lunad/agents/stageclock"
+	"github.com/lunad/lunad/agents/stage"
 )
 
 // effectFile is the stage file holding what the stage's one contact with
@@ -19,39 +18,31 @@ import (
 // run, the files the report read); a live replay serves it back instead.
 const effectFile = "effect.json"
 
-// stage is one of the workflow's stage agents. A stage that is not
+// stageAgent is one of the workflow's stage agents. A stage that is not
 // always run does nothing once the goal has ended.
-type stage struct {
+type stageAgent struct {
 	a      *Agents
 	name   string
 	always bool
 	run    func(ctx context.Context, v *visit) error
 }
 
-func (s stage) Version() string {
+func (s stageAgent) Version() string {
 	id, _ := Prompt()
-	return id + "+" + s.a.modelName()
+	return id + "+" + stage.ModelName(s.a.o.Providers, Role)
 }
 
-func (a *Agents) modelName() string {
-	_, cfg, err := a.o.Providers(Role)
-	if err != nil || cfg.Model == "" {
-		return "unconfigured"
-	}
-	return cfg.Model
-}
-
-// visit is one stage visit at work: its request, params, clock, the run's
-// memory and state, and what it returns.
+// visit is one stage visit at work: its request, params, runtime (the
+// clock, the recorded model calls), the run's memory and state, and what
+// it returns.
 type visit struct {
 	a     *Agents
 	req   lunad.StageRequest
 	p     params
-	clock *stageclock.Clock
+	rt    *stage.Visit // the visit's runtime
 	mem   *memory.Memory
 	st    state
-	rec   *llm.Recorder
-	files map[string]string
+	files map[string]string // the visit's own stage files
 	// writes are this visit's changes, committed by the engine as one
 	// commit carrying the trailers.
 	writes   []lunad.StageWrite
@@ -61,9 +52,9 @@ type visit struct {
 // Process runs the stage: every way the goal can end is an outcome in
 // the state (the report stage words it); the error is only a request
 // the stage cannot make sense of, or ctx's.
-func (s stage) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageResponse, error) {
+func (s stageAgent) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageResponse, error) {
 	a := s.a
-	clk, err := stageclock.New(a.o.Clock, req)
+	rt, err := stage.Begin(a.o.Clock, req)
 	if err != nil {
 		return lunad.StageResponse{}, &lunad.AgentError{Permanent: true, Err: err}
 	}
@@ -71,14 +62,12 @@ func (s stage) Process(ctx context.Context, req lunad.StageRequest) (lunad.Stage
 	if err != nil {
 		return lunad.StageResponse{}, &lunad.AgentError{Permanent: true, Err: err}
 	}
-	v := &visit{a: a, req: req, clock: clk, files: map[string]string{}}
-	mo := a.o.Memory
-	mo.Clock = clk.Now
+	v := &visit{a: a, req: req, rt: rt, files: map[string]string{}}
 	if prev == nil {
-		v.mem = memory.New(req.RunID, mo)
+		v.mem, _ = rt.Memory(a.o.Memory, nil)
 	} else {
 		v.st = *prev
-		if v.mem, err = memory.Restore(prev.Memory, mo); err != nil {
+		if v.mem, err = rt.Memory(a.o.Memory, &prev.Memory); err != nil {
 			return lunad.StageResponse{}, &lunad.AgentError{Permanent: true, Err: fmt.Errorf("restoring goal %s's working memory from its stage %s: %w", req.RunID, prev.Stage, err)}
 		}
 	}
@@ -121,18 +110,7 @@ func (v *visit) respond(name string) (lunad.StageResponse, error) {
 	if err != nil {
 		return lunad.StageResponse{}, &lunad.AgentError{Permanent: true, Err: err}
 	}
-	if v.rec != nil {
-		for name, text := range v.rec.Files() {
-			v.files[name] = text
-		}
-	}
-	if f := v.clock.File(); f != "" {
-		v.files[stageclock.File] = f
-	}
-	resp := lunad.StageResponse{Status: "ok", Output: out}
-	if len(v.files) > 0 {
-		resp.Files = v.files
-	}
+	resp := lunad.StageResponse{Status: "ok", Output: out, Files: v.rt.Files(v.files)}
 	if len(v.writes) > 0 {
 		resp.Writes, resp.Agent, resp.Trailers = v.writes, Role, v.trailers
 	}
@@ -164,26 +142,18 @@ func recorded[T any](v *visit, do func() T) (T, error) {
 }
 
 // model is the goal's model for this visit, recorded (in a live replay,
-// the original's recorded calls instead of the provider), behind the
-// memory's guards and lunad's retry policy.
+// the original's recorded calls instead of the provider: stage.Visit.Model),
+// behind the memory's guards and lunad's retry policy.
 func (v *visit) model() (llm.Provider, llm.Config, error) {
 	p, cfg, err := v.a.o.Providers(Role)
 	if err != nil {
 		return nil, cfg, err
 	}
-	if v.req.Replay {
-		rp, err := llm.NewReplayer(p.Name(), v.req.Recorded)
-		if err != nil {
-			return nil, cfg, err
-		}
-		p = rp
+	rec, err := v.rt.Model("", p)
+	if err != nil {
+		return nil, cfg, err
 	}
-	v.rec = llm.NewRecorder(p)
-	o := v.a.o.Retry
-	if v.req.Replay {
-		o.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
-	}
-	return guard.Retried(v.rec, v.mem, Role, o), cfg, nil
+	return guard.Retried(rec, v.mem, Role, v.rt.Retry(v.a.o.Retry)), cfg, nil
 }
 
 // chat makes one model call; a failure ends the goal with the outcome

@@ -11,4 +11,11 @@
 // that store every call of a run and serve them back by request hash.
 //
 // It imports only the module root and the standard library.
+//
+// Config has Validate and Merge (a role's section over [llm]). limit.go bounds
+// what is read of one answer ([llm] max_response: LimitTransport, TooLarge,
+// ResponseLimit); Secrets and Quote say what a provider redacts from a
+// server's messages (the key and the base URL's secrets); Retry backs off with
+// full jitter and honours Retry-After; Hash keys a request for the Replayer,
+// whose miss names the first field that differs.
 package llm

@@ -25,4 +25,7 @@
 // Time comes only from the injected Options.Clock. Every method is safe for
 // concurrent use. The package imports only the module root and the standard
 // library: token counts are plain ints.
+//
+// Store holds the live runs' memories; Sweep drops those idle past their
+// TTL, and Start runs a janitor that sweeps until Close, which waits for it.
 package memory

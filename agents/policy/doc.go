@@ -103,4 +103,7 @@
 // as its argv says (cp, mv, tee, touch, sed -i, dd of=, a script's >
 // redirections, rm's operands) get the same checks; absolute paths in
 // /tmp (the sandbox's private one) and /dev/null are scratch.
+//
+// HiddenUnder finds the denied reads beneath a directory, which the sandbox
+// hides from a command.
 package policy

@@ -21,4 +21,9 @@
 // not found, a match in several places — returns the edit engine's error
 // with its hints (the closest lines, the candidate lines) as the tool's
 // result, marked IsError, so the model can correct itself.
+//
+// A file's role is decided by its path (RoleFor), never by its declared type;
+// Set.Scope bounds writes to the route's target, a handoff's target and what
+// the stage creates; Files and FileAt keep a create from landing over a file
+// that is not an artifact.
 package tools

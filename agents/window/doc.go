@@ -55,4 +55,7 @@
 // under-counted. The vocabularies are embedded (tiktoken-go-loader): no
 // network. Counts are cached by a 128-bit hash of the text, so a compile
 // over an unchanged workspace re-tokenizes nothing.
+//
+// Runs of one character class longer than 256 bytes are cut before the
+// tokenizer sees them (runs.go), so counting stays linear in the text.
 package window

@@ -38,8 +38,8 @@ func (w *ws) ask(args ...string) lunad.AskResult {
 	return res
 }
 
-// TestAskScenario is the multi-artifact scenario of issue 13, end to end:
-// a real daemon process, its agents calling a real HTTP server that speaks
+// TestAskScenario is the multi-artifact scenario end to end: a real
+// daemon process, its agents calling a real HTTP server that speaks
 // OpenAI's chat-completions protocol, five asks in a row. It checks what
 // each ask did, what each role's model was sent (the writer's system
 // prompt carries nothing of the coder's; the tools each was offered; the

@@ -105,7 +105,7 @@ func (w *ws) goalLog(base, tip string) []string {
 	return strings.Split(strings.TrimSpace(out), "\n")
 }
 
-// TestGoalScenario is issue 14's scenario end to end, on a sample Go
+// TestGoalScenario is the goal scenario end to end (make failing tests pass), on a sample Go
 // project and a sample Python project, each with one failing test: a real
 // daemon process, its goal agents calling a real HTTP server that speaks
 // OpenAI's chat completions, commands and tests in the real bwrap sandbox.

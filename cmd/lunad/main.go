@@ -1,7 +1,3 @@
-// Command lunad is the command line of a lunad workspace: a git repository
-// whose tracked text files are artifacts and where every edit is a commit.
-//
-// See docs/cli.md for the commands, their flags, output and exit codes.
 package main
 
 import (

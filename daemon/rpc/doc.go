@@ -1,4 +1,4 @@
-// Package daemon is the socket protocol of a workspace's daemon: the server
+// Package rpc is the socket protocol of a workspace's daemon: the server
 // (Listen, Serve) that serves any lunad.Workspace — in lunad serve, the
 // workspace service — to the processes of one user over a unix socket, the
 // framing and error table of its JSON-RPC, and the client (Connect, Client),
@@ -6,4 +6,13 @@
 // daemon when asked (AutoStart) and reconnects for long-lived users. When no
 // daemon runs, a command opens the workspace in-process instead
 // (workspace.Open); this package only connects or says ErrNoDaemon.
+//
+// Listen takes the workspace's daemon lock (one daemon per workspace) and
+// makes the socket. Serve is a handler table over any lunad.Workspace, where
+// an operation that takes a request is served straight from its method, as in
+// op[moveParams](lunad.Workspace.Move); with it go the framing, the error
+// table that carries typed errors, and the connection caps
+// (ServeOptions.MaxConns, ConnIdleTimeout). Each method of the Client is one
+// generic call[R](ctx, c, method, params). Settings is the configuration a
+// client compares with the daemon's as a value.
 package rpc

@@ -3,4 +3,7 @@
 // byte column, and line and UTF-16 column (LSP). It is pure Go with no
 // dependencies, so that the language server maps positions without linking
 // the parser.
+//
+// Lines is the one position arithmetic: byte offsets to line and byte column
+// to line and UTF-16 column, and back.
 package textpos

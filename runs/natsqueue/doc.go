@@ -129,4 +129,7 @@
 // A daemon restarted while a stage was queued runs the stage again as a
 // new attempt; a worker may still run the old message, whose result no one
 // reads.
+//
+// The signing and verifying keys are in keys.go and sign.go; it is the only
+// package that links nats.go.
 package natsqueue

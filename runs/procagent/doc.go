@@ -1,5 +1,6 @@
 // Package procagent is the process agent: a lunad.Agent that runs a
-// command for each stage of a run (issue 12).
+// command for each stage of a run (the agent of a workflow stage that names a
+// command rather than a built-in agent).
 //
 // # The contract
 //
@@ -112,4 +113,7 @@
 // itself only when it holds a slash, as exec looks it up on PATH
 // otherwise). Editing agents/draft.py thus changes the version recorded on
 // the run's events; the workspace's location and the environment do not.
+//
+// Callers that run the command their own way (a queue worker's sandbox) use
+// the contract's encoding directly: EncodeRequest and DecodeResponse.
 package procagent

@@ -96,4 +96,8 @@
 // The version recorded on every event of a run is VersionID: the file's
 // `version` and its git blob hash, "1@<blob>" (BlobHash computes it
 // without git), so any edit of the file is a new version.
+//
+// A workflow's version is VERSION@BLOB (its declared version and the git blob
+// of its file); Next evaluates the transitions, each CEL expression compiled
+// once and run with a cost limit.
 package workflow

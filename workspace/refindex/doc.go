@@ -5,4 +5,7 @@
 // index kept in step with a store's HEAD, re-parsing only the artifacts
 // that changed. It answers what is written where; what a reference's state
 // is (staleness) is the workspace package's evaluation over history.
+//
+// The parse cache is the file refs.gob in the store's cache directory; Live
+// follows the store through a three-method Store interface.
 package refindex

@@ -1,4 +1,4 @@
-package stageclock
+package stage
 
 import (
 	"encoding/json"
@@ -9,8 +9,8 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// File is the stage file holding the stage's clock readings.
-const File = "clock.json"
+// ClockFile is the stage file holding the visit's clock readings.
+const ClockFile = "clock.json"
 
 // Clock is one stage visit's clock: its readings are recorded, and a live
 // replay reads them back. Safe for concurrent use.
@@ -23,14 +23,15 @@ type Clock struct {
 	next     int
 }
 
-// New is req's clock over now: in a live replay (req.Replay) the readings
-// of req.Recorded[File], if any; ErrInvalid if they do not decode.
-func New(now func() time.Time, req lunad.StageRequest) (*Clock, error) {
+// NewClock is req's clock over now: in a live replay (req.Replay) the
+// readings of req.Recorded[ClockFile], if any; ErrInvalid if they do not
+// decode.
+func NewClock(now func() time.Time, req lunad.StageRequest) (*Clock, error) {
 	c := &Clock{now: now, replay: req.Replay}
 	if req.Replay {
-		if text, ok := req.Recorded[File]; ok {
+		if text, ok := req.Recorded[ClockFile]; ok {
 			if err := json.Unmarshal([]byte(text), &c.readings); err != nil {
-				return nil, fmt.Errorf("%w: the stage's recorded %s does not decode: %v", lunad.ErrInvalid, File, err)
+				return nil, fmt.Errorf("%w: the stage's recorded %s does not decode: %v", lunad.ErrInvalid, ClockFile, err)
 			}
 		}
 	}
@@ -60,8 +61,8 @@ func (c *Clock) Now() time.Time {
 	return time.Unix(0, last+int64(time.Millisecond)).UTC()
 }
 
-// File is the readings as the stage file File ("" in a replay, or when
-// the clock was not read).
+// File is the readings as the stage file ClockFile ("" in a replay, or
+// when the clock was not read).
 func (c *Clock) File() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

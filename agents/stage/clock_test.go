@@ -1,4 +1,4 @@
-package stageclock_test
+package stage_test
 
 import (
 	"errors"
@@ -6,16 +6,16 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
-	"github.com/lunad/lunad/agents/stageclock"
+	"github.com/lunad/lunad/agents/stage"
 )
 
-// TestRecordAndReplay: the readings of a stage come back in order in its
+// TestClockRecordAndReplay: the readings of a stage come back in order in its
 // live replay, whatever the clock says then; past them the replay ticks a
 // millisecond at a time.
-func TestRecordAndReplay(t *testing.T) {
+func TestClockRecordAndReplay(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	n := 0
-	live, err := stageclock.New(func() time.Time { n++; return t0.Add(time.Duration(n) * time.Second) }, lunad.StageRequest{})
+	live, err := stage.NewClock(func() time.Time { n++; return t0.Add(time.Duration(n) * time.Second) }, lunad.StageRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,8 +27,8 @@ func TestRecordAndReplay(t *testing.T) {
 	if file == "" || !b.After(a) {
 		t.Fatalf("readings %v %v, file %q", a, b, file)
 	}
-	rep, err := stageclock.New(func() time.Time { t.Fatal("a replay read the real clock"); return time.Time{} },
-		lunad.StageRequest{Replay: true, Recorded: map[string]string{stageclock.File: file}})
+	rep, err := stage.NewClock(func() time.Time { t.Fatal("a replay read the real clock"); return time.Time{} },
+		lunad.StageRequest{Replay: true, Recorded: map[string]string{stage.ClockFile: file}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestRecordAndReplay(t *testing.T) {
 	}
 	for name, text := range map[string]string{"not json": "[", "not numbers": `["a"]`} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := stageclock.New(time.Now, lunad.StageRequest{Replay: true, Recorded: map[string]string{stageclock.File: text}}); !errors.Is(err, lunad.ErrInvalid) {
+			if _, err := stage.NewClock(time.Now, lunad.StageRequest{Replay: true, Recorded: map[string]string{stage.ClockFile: text}}); !errors.Is(err, lunad.ErrInvalid) {
 				t.Errorf("%v; want ErrInvalid", err)
 			}
 		})
