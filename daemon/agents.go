@@ -19,9 +19,9 @@ import (
 	"github.com/lunad/lunad/runs"
 )
 
-// agentSource is what lunad's agents need of the workspace
+// AgentSource is what lunad's agents need of the workspace
 // (*workspace.Service): the ask's tools, the goal's symbol search.
-type agentSource interface {
+type AgentSource interface {
 	ask.Source
 	goal.Symbols
 	Root() string
@@ -37,7 +37,7 @@ type agentSource interface {
 // GoalHost.Capabilities); confirm answers the policy's confirmations (nil:
 // no one to ask, they are denied). The returned Agents is closed by the
 // engine's owner after the engine.
-func WithAgents(ro *runs.Options, ws agentSource, cfg config.Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *GoalHost, error) {
+func WithAgents(ro *runs.Options, ws AgentSource, cfg config.Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *GoalHost, error) {
 	providers := func(role string) (llm.Provider, llm.Config, error) {
 		c, err := cfg.LLMFor(role)
 		if err != nil {
