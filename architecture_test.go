@@ -103,6 +103,14 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "internal/unixsock", siblings: []string{}, noCgo: true, stdOnly: true},
 		// Replacing a file in one step: the standard library, nothing else.
 		{pkg: "internal/atomicfile", siblings: []string{}, noCgo: true, stdOnly: true},
+		// The configuration is values: read by the command line and the
+		// daemon alike, it links nothing the daemon runs.
+		{pkg: "config", noCgo: true, forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", mod + "/daemon", mod + "/workspace", mod + "/workspace/refindex", mod + "/gitstore", mod + "/treesitter", mod + "/runs", mod + "/agents/ask", mod + "/agents/goal", mod + "/daemon/watch", mod + "/daemon/exemem"}},
+		{pkg: "config/configtest", siblings: []string{}, stdOnly: true},
+		// The assembled daemon: the service, the engine, the agents, the
+		// watcher and the protocol, but no adapter's protocol nor the
+		// command line.
+		{pkg: "daemon", forbidden: []string{"go.lsp.dev/protocol", mod + "/lsp", mod + "/cmd/"}},
 		// The queue checks a stage against its clone's workflow file and runs
 		// its command through the sandbox's types.
 		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/runs/workflow", mod + "/sandbox", mod + "/internal/atomicfile"}},
@@ -145,6 +153,25 @@ func TestArchitecture(t *testing.T) {
 	}
 }
 
+// TestNothingImportsDaemon: the assembled daemon is the command line's
+// alone; no package of the module below it imports it.
+func TestNothingImportsDaemon(t *testing.T) {
+	const mod = "github.com/lunad/lunad"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if strings.HasPrefix(f[0], mod+"/cmd/") {
+			continue
+		}
+		if slices.Contains(f[1:], mod+"/daemon") {
+			t.Errorf("%s imports %s/daemon; only the command line may", f[0], mod)
+		}
+	}
+}
+
 // topLevel is the documented set of top-level directories, each with why
 // it is one (docs/architecture.md, "Why the top level is grouped so"). A
 // package goes under the part it serves; only these parts, the
@@ -153,6 +180,7 @@ func TestArchitecture(t *testing.T) {
 // scripts, git's) are tooling, not architecture, and are not listed.
 var topLevel = map[string]string{
 	"cmd":        "the program, lunad: its commands wire the parts for a person at a terminal",
+	"config":     "the workspace's configuration, which the program and the daemon both read",
 	"daemon":     "the daemon lunad serve runs, with the parts only it uses: the socket protocol, the watcher, the executable's page trimming",
 	"workspace":  "the workspace service, with the parts only it uses: the reference index and the event hub",
 	"runs":       "the workflow engine, with its language (workflow) and the ways it runs a stage's command",

@@ -11,6 +11,8 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/agents/policy"
+	"github.com/lunad/lunad/config"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/sandbox"
 )
 
@@ -55,14 +57,14 @@ type goalCheck struct {
 
 // checkGoals probes the sandbox and reads the policy and the
 // configuration of the workspace at root.
-func checkGoals(ctx context.Context, root string, cfg Config, getenv func(string) string) goalCheck {
+func checkGoals(ctx context.Context, root string, cfg config.Config, getenv func(string) string) goalCheck {
 	return checkGoalsWith(sandbox.Probe(ctx), root, cfg, getenv)
 }
 
 // checkGoalsWith is checkGoals on a host with caps.
-func checkGoalsWith(caps sandbox.Capabilities, root string, cfg Config, getenv func(string) string) goalCheck {
+func checkGoalsWith(caps sandbox.Capabilities, root string, cfg config.Config, getenv func(string) string) goalCheck {
 	c := goalCheck{policyFile: filepath.Join(root, filepath.FromSlash(policy.File)), caps: caps}
-	c.home, c.homeErr = sandboxHome(root, getenv)
+	c.home, c.homeErr = daemon.SandboxHome(root, getenv)
 	_, err := os.Stat(c.policyFile)
 	c.present = err == nil
 	c.pol, c.policyErr = policy.Load(root)
@@ -80,7 +82,7 @@ func checkGoalsWith(caps sandbox.Capabilities, root string, cfg Config, getenv f
 func (c goalCheck) refusal(commands bool) error {
 	var errs []error
 	if c.policyErr != nil {
-		errs = append(errs, policyFileError(c.policyErr))
+		errs = append(errs, daemon.PolicyFileError(c.policyErr))
 	}
 	if c.llmErr != nil {
 		errs = append(errs, c.llmErr)
@@ -173,7 +175,7 @@ func runDoctor(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 }
 
 // report is c as doctor's JSON has it.
-func (c goalCheck) report(cfg Config, getenv func(string) string) doctorReport {
+func (c goalCheck) report(cfg config.Config, getenv func(string) string) doctorReport {
 	var r doctorReport
 	r.Sandbox.Capabilities, r.Sandbox.Usable, r.Sandbox.Home = c.caps, c.caps.Usable(), c.home
 	r.Sandbox.Mitigations = c.caps.Mitigations()
@@ -283,22 +285,4 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// sandboxHome is the goals' commands' $HOME: LUNAD_SANDBOX_HOME, else
-// <git common dir>/luna/sandbox/home of the workspace at root — lunad's
-// own, kept between commands and goals so build caches persist.
-func sandboxHome(root string, getenv func(string) string) (string, error) {
-	home := getenv("LUNAD_SANDBOX_HOME")
-	if home == "" {
-		c, err := lunad.FindCheckout(root)
-		if err != nil {
-			return "", err
-		}
-		home = filepath.Join(c.CommonDir, "luna", "sandbox", "home")
-	}
-	if !filepath.IsAbs(home) {
-		return "", fmt.Errorf("%w: LUNAD_SANDBOX_HOME=%q must be an absolute path", lunad.ErrInvalid, home)
-	}
-	return filepath.Clean(home), nil
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/config"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/lsp"
@@ -35,7 +37,7 @@ carries only LSP messages. See docs/editors.md.`,
 func (m *Main) testCommands(root string) ([][]string, error) {
 	cfg, err := m.config()
 	if findRoot(root) != findRoot(m.workDir()) {
-		cfg, err = LoadConfig(findRoot(root), m.Getenv)
+		cfg, err = config.Load(findRoot(root), m.Getenv)
 	}
 	return cfg.Tests.Commands, err
 }
@@ -46,7 +48,7 @@ func (m *Main) openWorkspace(ctx context.Context, dir string) (lunad.Workspace, 
 	// that one's configuration is its own.
 	load := m.config
 	if root := findRoot(dir); root != findRoot(m.workDir()) {
-		load = func() (Config, error) { return LoadConfig(root, m.Getenv) }
+		load = func() (config.Config, error) { return config.Load(root, m.Getenv) }
 	}
 	cfg, err := load()
 	if err != nil {
@@ -56,8 +58,8 @@ func (m *Main) openWorkspace(ctx context.Context, dir string) (lunad.Workspace, 
 }
 
 // openWorkspaceWith is openWorkspace with the configuration already loaded.
-func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (lunad.Workspace, error) {
-	opts := cfg.Options()
+func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg config.Config) (lunad.Workspace, error) {
+	opts := storeOptions(cfg)
 	opts.Logger = m.logger()
 	if m.Options != nil {
 		m.Options(&opts)
@@ -66,7 +68,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg Config) (l
 	// The workspace's daemon (started if none runs) is the single writer
 	// and watches the repository, so changes made by other processes reach
 	// the editor. If it cannot be used, serve in-process.
-	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemonConfig(opts)})
+	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemon.Settings(opts)})
 	if err == nil {
 		return ws, nil
 	}
@@ -93,7 +95,7 @@ func (s stdio) Close() error {
 
 // openConfigured opens the workspace at dir in this process with cfg's
 // reference rules.
-func openConfigured(dir string, opts gitstore.Options, cfg Config) (*workspace.Service, error) {
+func openConfigured(dir string, opts gitstore.Options, cfg config.Config) (*workspace.Service, error) {
 	svc, err := workspace.Open(dir, opts)
 	if err != nil {
 		return nil, err

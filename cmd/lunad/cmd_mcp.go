@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/mcp"
 )
@@ -79,7 +80,7 @@ func runMCP(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	defer ws.Close()
 	srv, err := mcp.New(ctx, ws, mcp.Options{
 		Name: "lunad", Logger: log, Rate: cfg.MCP.Rate, Burst: cfg.MCP.Burst, PageSize: cfg.MCP.PageSize,
-		MaxSessions: cfg.MCP.MaxSessions, MaxSessionsPerAddress: cfg.MCP.MaxSessionsPerAddress, SessionTimeout: never(cfg.MCP.SessionTimeout),
+		MaxSessions: cfg.MCP.MaxSessions, MaxSessionsPerAddress: cfg.MCP.MaxSessionsPerAddress, SessionTimeout: config.Never(cfg.MCP.SessionTimeout),
 		GoalTests: cfg.Tests.Commands,
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/runs/workflow"
 )
@@ -248,7 +249,7 @@ func (m *Main) withRunner(ctx context.Context, drives bool, f func(ws lunad.Work
 	if err != nil {
 		return err
 	}
-	ws, err := rpc.Connect(ctx, m.workDir(), rpc.ConnectOptions{AutoStart: true, Config: daemonConfig(opts)})
+	ws, err := rpc.Connect(ctx, m.workDir(), rpc.ConnectOptions{AutoStart: true, Config: daemon.Settings(opts)})
 	if errors.Is(err, rpc.ErrNoDaemon) {
 		// Driven by this process, the run would stop with it, and a daemon
 		// serving with another configuration would not take it up.

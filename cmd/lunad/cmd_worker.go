@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/runs/natsqueue"
 )
 
@@ -54,9 +55,9 @@ func runWorker(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		if pos[0] != "key" {
 			return fs.usageError("unknown argument %q: lunad worker takes no argument but key", pos[0])
 		}
-		role := roleWorker
+		role := daemon.RoleWorker
 		if *daemonKey {
-			role = roleDaemon
+			role = daemon.RoleDaemon
 		}
 		return printKey(m, root, role)
 	}
@@ -77,11 +78,11 @@ func runWorker(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	if q.URL == "" {
 		return fs.usageError("no queue: give --queue nats://HOST:PORT, or set queue.url in .luna/config.toml or LUNAD_QUEUE_URL")
 	}
-	if err := q.validate(); err != nil {
+	if err := q.Validate(); err != nil {
 		return fs.usageError("%v", err)
 	}
 	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	queue, err := openQueue(ctx, q, root, roleWorker, m.Getenv, log)
+	queue, err := daemon.OpenQueue(ctx, q, root, daemon.RoleWorker, m.Getenv, log)
 	if err != nil {
 		return err
 	}
@@ -92,14 +93,14 @@ func runWorker(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	}
 	// The stages' commands run as goals' commands do: the clone's policy
 	// (.luna/policy.toml) sets the sandbox's limits and network.
-	sb := newGoalHost(root, m.Getenv, log)
+	sb := daemon.NewGoalHost(root, m.Getenv, log)
 	log.Info("worker serving", "queue", lunad.RedactURL(q.URL), "root", root, "slots", *slots)
 	return natsqueue.NewWorker(queue, root, natsqueue.WorkerOptions{Slots: *slots, Agents: filter, Logger: log, Sandbox: sb}).Run(ctx)
 }
 
 // printKey prints the public key of root's daemon or worker key.
-func printKey(m *Main, root string, role queueRole) error {
-	path, err := keyFile(root, role)
+func printKey(m *Main, root string, role daemon.QueueRole) error {
+	path, err := daemon.KeyFile(root, role)
 	if err != nil {
 		return err
 	}

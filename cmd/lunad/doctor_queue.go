@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/config"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/internal/unixsock"
 	"github.com/lunad/lunad/runs/natsqueue"
@@ -47,7 +49,7 @@ const (
 )
 
 // checkQueue reports the configured queue of the workspace at root.
-func checkQueue(q QueueConfig, root string) doctorQueue {
+func checkQueue(q config.Queue, root string) doctorQueue {
 	if q.URL == "" {
 		return doctorQueue{}
 	}
@@ -68,7 +70,7 @@ func checkQueue(q QueueConfig, root string) doctorQueue {
 	if len(q.Workers) == 0 {
 		r.Warnings = append(r.Warnings, "worker keys: none: "+warnQueueNoWorkers)
 	}
-	path, err := keyFile(root, roleDaemon)
+	path, err := daemon.KeyFile(root, daemon.RoleDaemon)
 	if err == nil {
 		r.DaemonKeyFile = path
 		r.DaemonKey, err = natsqueue.ExistingPublicKey(path)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad/agents/policy"
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/sandbox"
 )
 
@@ -127,7 +128,7 @@ func TestDoctor(t *testing.T) {
 // --dry-run goals, which run nothing, are not.
 func TestDoctorRefusal(t *testing.T) {
 	root := agentsRoot(t, "")
-	cfg, err := LoadConfig(root, envOf("LUNAD_LLM_PROVIDER", "openai", "LUNAD_LLM_MODEL", "m"))
+	cfg, err := config.Load(root, envOf("LUNAD_LLM_PROVIDER", "openai", "LUNAD_LLM_MODEL", "m"))
 	if err != nil {
 		t.Fatal(err)
 	}

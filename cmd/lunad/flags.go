@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/daemon/rpc"
 	"github.com/lunad/lunad/workspace"
 )
@@ -104,7 +105,7 @@ func (m *Main) withWorkspace(ctx context.Context, f func(ws lunad.Workspace) err
 		return err
 	}
 	if m.Options == nil {
-		ws, err := rpc.Connect(ctx, m.workDir(), rpc.ConnectOptions{Config: daemonConfig(opts)})
+		ws, err := rpc.Connect(ctx, m.workDir(), rpc.ConnectOptions{Config: daemon.Settings(opts)})
 		if err == nil {
 			defer func() {
 				if cerr := ws.Close(); cerr != nil && err == nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/gitstore"
 )
 
@@ -253,25 +254,25 @@ func TestConfig(t *testing.T) {
 		return d
 	}
 	t.Run("defaults", func(t *testing.T) {
-		c, err := LoadConfig(root(""), env())
-		if err != nil || !reflect.DeepEqual(c, DefaultConfig()) {
+		c, err := config.Load(root(""), env())
+		if err != nil || !reflect.DeepEqual(c, config.Default()) {
 			t.Fatalf("%+v %v", c, err)
 		}
-		if o := c.Options(); o.Human.Name != "" || o.LockTimeout != 10*time.Second || o.MaxContent != 8<<20 {
+		if o := storeOptions(c); o.Human.Name != "" || o.LockTimeout != 10*time.Second || o.MaxContent != 8<<20 {
 			t.Fatalf("options %+v", o)
 		}
 	})
 	t.Run("file then environment", func(t *testing.T) {
 		r := root("lock_timeout = \"3s\"\nmax_content = 1000\n[author]\nname = \"File\"\nemail = \"file@example.com\"\n")
-		c, err := LoadConfig(r, env())
-		if err != nil || c.LockTimeout != 3*time.Second || c.MaxContent != 1000 || c.Author != (Author{"File", "file@example.com"}) {
+		c, err := config.Load(r, env())
+		if err != nil || c.LockTimeout != 3*time.Second || c.MaxContent != 1000 || c.Author != (config.Author{Name: "File", Email: "file@example.com"}) {
 			t.Fatalf("%+v %v", c, err)
 		}
-		c, err = LoadConfig(r, env("LUNAD_LOCK_TIMEOUT", "1m", "LUNAD_AUTHOR_NAME", "Env", "LUNAD_AUTHOR_EMAIL", "env@example.com"))
-		if err != nil || c.LockTimeout != time.Minute || c.Author != (Author{"Env", "env@example.com"}) {
+		c, err = config.Load(r, env("LUNAD_LOCK_TIMEOUT", "1m", "LUNAD_AUTHOR_NAME", "Env", "LUNAD_AUTHOR_EMAIL", "env@example.com"))
+		if err != nil || c.LockTimeout != time.Minute || c.Author != (config.Author{Name: "Env", Email: "env@example.com"}) {
 			t.Fatalf("%+v %v", c, err)
 		}
-		if o := c.Options(); o.Human != (gitstore.Signature{Name: "Env", Email: "env@example.com"}) || o.MaxContent != 1000 {
+		if o := storeOptions(c); o.Human != (gitstore.Signature{Name: "Env", Email: "env@example.com"}) || o.MaxContent != 1000 {
 			t.Fatalf("options %+v", o)
 		}
 	})
@@ -304,22 +305,22 @@ func TestConfig(t *testing.T) {
 		{"slug rule", "[refs]\nslugs = \"sphinx\"\n", nil, "refs.slugs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadConfig(root(tc.toml), env(tc.env...))
+			_, err := config.Load(root(tc.toml), env(tc.env...))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || ExitCode(err) != 1 {
 				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
 			}
 		})
 	}
 	t.Run("queue and runs", func(t *testing.T) {
-		c, err := LoadConfig(root("[runs]\nslots = 8\n[queue]\nurl = \"nats://user:secret@127.0.0.1:4222\"\nack_wait = \"5s\"\n"), env())
+		c, err := config.Load(root("[runs]\nslots = 8\n[queue]\nurl = \"nats://user:secret@127.0.0.1:4222\"\nack_wait = \"5s\"\n"), env())
 		if err != nil || c.Runs.Slots != 8 || c.Queue.AckWait != 5*time.Second || c.Queue.Name != "LUNAD" {
 			t.Fatalf("%+v %v", c, err)
 		}
-		snap, err := c.snapshot()
+		snap, err := c.Snapshot()
 		if err != nil || strings.Contains(string(snap), "secret") || !strings.Contains(string(snap), "slots = 8") {
 			t.Fatalf("the snapshot every run records:\n%s\n%v", snap, err)
 		}
-		c, err = LoadConfig(root(""), env("LUNAD_QUEUE_URL", "nats://127.0.0.1:4222", "LUNAD_RUN_SLOTS", "2"))
+		c, err = config.Load(root(""), env("LUNAD_QUEUE_URL", "nats://127.0.0.1:4222", "LUNAD_RUN_SLOTS", "2"))
 		if err != nil || c.Queue.URL != "nats://127.0.0.1:4222" || c.Runs.Slots != 2 {
 			t.Fatalf("%+v %v", c, err)
 		}

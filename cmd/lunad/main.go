@@ -8,11 +8,15 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/ask"
+	"github.com/lunad/lunad/config"
+	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
@@ -56,7 +60,7 @@ type Main struct {
 	dir     string
 	json    bool
 	stdinBy string            // the flag that consumed stdin, if any
-	cfg     *Config           // loaded once by config
+	cfg     *config.Config    // loaded once by config
 	opts    *gitstore.Options // derived once by options
 	log     *slog.Logger      // the command's logger (lsp, mcp, serve): stderr or the daemon's log
 }
@@ -245,12 +249,12 @@ func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 	if err := svc.SetSlugRule(cfg.Refs.Slugs); err != nil {
 		return err
 	}
-	snapshot, err := cfg.snapshot()
+	snapshot, err := cfg.Snapshot()
 	if err != nil {
 		return err
 	}
 	ro := runs.Options{Config: snapshot, Slots: cfg.Runs.Slots} // as the daemon's, less the queue
-	if agents, _, err = withAgents(&ro, svc, cfg, m.Getenv, m.logger(), m.confirmer()); err != nil {
+	if agents, _, err = daemon.WithAgents(&ro, svc, cfg, m.Getenv, m.logger(), m.confirmer()); err != nil {
 		return err
 	}
 	svc.ConfigureRuns(ro)
@@ -267,11 +271,11 @@ func (m *Main) workDir() string {
 
 // config loads the configuration of the --dir workspace, once per process:
 // every command and the options below use this one.
-func (m *Main) config() (Config, error) {
+func (m *Main) config() (config.Config, error) {
 	if m.cfg == nil {
-		cfg, err := LoadConfig(findRoot(m.workDir()), m.Getenv)
+		cfg, err := config.Load(findRoot(m.workDir()), m.Getenv)
 		if err != nil {
-			return Config{}, err
+			return config.Config{}, err
 		}
 		m.cfg = &cfg
 	}
@@ -287,12 +291,37 @@ func (m *Main) options() (gitstore.Options, error) {
 	if err != nil {
 		return gitstore.Options{}, err
 	}
-	opts := cfg.Options()
+	opts := storeOptions(cfg)
 	if m.Options != nil {
 		m.Options(&opts)
 	}
 	m.opts = &opts
 	return opts, nil
+}
+
+// storeOptions turns the configuration into store options.
+func storeOptions(c config.Config) gitstore.Options {
+	opts := gitstore.Options{LockTimeout: c.LockTimeout, MaxContent: c.MaxContent}
+	if c.Author.Name != "" {
+		opts.Human = gitstore.Signature{Name: c.Author.Name, Email: c.Author.Email}
+		if opts.Human.Email == "" {
+			opts.Human.Email = "user@lunad"
+		}
+	}
+	return opts
+}
+
+// findRoot returns the workspace root for dir (lunad.FindRoot), else dir
+// itself made absolute: the configuration of a directory that is not a
+// workspace is the defaults and the environment.
+func findRoot(dir string) string {
+	if root, err := lunad.FindRoot(dir); err == nil {
+		return root
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // closeService closes svc, reporting its error if the command succeeded.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/daemon/rpc"
 )
 
@@ -442,7 +443,7 @@ func TestDaemonConfig(t *testing.T) {
 			root := t.TempDir()
 			os.MkdirAll(filepath.Join(root, ".luna"), 0o755)
 			os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte(tc.toml), 0o644)
-			_, err := LoadConfig(root, func(k string) string {
+			_, err := config.Load(root, func(k string) string {
 				for i := 0; i+1 < len(tc.env); i += 2 {
 					if tc.env[i] == k {
 						return tc.env[i+1]
@@ -458,7 +459,7 @@ func TestDaemonConfig(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".luna"), 0o755)
 	os.WriteFile(filepath.Join(root, ".luna", "config.toml"), []byte("[daemon]\nidle_timeout = \"1m\"\nlog_file = \"d.log\"\nrecord_saves = true\nmax_connections = 9\nconn_idle_timeout = \"0s\"\n[mcp]\nrate = 5.0\nburst = 9\nmax_sessions = 5\nsession_timeout = \"1h\"\n"), 0o644)
-	c, err := LoadConfig(root, func(k string) string {
+	c, err := config.Load(root, func(k string) string {
 		return map[string]string{"LUNAD_LOG_FILE": "/tmp/e.log", "LUNAD_RECORD_SAVES": "false", "LUNAD_MCP_BURST": "7",
 			"LUNAD_MAX_CONNECTIONS": "8", "LUNAD_MCP_MAX_SESSIONS_PER_ADDRESS": "3"}[k]
 	})
@@ -466,13 +467,13 @@ func TestDaemonConfig(t *testing.T) {
 		c.Daemon.MaxConnections != 8 || c.Daemon.ConnIdleTimeout != 0 {
 		t.Fatalf("%+v %v", c.Daemon, err)
 	}
-	if c.MCP != (MCPConfig{Rate: 5, Burst: 7, PageSize: 100, MaxSessions: 5, MaxSessionsPerAddress: 3, SessionTimeout: time.Hour}) {
+	if c.MCP != (config.MCP{Rate: 5, Burst: 7, PageSize: 100, MaxSessions: 5, MaxSessionsPerAddress: 3, SessionTimeout: time.Hour}) {
 		t.Fatalf("mcp config %+v, want rate 5, 5 sessions, 1h from the file, burst 7 and 3 sessions per address from the environment", c.MCP)
 	}
-	if d := DefaultConfig().Daemon; d.IdleTimeout != 5*time.Minute || d.LogFile != "" || !d.RecordSaves || d.MaxConnections != 256 || d.ConnIdleTimeout != 10*time.Minute {
+	if d := config.Default().Daemon; d.IdleTimeout != 5*time.Minute || d.LogFile != "" || !d.RecordSaves || d.MaxConnections != 256 || d.ConnIdleTimeout != 10*time.Minute {
 		t.Fatalf("defaults %+v", d)
 	}
-	if m := DefaultConfig().MCP; m.MaxSessions != 256 || m.MaxSessionsPerAddress != 64 || m.SessionTimeout != 30*time.Minute {
+	if m := config.Default().MCP; m.MaxSessions != 256 || m.MaxSessionsPerAddress != 64 || m.SessionTimeout != 30*time.Minute {
 		t.Fatalf("mcp defaults %+v", m)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -17,16 +17,16 @@ import (
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
 	"github.com/lunad/lunad/daemon/rpc"
-	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/mcp"
 	"github.com/lunad/lunad/runs/natsqueue"
 )
 
-// configFile is the workspace's configuration, relative to its root.
-const configFile = ".luna/config.toml"
+// File is the workspace's configuration, relative to its root.
+const File = ".luna/config.toml"
 
-// Config is the command line's configuration. It is built from
-// DefaultConfig, then the workspace's .luna/config.toml if present, then
+// Config is a workspace's configuration, as the command line and the
+// daemon read it. It is built from
+// Default, then the workspace's .luna/config.toml if present, then
 // the environment (LUNAD_LOCK_TIMEOUT, LUNAD_AUTHOR_NAME,
 // LUNAD_AUTHOR_EMAIL, LUNAD_IDLE_TIMEOUT, LUNAD_LOG_FILE, LUNAD_RECORD_SAVES,
 // LUNAD_MAX_CONNECTIONS, LUNAD_CONN_IDLE_TIMEOUT, LUNAD_MEMORY_LIMIT, LUNAD_MCP_RATE,
@@ -43,35 +43,35 @@ type Config struct {
 	// user.email, else "lunad user".
 	Author Author `toml:"author"`
 	// Daemon configures `lunad serve`.
-	Daemon DaemonConfig `toml:"daemon"`
+	Daemon Daemon `toml:"daemon"`
 	// MCP configures `lunad mcp`.
-	MCP MCPConfig `toml:"mcp"`
+	MCP MCP `toml:"mcp"`
 	// Runs configures the workflow engine the daemon hosts.
-	Runs RunsConfig `toml:"runs"`
+	Runs Runs `toml:"runs"`
 	// Queue sends stage messages through NATS JetStream to `lunad worker`
 	// processes when URL is set.
-	Queue QueueConfig `toml:"queue"`
+	Queue Queue `toml:"queue"`
 	// Refs configures how references are resolved.
-	Refs RefsConfig `toml:"refs"`
+	Refs Refs `toml:"refs"`
 	// LLM is the model provider of the agents (`lunad ask`), and Agents
-	// the roles' overrides and the budget of one ask (config_agents.go).
-	LLM    llm.Config   `toml:"llm"`
-	Agents AgentsConfig `toml:"agents"`
+	// the roles' overrides and the budget of one ask (agents.go).
+	LLM    llm.Config `toml:"llm"`
+	Agents Agents     `toml:"agents"`
 	// Tests are the test commands a goal runs after each change
-	// (config_goals.go).
-	Tests TestsConfig `toml:"tests"`
+	// (goals.go).
+	Tests Tests `toml:"tests"`
 }
 
-// RefsConfig configures reference resolution (docs/references.md).
-type RefsConfig struct {
+// Refs configures reference resolution (docs/references.md).
+type Refs struct {
 	// Slugs is how a link's #fragment names a heading: "github" (GitHub's
 	// anchors; one matching only ignoring punctuation is unverified) or
 	// "loose" (such a match is as good).
 	Slugs string `toml:"slugs"`
 }
 
-// QueueConfig configures the queue of stage messages (docs/runs.md).
-type QueueConfig struct {
+// Queue configures the queue of stage messages (docs/runs.md).
+type Queue struct {
 	// URL of the NATS server, e.g. nats://127.0.0.1:4222; empty: the
 	// daemon runs stages itself.
 	URL string `toml:"url"`
@@ -96,14 +96,14 @@ type QueueConfig struct {
 	Credentials string `toml:"credentials"`
 }
 
-// RunsConfig configures the workflow engine.
-type RunsConfig struct {
+// Runs configures the workflow engine.
+type Runs struct {
 	// Slots is how many stage attempts run at once.
 	Slots int `toml:"slots"`
 }
 
-// MCPConfig configures the MCP server (`lunad mcp`).
-type MCPConfig struct {
+// MCP configures the MCP server (`lunad mcp`).
+type MCP struct {
 	// Rate and Burst limit each MCP client to Rate requests per second on
 	// average and Burst at once; rate 0 means no limit.
 	Rate  float64 `toml:"rate"`
@@ -120,8 +120,8 @@ type MCPConfig struct {
 	SessionTimeout time.Duration `toml:"session_timeout"`
 }
 
-// DaemonConfig configures the workspace daemon (`lunad serve`).
-type DaemonConfig struct {
+// Daemon configures the workspace daemon (`lunad serve`).
+type Daemon struct {
 	// IdleTimeout: a daemon started by a client (serve --auto) exits when
 	// no client has been connected for this long; 0 never.
 	IdleTimeout time.Duration `toml:"idle_timeout"`
@@ -150,15 +150,15 @@ type Author struct {
 	Email string `toml:"email"`
 }
 
-// DefaultConfig returns the built-in configuration.
-func DefaultConfig() Config {
+// Default returns the built-in configuration.
+func Default() Config {
 	return Config{LockTimeout: 10 * time.Second, MaxContent: 8 << 20,
-		Daemon: DaemonConfig{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: rpc.DefaultMaxConns, ConnIdleTimeout: rpc.DefaultConnIdleTimeout,
-			MemoryLimit: defaultMemoryLimit},
-		MCP: MCPConfig{Rate: 20, Burst: 40, PageSize: 100, MaxSessions: mcp.DefaultMaxSessions,
+		Daemon: Daemon{IdleTimeout: 5 * time.Minute, RecordSaves: true, MaxConnections: rpc.DefaultMaxConns, ConnIdleTimeout: rpc.DefaultConnIdleTimeout,
+			MemoryLimit: DefaultMemoryLimit},
+		MCP: MCP{Rate: 20, Burst: 40, PageSize: 100, MaxSessions: mcp.DefaultMaxSessions,
 			MaxSessionsPerAddress: mcp.DefaultMaxSessionsPerAddress, SessionTimeout: mcp.DefaultSessionTimeout},
-		Runs: RunsConfig{Slots: 4}, Refs: RefsConfig{Slugs: lunad.SlugsGitHub},
-		Queue:  QueueConfig{Name: natsqueue.DefaultName, AckWait: natsqueue.DefaultAckWait, MaxDeliver: natsqueue.DefaultMaxDeliver},
+		Runs: Runs{Slots: 4}, Refs: Refs{Slugs: lunad.SlugsGitHub},
+		Queue:  Queue{Name: natsqueue.DefaultName, AckWait: natsqueue.DefaultAckWait, MaxDeliver: natsqueue.DefaultMaxDeliver},
 		Agents: DefaultAgents()}
 }
 
@@ -171,11 +171,11 @@ const maxIdleTimeout = 7 * 24 * time.Hour
 // maxMaxContent bounds max_content: lunad keeps whole artifacts in memory.
 const maxMaxContent = 1 << 30
 
-// LoadConfig builds the configuration for the workspace at root. getenv
+// Load builds the configuration for the workspace at root. getenv
 // reads the environment.
-func LoadConfig(root string, getenv func(string) string) (Config, error) {
-	cfg := DefaultConfig()
-	if err := cfg.loadFile(filepath.Join(root, filepath.FromSlash(configFile))); err != nil {
+func Load(root string, getenv func(string) string) (Config, error) {
+	cfg := Default()
+	if err := cfg.loadFile(filepath.Join(root, filepath.FromSlash(File))); err != nil {
 		return cfg, err
 	}
 	if err := cfg.loadEnv(getenv); err != nil {
@@ -201,8 +201,8 @@ func (c *Config) loadFile(path string) error {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return fmt.Errorf("%w: config %s: unknown key %s (known: lock_timeout, max_content, author.name, author.email, daemon.idle_timeout, daemon.log_file, daemon.record_saves, daemon.max_connections, daemon.conn_idle_timeout, daemon.memory_limit, mcp.rate, mcp.burst, mcp.page_size, mcp.max_sessions, mcp.max_sessions_per_address, mcp.session_timeout, runs.slots, queue.url, queue.name, queue.ack_wait, queue.max_deliver, queue.workers, queue.daemons, queue.user, queue.password_env, queue.nkey_file, queue.credentials, llm.provider, llm.base_url, llm.model, llm.api_key_env, llm.temperature, llm.seed, llm.max_tokens, llm.command, llm.script, llm.fallback, llm.timeout, llm.max_response, the same under agents.supervisor, agents.coder, agents.writer, agents.reviewer and agents.goal, agents.budget.tokens, agents.budget.calls, agents.budget.time, agents.goal.budget.tokens, agents.goal.budget.calls, agents.goal.budget.time, agents.stall.no_progress_steps, tests.commands; an API key is never configured here: api_key_env names the environment variable holding it)",
-			lunad.ErrInvalid, path, strings.Join(keys, ", "))
+		return fmt.Errorf("%w: config %s: unknown key %s (known: %s; an API key is never configured here: api_key_env names the environment variable holding it)",
+			lunad.ErrInvalid, path, strings.Join(keys, ", "), knownKeys())
 	}
 	return nil
 }
@@ -345,7 +345,7 @@ func (c Config) Validate() error {
 	if c.Runs.Slots < 1 || c.Runs.Slots > 256 {
 		return bad("runs.slots %d must be between 1 and 256", c.Runs.Slots)
 	}
-	if err := c.Queue.validate(); err != nil {
+	if err := c.Queue.Validate(); err != nil {
 		return bad("%v", err)
 	}
 	if c.MCP.PageSize < 1 || c.MCP.PageSize > 10000 {
@@ -385,33 +385,8 @@ func (c Config) validateLimits(bad func(string, ...any) error) error {
 	return nil
 }
 
-// Options turns the configuration into store options.
-func (c Config) Options() gitstore.Options {
-	opts := gitstore.Options{LockTimeout: c.LockTimeout, MaxContent: c.MaxContent}
-	if c.Author.Name != "" {
-		opts.Human = gitstore.Signature{Name: c.Author.Name, Email: c.Author.Email}
-		if opts.Human.Email == "" {
-			opts.Human.Email = "user@lunad"
-		}
-	}
-	return opts
-}
-
-// findRoot returns the workspace root for dir (lunad.FindRoot), else dir
-// itself made absolute: the configuration of a directory that is not a
-// workspace is the defaults and the environment.
-func findRoot(dir string) string {
-	if root, err := lunad.FindRoot(dir); err == nil {
-		return root
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		return abs
-	}
-	return dir
-}
-
-// validate checks the queue's settings.
-func (q QueueConfig) validate() error {
+// Validate checks the queue's settings: the error names the setting to fix.
+func (q Queue) Validate() error {
 	if q.URL != "" {
 		u, err := url.Parse(q.URL)
 		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
@@ -457,12 +432,12 @@ func (q QueueConfig) validate() error {
 	return nil
 }
 
-// snapshot is the effective configuration as TOML: what every run records
+// Snapshot is the effective configuration as TOML: what every run records
 // (its config_ref). It holds no secrets: the URLs (queue.url, every
 // base_url) are lunad.RedactURL's, without user information or query
 // values, such as the api-key some gateways take in the query. An API key
 // is not configuration: only the name of its variable is here.
-func (c Config) snapshot() ([]byte, error) {
+func (c Config) Snapshot() ([]byte, error) {
 	c.Queue.URL = lunad.RedactURL(c.Queue.URL)
 	c.LLM.BaseURL = lunad.RedactURL(c.LLM.BaseURL)
 	for _, r := range []*llm.Config{&c.Agents.Supervisor, &c.Agents.Coder, &c.Agents.Writer, &c.Agents.Reviewer, &c.Agents.Goal.Config} {
@@ -473,4 +448,13 @@ func (c Config) snapshot() ([]byte, error) {
 		return nil, err
 	}
 	return []byte(b.String()), nil
+}
+
+// Never maps a configured timeout of 0 (never: daemon.conn_idle_timeout,
+// mcp.session_timeout) to the servers' "never", a negative duration.
+func Never(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

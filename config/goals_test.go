@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -32,14 +32,14 @@ time = "45m"
 commands = [["go", "test", "./..."], ["pytest", "-q"]]
 `
 	t.Run("file", func(t *testing.T) {
-		c, err := LoadConfig(agentsRoot(t, strings.Replace(file, "user:secret@", "", 1)), envOf())
+		c, err := Load(agentsRoot(t, strings.Replace(file, "user:secret@", "", 1)), envOf())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := [][]string{{"go", "test", "./..."}, {"pytest", "-q"}}; !slices.EqualFunc(c.Tests.Commands, want, slices.Equal) {
 			t.Errorf("tests %q", c.Tests.Commands)
 		}
-		if b := c.Agents.Goal.Budget; b != (BudgetConfig{Tokens: 300000, Calls: 50, Time: 45 * time.Minute}) {
+		if b := c.Agents.Goal.Budget; b != (Budget{Tokens: 300000, Calls: 50, Time: 45 * time.Minute}) {
 			t.Errorf("goal budget %+v", b)
 		}
 		l, err := c.LLMFor("goal")
@@ -51,7 +51,7 @@ commands = [["go", "test", "./..."], ["pytest", "-q"]]
 		}
 	})
 	t.Run("defaults", func(t *testing.T) {
-		c, err := LoadConfig(agentsRoot(t, ""), envOf())
+		c, err := Load(agentsRoot(t, ""), envOf())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,22 +63,22 @@ commands = [["go", "test", "./..."], ["pytest", "-q"]]
 		}
 	})
 	t.Run("environment", func(t *testing.T) {
-		c, err := LoadConfig(agentsRoot(t, strings.Replace(file, "user:secret@", "", 1)), envOf("LUNAD_TESTS", `[["make", "check"]]`))
+		c, err := Load(agentsRoot(t, strings.Replace(file, "user:secret@", "", 1)), envOf("LUNAD_TESTS", `[["make", "check"]]`))
 		if err != nil || !slices.EqualFunc(c.Tests.Commands, [][]string{{"make", "check"}}, slices.Equal) {
 			t.Fatalf("LUNAD_TESTS: %q, %v", c.Tests.Commands, err)
 		}
-		c, err = LoadConfig(agentsRoot(t, strings.Replace(file, "user:secret@", "", 1)), envOf("LUNAD_TESTS", `[]`))
+		c, err = Load(agentsRoot(t, strings.Replace(file, "user:secret@", "", 1)), envOf("LUNAD_TESTS", `[]`))
 		if err != nil || len(c.Tests.Commands) != 0 {
 			t.Fatalf("LUNAD_TESTS=[]: %q, %v", c.Tests.Commands, err)
 		}
 	})
 	t.Run("snapshot", func(t *testing.T) {
-		c, err := LoadConfig(agentsRoot(t, strings.Replace(file, "user:secret@", "", 1)), envOf())
+		c, err := Load(agentsRoot(t, strings.Replace(file, "user:secret@", "", 1)), envOf())
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.Agents.Goal.BaseURL = "http://user:secret@127.0.0.1:8080/v1"
-		snap, err := c.snapshot()
+		snap, err := c.Snapshot()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestGoalConfigErrors(t *testing.T) {
 		{"LUNAD_TESTS empty command", "", []string{"LUNAD_TESTS", "[[]]"}, "tests.commands: test command 1 is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadConfig(agentsRoot(t, tc.file), envOf(tc.env...))
+			_, err := Load(agentsRoot(t, tc.file), envOf(tc.env...))
 			if !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), tc.want) || strings.Count(err.Error(), lunad.ErrInvalid.Error()) != 1 {
 				t.Fatalf("want an ErrInvalid saying %q, got %v", tc.want, err)
 			}

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"encoding/json"
@@ -21,25 +21,25 @@ import (
 // of arrays) over [tests]. The policy — what a goal's commands may do, the
 // sandbox — is .luna/policy.toml's (package policy).
 
-// TestsConfig is [tests].
-type TestsConfig struct {
+// Tests is [tests].
+type Tests struct {
 	// Commands are the test commands a goal runs when it starts and after
 	// each change, each a program and its arguments; none: a goal runs no
 	// tests (its report says so). `lunad goal --test` replaces them.
 	Commands [][]string `toml:"commands"`
 }
 
-// GoalAgentConfig is [agents.goal]: the goal's model, over [llm], and
+// GoalAgent is [agents.goal]: the goal's model, over [llm], and
 // its budget.
-type GoalAgentConfig struct {
+type GoalAgent struct {
 	llm.Config
-	Budget BudgetConfig `toml:"budget"`
+	Budget Budget `toml:"budget"`
 }
 
 // DefaultGoalAgent is what one goal may spend by default: a goal takes up
 // to 30 steps, each a model call shown up to 12,000 tokens of state.
-func DefaultGoalAgent() GoalAgentConfig {
-	return GoalAgentConfig{Budget: BudgetConfig{Tokens: 1000000, Time: 2 * time.Hour}}
+func DefaultGoalAgent() GoalAgent {
+	return GoalAgent{Budget: Budget{Tokens: 1000000, Time: 2 * time.Hour}}
 }
 
 // loadTestsEnv reads LUNAD_TESTS over [tests] commands.
@@ -57,7 +57,7 @@ func (c *Config) loadTestsEnv(getenv func(string) string) error {
 }
 
 // validate checks the test commands.
-func (t TestsConfig) validate(bad func(string, ...any) error) error {
+func (t Tests) validate(bad func(string, ...any) error) error {
 	if err := lunad.CheckTestCommands(t.Commands, "tests.commands"); err != nil {
 		return bad("%v", trimInvalid(err))
 	}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"io"
@@ -16,7 +16,7 @@ import (
 // artifact and refuses every write.
 func TestAskPolicy(t *testing.T) {
 	root := agentsRoot(t, "")
-	h := newGoalHost(root, envOf("LUNAD_SANDBOX_HOME", t.TempDir()), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := NewGoalHost(root, envOf("LUNAD_SANDBOX_HOME", t.TempDir()), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	write := func(text string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(root, ".luna", "policy.toml"), []byte(text), 0o644); err != nil {

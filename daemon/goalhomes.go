@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/lunad/lunad"
 )
 
 // goalHomesDir is where the goals' homes are, under lunad's home for
@@ -84,4 +86,22 @@ func removeTree(dir string) error {
 		return fmt.Errorf("remove the home of a finished goal: %w", err)
 	}
 	return nil
+}
+
+// SandboxHome is the goals' commands' $HOME: LUNAD_SANDBOX_HOME, else
+// <git common dir>/luna/sandbox/home of the workspace at root — lunad's
+// own, kept between commands and goals so build caches persist.
+func SandboxHome(root string, getenv func(string) string) (string, error) {
+	home := getenv("LUNAD_SANDBOX_HOME")
+	if home == "" {
+		c, err := lunad.FindCheckout(root)
+		if err != nil {
+			return "", err
+		}
+		home = filepath.Join(c.CommonDir, "luna", "sandbox", "home")
+	}
+	if !filepath.IsAbs(home) {
+		return "", fmt.Errorf("%w: LUNAD_SANDBOX_HOME=%q must be an absolute path", lunad.ErrInvalid, home)
+	}
+	return filepath.Clean(home), nil
 }

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ import (
 //	[agents.coder]        another provider and model
 //	[agents.writer]
 //	[agents.reviewer]
-//	[agents.goal]         the model of `lunad goal` (config_goals.go)
+//	[agents.goal]         the model of `lunad goal` (goals.go)
 //	[agents.budget]       tokens, calls, time: what one ask may spend
 //	[agents.stall]        no_progress_steps: the stall detector's limit
 //
@@ -34,29 +34,29 @@ import (
 // it, read by the provider when it calls the model, so no key reaches the
 // configuration snapshot every run records, a log, an event or a commit.
 
-// AgentsConfig is [agents]: the roles' overrides and the budget.
-type AgentsConfig struct {
+// Agents is [agents]: the roles' overrides and the budget.
+type Agents struct {
 	Supervisor llm.Config `toml:"supervisor"`
 	Coder      llm.Config `toml:"coder"`
 	Writer     llm.Config `toml:"writer"`
 	Reviewer   llm.Config `toml:"reviewer"`
 	// Goal is [agents.goal]: the goal's model over [llm], and what one
 	// goal may spend ([agents.goal.budget]).
-	Goal   GoalAgentConfig `toml:"goal"`
-	Budget BudgetConfig    `toml:"budget"`
-	Stall  StallConfig     `toml:"stall"`
+	Goal   GoalAgent `toml:"goal"`
+	Budget Budget    `toml:"budget"`
+	Stall  Stall     `toml:"stall"`
 }
 
-// StallConfig tunes the stall detector of an ask's working memory.
-type StallConfig struct {
+// Stall tunes the stall detector of an ask's working memory.
+type Stall struct {
 	// NoProgressSteps is how many tool steps without progress (no
 	// successful write, no read of new data) stop a worker; 0: the
 	// detector's default, -1: never.
 	NoProgressSteps int `toml:"no_progress_steps"`
 }
 
-// BudgetConfig is what one ask may spend; 0 is unlimited.
-type BudgetConfig struct {
+// Budget is what one ask may spend; 0 is unlimited.
+type Budget struct {
 	Tokens int           `toml:"tokens"`
 	Calls  int           `toml:"calls"`
 	Time   time.Duration `toml:"time"`
@@ -69,12 +69,12 @@ var Roles = []string{"supervisor", "coder", "writer", "reviewer", "goal"}
 var providerNames = []string{llm.ProviderOpenAI, llm.ProviderAnthropic, llm.ProviderProcess, llm.ProviderScripted}
 
 // DefaultAgents is the built-in budget of one ask.
-func DefaultAgents() AgentsConfig {
-	return AgentsConfig{Budget: BudgetConfig{Tokens: 200000, Calls: 40, Time: 10 * time.Minute}, Goal: DefaultGoalAgent()}
+func DefaultAgents() Agents {
+	return Agents{Budget: Budget{Tokens: 200000, Calls: 40, Time: 10 * time.Minute}, Goal: DefaultGoalAgent()}
 }
 
 // role is the override of one role.
-func (a AgentsConfig) role(name string) llm.Config {
+func (a Agents) role(name string) llm.Config {
 	switch name {
 	case "supervisor":
 		return a.Supervisor
@@ -102,7 +102,7 @@ func (c Config) LLMFor(role string) (llm.Config, error) {
 	l := c.LLM.Merge(c.Agents.role(role))
 	if l.Provider == "" {
 		return l, fmt.Errorf("%w: no model provider configured: set [llm] provider in %s or LUNAD_LLM_PROVIDER (openai, anthropic, process or scripted), and [llm] model or LUNAD_LLM_MODEL; docs/agents.md shows a setup for each",
-			lunad.ErrInvalid, configFile)
+			lunad.ErrInvalid, File)
 	}
 	l.APIKeyEnv = l.KeyEnv()
 	if err := l.Validate(); err != nil {
@@ -159,7 +159,7 @@ func (c Config) validateAgents(bad func(string, ...any) error) error {
 	}
 	for _, b := range []struct {
 		where string
-		b     BudgetConfig
+		b     Budget
 	}{{"agents.budget", c.Agents.Budget}, {"agents.goal.budget", c.Agents.Goal.Budget}} {
 		if b.b.Tokens < 0 || b.b.Calls < 0 || b.b.Time < 0 {
 			return bad("%s tokens %d, calls %d, time %v must not be negative (0: unlimited)", b.where, b.b.Tokens, b.b.Calls, b.b.Time)

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -14,29 +14,30 @@ import (
 	"github.com/lunad/lunad/agents/llm/providers"
 	"github.com/lunad/lunad/agents/memory"
 	"github.com/lunad/lunad/agents/policy"
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
 )
 
-// agentSource is what lunad's agents need of the workspace
+// AgentSource is what lunad's agents need of the workspace
 // (*workspace.Service): the ask's tools, the goal's symbol search.
-type agentSource interface {
+type AgentSource interface {
 	ask.Source
 	goal.Symbols
 	Root() string
 }
 
-// withAgents adds lunad's agents to the engine's options: the built-in
+// WithAgents adds lunad's agents to the engine's options: the built-in
 // workflows ask and goal, their stage agents and the OnFinish that makes
 // each one's result. Each role's provider is made when its stage
 // calls it, from the configuration loaded once (cfg) and the API key read
 // from getenv — so a workspace without [llm] serves everything else, and
 // an ask or a goal says what to set. The goal's commands run in the
 // sandbox, probed at its first goal (or by the daemon when it starts,
-// goalHost.capabilities); confirm answers the policy's confirmations (nil:
+// GoalHost.Capabilities); confirm answers the policy's confirmations (nil:
 // no one to ask, they are denied). The returned Agents is closed by the
 // engine's owner after the engine.
-func withAgents(ro *runs.Options, ws agentSource, cfg Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *goalHost, error) {
+func WithAgents(ro *runs.Options, ws AgentSource, cfg config.Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *GoalHost, error) {
 	providers := func(role string) (llm.Provider, llm.Config, error) {
 		c, err := cfg.LLMFor(role)
 		if err != nil {
@@ -47,7 +48,7 @@ func withAgents(ro *runs.Options, ws agentSource, cfg Config, getenv func(string
 	}
 	b := cfg.Agents.Budget
 	stall := memory.StallOptions{NoProgressSteps: cfg.Agents.Stall.NoProgressSteps}
-	host := newGoalHost(ws.Root(), getenv, log)
+	host := NewGoalHost(ws.Root(), getenv, log)
 	agents, err := ask.New(ask.Options{
 		Source:    ws,
 		Reads:     host.reads,

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -18,16 +18,16 @@ import (
 	"github.com/lunad/lunad/sandbox"
 )
 
-// goalHost is what a goal needs of this process, handed to the goal's
+// GoalHost is what a goal needs of this process, handed to the goal's
 // agents as small interfaces: it runs their commands (goal.Commands) in
 // the sandbox the policy asks for, with the policy's limits, network and
 // read-only paths; checks their actions with the policy (goal.Policy);
 // runs their tests through the harness (goal.Tests). The policy is
 // .luna/policy.toml as it is when each stage runs: read again when the
 // file changes, so an edit applies to the next action without a restart.
-// The sandbox is probed once (Probe, at the daemon's start or at the
+// The sandbox is probed once (Capabilities, at the daemon's start or at the
 // first goal of an in-process command).
-type goalHost struct {
+type GoalHost struct {
 	root string
 	// home is lunad's directory for the commands' homes:
 	// LUNAD_SANDBOX_HOME, else <git common dir>/luna/sandbox/home. Each
@@ -56,9 +56,12 @@ type goalSetup struct {
 	sbErr  error
 }
 
-func newGoalHost(root string, getenv func(string) string, log *slog.Logger) *goalHost {
-	h := &goalHost{root: root, getenv: getenv, log: log}
-	h.home, h.homeErr = sandboxHome(root, getenv)
+// NewGoalHost is the goal host of the workspace at root; getenv gives
+// LUNAD_SANDBOX_HOME and the sandbox's environment. It removes the homes
+// of finished goals, logging what it could not.
+func NewGoalHost(root string, getenv func(string) string, log *slog.Logger) *GoalHost {
+	h := &GoalHost{root: root, getenv: getenv, log: log}
+	h.home, h.homeErr = SandboxHome(root, getenv)
 	if h.homeErr == nil {
 		if err := sweepGoalHomes(h.home); err != nil {
 			log.Warn("sandbox: homes of finished goals are left behind", "err", err)
@@ -67,8 +70,8 @@ func newGoalHost(root string, getenv func(string) string, log *slog.Logger) *goa
 	return h
 }
 
-// capabilities probes the sandbox once, and logs what it found.
-func (h *goalHost) capabilities(ctx context.Context) sandbox.Capabilities {
+// Capabilities probes the sandbox once, and logs what it found.
+func (h *GoalHost) Capabilities(ctx context.Context) sandbox.Capabilities {
 	h.probeOnce.Do(func() {
 		h.caps = sandbox.Probe(ctx)
 		c := h.caps
@@ -86,7 +89,7 @@ func (h *goalHost) capabilities(ctx context.Context) sandbox.Capabilities {
 
 // setup is the policy and runner of now: the file read again, and the
 // runner made again when it changed.
-func (h *goalHost) setup(ctx context.Context) *goalSetup {
+func (h *GoalHost) setup(ctx context.Context) *goalSetup {
 	path := filepath.Join(h.root, filepath.FromSlash(policy.File))
 	data, err := os.ReadFile(path)
 	exists := err == nil
@@ -107,7 +110,7 @@ func (h *goalHost) setup(ctx context.Context) *goalSetup {
 	}
 	if s.polErr == nil {
 		set := s.pol.Sandbox()
-		s.runner, s.sbErr = sandbox.New(h.capabilities(ctx), sandbox.Options{AllowUnsandboxed: set.Unsandboxed == policy.Warn,
+		s.runner, s.sbErr = sandbox.New(h.Capabilities(ctx), sandbox.Options{AllowUnsandboxed: set.Unsandboxed == policy.Warn,
 			AllowRootWithoutLandlock: set.RootWithoutLandlock == policy.Warn, Getenv: h.getenv, Logger: h.log})
 	}
 	h.cur = s
@@ -119,7 +122,7 @@ var errPolicyRead = errors.New("reading the policy")
 // disk is the goal's disk budget under the policy of now
 // (goal.Options.DiskNow): 0, goal.Options.Disk, when the policy file does
 // not check — its commands do not run then.
-func (h *goalHost) disk() int64 {
+func (h *GoalHost) disk() int64 {
 	st := h.setup(context.Background())
 	if st.polErr != nil {
 		return 0
@@ -132,11 +135,11 @@ func (h *goalHost) disk() int64 {
 // command's root (none of them a symbolic link: goal.CheckReadOnly), the
 // paths its [[deny]] rules forbid reading hidden, and the goal's own home
 // (goalHome: the command's root is the goal's worktree).
-func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, error) {
+func (h *GoalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, error) {
 	st := h.setup(ctx)
 	switch {
 	case st.polErr != nil:
-		return sandbox.Result{}, policyFileError(st.polErr)
+		return sandbox.Result{}, PolicyFileError(st.polErr)
 	case st.sbErr != nil:
 		return sandbox.Result{}, st.sbErr
 	}
@@ -175,10 +178,10 @@ func (h *goalHost) Run(ctx context.Context, s sandbox.Spec) (sandbox.Result, err
 
 // Check decides an action with the policy of now (goal.Policy); a policy
 // file that does not check denies everything, saying so.
-func (h *goalHost) Check(root string, a policy.Action) policy.Decision {
+func (h *GoalHost) Check(root string, a policy.Action) policy.Decision {
 	st := h.setup(context.Background())
 	if st.polErr != nil {
-		return policy.Decision{Verdict: policy.Deny, Rule: "policy-file", Reason: policyFileError(st.polErr).Error() + "; stop and tell the user"}
+		return policy.Decision{Verdict: policy.Deny, Rule: "policy-file", Reason: PolicyFileError(st.polErr).Error() + "; stop and tell the user"}
 	}
 	return st.pol.Check(root, a)
 }
@@ -186,11 +189,11 @@ func (h *goalHost) Check(root string, a policy.Action) policy.Decision {
 // reads is the asks' ask.Options.Reads: the artifacts the policy of now
 // lets the agents be shown (policy.CheckRead); a policy file that does
 // not check withholds every one, saying so.
-func (h *goalHost) reads() func(path string) error {
+func (h *GoalHost) reads() func(path string) error {
 	st := h.setup(context.Background())
 	return func(path string) error {
 		if st.polErr != nil {
-			return policyFileError(st.polErr)
+			return PolicyFileError(st.polErr)
 		}
 		if d := st.pol.CheckRead(path); d.Verdict != policy.Allow {
 			return errors.New(d.Message())
@@ -203,11 +206,11 @@ func (h *goalHost) reads() func(path string) error {
 // policy of now as write_file would (a rule that wants a person's
 // confirmation refuses it: an ask has no one to ask); a policy file that
 // does not check refuses every write, saying so.
-func (h *goalHost) writes() func(path string) error {
+func (h *GoalHost) writes() func(path string) error {
 	st := h.setup(context.Background())
 	return func(path string) error {
 		if st.polErr != nil {
-			return policyFileError(st.polErr)
+			return PolicyFileError(st.polErr)
 		}
 		d := st.pol.Check(h.root, policy.Action{Tool: policy.ToolWriteFile, Paths: []string{path}, Writes: true})
 		switch d.Verdict {
@@ -220,14 +223,15 @@ func (h *goalHost) writes() func(path string) error {
 	}
 }
 
-// policyFileError says which file to fix.
-func policyFileError(err error) error {
+// PolicyFileError says which file to fix: err is why the policy file does
+// not check.
+func PolicyFileError(err error) error {
 	return fmt.Errorf("%s does not check, so no goal runs until it is fixed (lunad doctor shows its problems): %w", policy.File, err)
 }
 
 // describe says how commands run, for a goal's result and report.
-func (h *goalHost) describe(ctx context.Context) string {
-	c := h.capabilities(ctx)
+func (h *GoalHost) describe(ctx context.Context) string {
+	c := h.Capabilities(ctx)
 	if !c.Usable() {
 		return "no sandbox here: " + lunad.FirstLine(c.String()) + " (lunad doctor); commands run only if .luna/policy.toml says unsandboxed = \"warn\", each result saying so"
 	}
@@ -247,89 +251,14 @@ func (h *goalHost) describe(ctx context.Context) string {
 
 // preflight is why a goal's stage must not run now: the policy file does
 // not check, or (for a goal that runs commands) the sandbox is refused.
-func (h *goalHost) preflight(ctx context.Context, req lunad.StageRequest) error {
+func (h *GoalHost) preflight(ctx context.Context, req lunad.StageRequest) error {
 	st := h.setup(ctx)
 	if st.polErr != nil {
-		return fmt.Errorf("%w; then resume the goal with lunad run retry %s", policyFileError(st.polErr), req.RunID)
+		return fmt.Errorf("%w; then resume the goal with lunad run retry %s", PolicyFileError(st.polErr), req.RunID)
 	}
 	p := req.Params
 	if st.sbErr != nil && p[lunad.GoalParamDryRun] != "true" && p[lunad.GoalParamPlan] != "true" {
 		return fmt.Errorf("%w; then resume the goal with lunad run retry %s", st.sbErr, req.RunID)
 	}
 	return nil
-}
-
-// goalAgents are the goal workflow's agents, made at the first goal
-// (the sandbox probed then), with the host's commands, tests and policy.
-type goalAgents struct {
-	h    *goalHost
-	o    goal.Options // but the host's parts and Sandbox
-	once sync.Once
-	a    *goal.Agents
-	err  error
-}
-
-func (g *goalAgents) get(ctx context.Context) (*goal.Agents, error) {
-	g.once.Do(func() {
-		o := g.o
-		o.Commands, o.Tests, o.Policy = g.h, goal.HarnessTests(g.h), g.h
-		o.DiskNow = g.h.disk
-		o.Sandbox = g.h.describe(ctx)
-		g.a, g.err = goal.New(o)
-	})
-	return g.a, g.err
-}
-
-// agents are the goal workflow's stage agents by name (runs.Options.Agents).
-func (g *goalAgents) agents() map[string]lunad.Agent {
-	out := map[string]lunad.Agent{}
-	for _, name := range []string{goal.AgentBegin, goal.AgentAct, goal.AgentTest, goal.AgentReport} {
-		out[name] = goalStage{g, name}
-	}
-	return out
-}
-
-// goalStage is one of the goal's stage agents: it first checks the goal
-// can run here (preflight) — a live stage that cannot fails for good,
-// saying what to fix; a replay runs nothing and is let through.
-type goalStage struct {
-	g    *goalAgents
-	name string
-}
-
-func (s goalStage) Version() string {
-	a, err := s.g.get(context.Background())
-	if err != nil {
-		return "unconfigured"
-	}
-	return a.Agents()[s.name].Version()
-}
-
-func (s goalStage) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageResponse, error) {
-	a, err := s.g.get(ctx)
-	if err != nil {
-		return lunad.StageResponse{}, &lunad.AgentError{Permanent: true, Err: err}
-	}
-	if !req.Replay {
-		if err := s.g.h.preflight(ctx, req); err != nil {
-			return lunad.StageResponse{}, &lunad.AgentError{Permanent: true, Err: err}
-		}
-	}
-	return a.Agents()[s.name].Process(ctx, req)
-}
-
-// confirmer asks the person at the terminal about the actions the policy
-// wants confirmed, for a goal this process drives itself; there is none
-// (nil: such actions are denied, the observation says so) when standard
-// input or error is not a terminal — and a daemon never has one.
-func (m *Main) confirmer() policy.Confirmer {
-	in, ok := m.Stdin.(*os.File)
-	isTerminal := m.IsTerminal
-	if isTerminal == nil {
-		isTerminal = isTerminalFile
-	}
-	if !ok || !isTerminalFd(in.Fd()) || !isTerminal(m.Stderr) {
-		return nil
-	}
-	return policy.NewTerminalConfirmer(m.Stdin, m.Stderr, func() bool { return true })
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -7,22 +7,24 @@ import (
 	"path/filepath"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/runs/natsqueue"
 )
 
-// queueRole is which side of the queue a process is: the daemon publishes
+// QueueRole is which side of the queue a process is: the daemon publishes
 // stage messages and takes results, a worker the reverse.
-type queueRole string
+type QueueRole string
 
+// The two sides of the queue.
 const (
-	roleDaemon queueRole = "daemon"
-	roleWorker queueRole = "worker"
+	RoleDaemon QueueRole = "daemon" // `lunad serve`
+	RoleWorker QueueRole = "worker" // `lunad worker`
 )
 
-// keyFile is where the workspace at root keeps the seed of its signing
+// KeyFile is where the workspace at root keeps the seed of its signing
 // key for role: lunad's private state in the repository's git directory,
 // never in the working tree.
-func keyFile(root string, role queueRole) (string, error) {
+func KeyFile(root string, role QueueRole) (string, error) {
 	c, err := lunad.FindCheckout(root)
 	if err != nil {
 		return "", fmt.Errorf("the queue's signing key lives in the workspace's git directory: %w", err)
@@ -30,17 +32,17 @@ func keyFile(root string, role queueRole) (string, error) {
 	return filepath.Join(c.CommonDir, "luna", "queue-"+string(role)+".nk"), nil
 }
 
-// openQueue connects to the configured queue as role, with root's key
+// OpenQueue connects to the configured queue as role, with root's key
 // for role, trusting the other side's registered keys.
-func openQueue(ctx context.Context, q QueueConfig, root string, role queueRole, getenv func(string) string, log *slog.Logger) (*natsqueue.Queue, error) {
+func OpenQueue(ctx context.Context, q config.Queue, root string, role QueueRole, getenv func(string) string, log *slog.Logger) (*natsqueue.Queue, error) {
 	trusted, setting, other := q.Workers, "queue.workers", "lunad worker key"
-	if role == roleWorker {
+	if role == RoleWorker {
 		trusted, setting, other = q.Daemons, "queue.daemons", "lunad worker key --daemon"
 	}
 	if len(trusted) == 0 {
 		return nil, fmt.Errorf("%w: config: %s is empty, so the %s would trust no one: add the keys `%s` prints (docs/runs.md)", lunad.ErrInvalid, setting, role, other)
 	}
-	key, err := keyFile(root, role)
+	key, err := KeyFile(root, role)
 	if err != nil {
 		return nil, err
 	}
