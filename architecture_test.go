@@ -41,7 +41,7 @@ func TestArchitecture(t *testing.T) {
 		// The service speaks no protocol and knows no adapter nor the watcher.
 		{pkg: "workspace", forbidden: append([]string{"go.lsp.dev/", "github.com/modelcontextprotocol/", "github.com/fsnotify/", mod + "/daemon/rpc", mod + "/daemon/watch"}, adapters...)},
 		// The watcher works over a small interface of the service.
-		{pkg: "daemon/watch", siblings: []string{mod}, forbidden: []string{"github.com/go-git/", "go.lsp.dev/", "github.com/modelcontextprotocol/"}},
+		{pkg: "daemon/watch", siblings: []string{mod, mod + "/internal/gitdir"}, forbidden: []string{"github.com/go-git/", "go.lsp.dev/", "github.com/modelcontextprotocol/"}},
 		{pkg: "workspace/refindex", siblings: []string{mod, mod + "/treesitter", mod + "/internal/textpos", mod + "/internal/atomicfile", mod + "/internal/lazyregexp"}},
 		{pkg: "workspace/events", siblings: []string{mod}},
 		{pkg: ".", siblings: []string{}},
@@ -57,7 +57,7 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "runs/workflow", siblings: []string{mod}, noCgo: true},
 		// A run as people follow it, shared by the adapters: the vocabulary
 		// only, so that they may import it.
-		{pkg: "runs/follow", siblings: []string{mod, mod + "/internal/atomicfile"}, forbidden: adapterForbidden, noCgo: true, stdOnly: true},
+		{pkg: "runs/follow", siblings: []string{mod, mod + "/internal/atomicfile", mod + "/internal/gitdir"}, forbidden: adapterForbidden, noCgo: true, stdOnly: true},
 		// Context compilation reads a Source interface: no store, no parser.
 		{pkg: "agents/window", siblings: []string{mod}, noCgo: true},
 		{pkg: "runs/procagent", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/internal/atomicfile"}},
@@ -101,6 +101,9 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "sandbox", siblings: []string{mod}, noCgo: true, external: []string{"golang.org/x/sys/", "github.com/elastic/go-seccomp-bpf", "golang.org/x/net/bpf"}},
 		// Owner-only unix sockets and directories: the kernel, nothing else.
 		{pkg: "internal/unixsock", siblings: []string{}, noCgo: true, stdOnly: true},
+		// Finding a directory's checkout: the vocabulary and the standard
+		// library; no git library.
+		{pkg: "internal/gitdir", siblings: []string{mod}, noCgo: true, stdOnly: true},
 		// Replacing a file in one step: the standard library, nothing else.
 		{pkg: "internal/atomicfile", siblings: []string{}, noCgo: true, stdOnly: true},
 		// The configuration is values: read by the command line and the

@@ -4,18 +4,15 @@
 // runs, asks and goals as their events and results record them (run.go,
 // ask.go, goal.go); the sentinel errors and the typed errors that carry a
 // failure's facts, which each adapter words its own way (Reword); and
-// FindRoot and FindCheckout, the one rule for which checkout a directory is
-// in and where git keeps its state (a linked worktree's own git dir, the
-// repository's common dir).
+// Checkout, a checkout and where git keeps its state (a linked worktree's
+// own git dir, the repository's common dir), as internal/gitdir finds it.
 //
 // It is vocabulary only: types, errors, and pure functions and methods of
 // them. What acts on them lives in the package that owns the act — a run as
 // people follow it in runs/follow, writing a file in one step in
-// internal/atomicfile. FindRoot and FindCheckout are the one exception: they
-// read (never write) a checkout's .git entries, and every layer, the
-// root-only packages included, needs that one rule. It imports no sibling
-// package; the store, the service, the daemon and the adapters all speak
-// these types.
+// internal/atomicfile, finding a directory's checkout in internal/gitdir.
+// It imports no sibling package; the store, the service, the daemon and the
+// adapters all speak these types.
 //
 // The files, one concern each: write.go, the vocabulary of writes (Change,
 // CreateSpec, Result) and one request struct per write operation, each with
@@ -31,6 +28,5 @@
 // ByteSize, sizes written with binary units as the policy's limits,
 // daemon.memory_limit and llm.max_response take them; redact.go, RedactURL and
 // URLSecrets, a URL as a message, log or snapshot may show it (no user
-// information, no query values but api-version); checkout.go, FindRoot and
-// FindCheckout.
+// information, no query values but api-version); checkout.go, Checkout.
 package lunad

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/gitdir"
 )
 
 // goalHomesDir is where the goals' homes are, under lunad's home for
@@ -94,7 +95,7 @@ func removeTree(dir string) error {
 func SandboxHome(root string, getenv func(string) string) (string, error) {
 	home := getenv("LUNAD_SANDBOX_HOME")
 	if home == "" {
-		c, err := lunad.FindCheckout(root)
+		c, err := gitdir.Find(root)
 		if err != nil {
 			return "", err
 		}

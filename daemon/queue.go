@@ -8,6 +8,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/config"
+	"github.com/lunad/lunad/internal/gitdir"
 	"github.com/lunad/lunad/runs/natsqueue"
 )
 
@@ -25,7 +26,7 @@ const (
 // key for role: lunad's private state in the repository's git directory,
 // never in the working tree.
 func KeyFile(root string, role QueueRole) (string, error) {
-	c, err := lunad.FindCheckout(root)
+	c, err := gitdir.Find(root)
 	if err != nil {
 		return "", fmt.Errorf("the queue's signing key lives in the workspace's git directory: %w", err)
 	}

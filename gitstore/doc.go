@@ -23,7 +23,7 @@
 // missing or damaged.
 //
 // In a linked git worktree the store works as in the main checkout, with
-// git's split (lunad.FindCheckout): HEAD, the index and .git/luna are the
+// git's split (gitdir.Find): HEAD, the index and .git/luna are the
 // worktree's own git dir's (<main>/.git/worktrees/NAME), objects, refs,
 // config and the runs lock the repository's common dir's. A switch to a
 // branch checked out in another worktree is refused. lunad's own linked

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/gitdir"
 )
 
 // AdoptReport says what Init did.
@@ -34,7 +35,7 @@ type Skipped struct {
 // files, symlinks and submodules are skipped with a reason.
 func Init(dir string, opts Options) (*Store, AdoptReport, error) {
 	var rep AdoptReport
-	if _, err := lunad.FindRoot(dir); err != nil {
+	if _, err := gitdir.Root(dir); err != nil {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, rep, fmt.Errorf("init: %w", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/gitdir"
 )
 
 // linkedWorktree makes a workspace (its main checkout's store, with one
@@ -71,19 +72,19 @@ func TestLinkedWorktree(t *testing.T) {
 	}
 	wtReal, _ := filepath.EvalSymlinks(wt)
 	for _, dir := range []string{wt, sub} {
-		co, err := lunad.FindCheckout(dir)
+		co, err := gitdir.Find(dir)
 		if err != nil {
-			t.Fatalf("FindCheckout(%s): %v", dir, err)
+			t.Fatalf("gitdir.Find(%s): %v", dir, err)
 		}
 		if r, _ := filepath.EvalSymlinks(co.Root); r != wtReal {
-			t.Fatalf("FindCheckout(%s).Root = %s, want the linked checkout %s", dir, co.Root, wt)
+			t.Fatalf("gitdir.Find(%s).Root = %s, want the linked checkout %s", dir, co.Root, wt)
 		}
 		if want := filepath.Join(main, ".git", "worktrees", "wt"); co.GitDir != want || co.CommonDir != filepath.Join(main, ".git") || !co.Linked() {
-			t.Fatalf("FindCheckout(%s) = %+v, want git dir %s, common dir %s/.git", dir, co, want, main)
+			t.Fatalf("gitdir.Find(%s) = %+v, want git dir %s, common dir %s/.git", dir, co, want, main)
 		}
 	}
-	if co, err := lunad.FindCheckout(filepath.Join(main, ".luna")); err != nil || co.Root != main || co.Linked() || co.GitDir != filepath.Join(main, ".git") {
-		t.Fatalf("FindCheckout in the main checkout = %+v, %v", co, err)
+	if co, err := gitdir.Find(filepath.Join(main, ".luna")); err != nil || co.Root != main || co.Linked() || co.GitDir != filepath.Join(main, ".git") {
+		t.Fatalf("gitdir.Find in the main checkout = %+v, %v", co, err)
 	}
 
 	w := openWorktree(t, sub)

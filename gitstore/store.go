@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/gitdir"
 )
 
 // Signature names the author of a commit.
@@ -143,7 +144,7 @@ func Open(dir string, opts Options) (*Store, error) {
 // openRepo finds the repository and sets the store up, without checking it
 // is a workspace.
 func openRepo(dir string, opts Options) (*Store, error) {
-	co, err := lunad.FindCheckout(dir)
+	co, err := gitdir.Find(dir)
 	if err != nil {
 		return nil, err
 	}

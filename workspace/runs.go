@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/gitdir"
 	"github.com/lunad/lunad/runs"
 )
 
@@ -56,7 +57,7 @@ func (s *Service) engine() (*runs.Engine, error) {
 		if o.Groups == "" {
 			// The repository's, as the run logs and worktrees are: one
 			// engine drives a repository's runs at a time (the runs lock).
-			co, err := lunad.FindCheckout(s.store.Root())
+			co, err := gitdir.Find(s.store.Root())
 			if err != nil {
 				return nil, err
 			}

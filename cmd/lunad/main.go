@@ -13,12 +13,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
+	"github.com/lunad/lunad/internal/gitdir"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/sandbox"
 	"github.com/lunad/lunad/workspace"
@@ -311,11 +311,11 @@ func storeOptions(c config.Config) gitstore.Options {
 	return opts
 }
 
-// findRoot returns the workspace root for dir (lunad.FindRoot), else dir
+// findRoot returns the workspace root for dir (gitdir.Root), else dir
 // itself made absolute: the configuration of a directory that is not a
 // workspace is the defaults and the environment.
 func findRoot(dir string) string {
-	if root, err := lunad.FindRoot(dir); err == nil {
+	if root, err := gitdir.Root(dir); err == nil {
 		return root
 	}
 	if abs, err := filepath.Abs(dir); err == nil {

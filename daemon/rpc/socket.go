@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/gitdir"
 	"github.com/lunad/lunad/internal/unixsock"
 )
 
@@ -56,11 +56,11 @@ type Located interface {
 
 // StateDir returns the state directory of the workspace at or above dir
 // (see Located.StateDir) and the workspace root, without opening it: the
-// checkout's own git dir (lunad.FindCheckout), so that each linked
+// checkout's own git dir (gitdir.Find), so that each linked
 // worktree has its own daemon. Returns lunad.ErrNotWorkspace if there is
 // no git checkout there.
 func StateDir(dir string) (state, root string, err error) {
-	co, err := lunad.FindCheckout(dir)
+	co, err := gitdir.Find(dir)
 	if err != nil {
 		return "", "", err
 	}

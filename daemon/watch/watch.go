@@ -19,6 +19,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/gitdir"
 )
 
 // Service is what the watcher needs of the workspace service
@@ -116,7 +117,7 @@ func Watch(ctx context.Context, s Service, opts Options) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	co, err := lunad.FindCheckout(s.Root())
+	co, err := gitdir.Find(s.Root())
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", s.Root(), err)
 	}

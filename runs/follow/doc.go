@@ -12,7 +12,7 @@
 //     working tree, for editors to open (goal_read.go, goal_files.go).
 //
 // It works over the root package's vocabulary only (lunad.WorkflowRuns,
-// lunad.RunEvent, lunad.GoalTrace, lunad.FindCheckout), so that the
+// lunad.RunEvent, lunad.GoalTrace, gitdir.Find), so that the
 // adapters may use it without linking the service, the store or the
 // daemon.
 package follow

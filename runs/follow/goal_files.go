@@ -8,6 +8,7 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/internal/atomicfile"
+	"github.com/lunad/lunad/internal/gitdir"
 )
 
 // GoalFiles are where a goal's report and trace are kept as files,
@@ -23,13 +24,13 @@ type GoalFiles struct {
 }
 
 // GoalFilesOf are the files of goal run in the checkout at or above dir
-// (lunad.FindCheckout). Errors: lunad.ErrNotWorkspace; lunad.ErrInvalid
+// (gitdir.Find). Errors: lunad.ErrNotWorkspace; lunad.ErrInvalid
 // for a run ID that is not one (a path).
 func GoalFilesOf(dir, run string) (GoalFiles, error) {
 	if run == "" || filepath.Base(run) != run || run == "." || run == ".." {
 		return GoalFiles{}, fmt.Errorf("%w: %q is not a run ID (lunad goal list shows them)", lunad.ErrInvalid, run)
 	}
-	c, err := lunad.FindCheckout(dir)
+	c, err := gitdir.Find(dir)
 	if err != nil {
 		return GoalFiles{}, err
 	}
