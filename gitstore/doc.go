@@ -32,7 +32,7 @@
 // clean.go).
 //
 // It also owns the directory for derived caches (CacheDir), the one way to
-// rewrite a file in one step (replaceFile), acks, branches, the git index,
+// rewrite a file in one step (internal/atomicfile), acks, branches, the git index,
 // recording a person's saves, undo, redo and restore, and the fast-forward
 // that accepts an isolated run's work (fastforward.go). go-git is linked by no
 // other package.
