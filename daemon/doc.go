@@ -9,9 +9,10 @@
 // (memlimit.go) and trims the executable's mappings (daemon/exemem).
 //
 // Parsing flags and loading the configuration are the command line's
-// (cmd/lunad); the daemon is handed both. The command line also uses the
-// agents' wiring (WithAgents) for a command that runs a workflow in its
-// own process, the goal host for `lunad worker`'s sandbox, and the queue's
+// (cmd/lunad); the daemon is handed both. The command line also opens the
+// service as the daemon does (OpenService, ConfigureRuns: the engine with
+// lunad's agents) for a command or a language server that runs in its own
+// process when no daemon serves, the goal host for `lunad worker`'s sandbox, and the queue's
 // keys for `lunad worker key` and doctor. Nothing below the command line
 // imports this package.
 package daemon

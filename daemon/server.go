@@ -99,10 +99,7 @@ func New(ctx context.Context, o Options) (srv *Server, err error) {
 	opts := o.Store
 	opts.IndexSyncDelay = indexSyncDelay
 	opts.Logger = s.log
-	if s.svc, err = workspace.Open(o.Dir, opts); err != nil {
-		return s, err
-	}
-	if err := s.svc.SetSlugRule(cfg.Refs.Slugs); err != nil {
+	if s.svc, err = OpenService(o.Dir, cfg, opts); err != nil {
 		return s, err
 	}
 	ln, err := rpc.Listen(s.svc)
@@ -120,20 +117,16 @@ func New(ctx context.Context, o Options) (srv *Server, err error) {
 // configureRuns gives the service's runs engine the configuration, the
 // queue and lunad's agents.
 func (s *Server) configureRuns(ctx context.Context) error {
-	snapshot, err := s.o.Config.Snapshot()
-	if err != nil {
-		return err
-	}
-	ro := runs.Options{Config: snapshot, Slots: s.o.Config.Runs.Slots, Logger: s.log}
+	ro := runs.Options{Logger: s.log}
 	if s.queue != nil {
 		ro.NewProcess = s.queue.NewAgent // stages run on `lunad worker` processes
 	}
-	var goals *GoalHost
-	if s.agents, goals, err = WithAgents(&ro, s.svc, s.o.Config, s.o.Getenv, s.log, nil); err != nil {
+	agents, goals, err := ConfigureRuns(s.svc, ro, s.o.Config, s.o.Getenv, s.log, nil)
+	if err != nil {
 		return err
 	}
+	s.agents = agents
 	goals.Capabilities(ctx) // probed and logged now, not at the first goal
-	s.svc.ConfigureRuns(ro)
 	return nil
 }
 

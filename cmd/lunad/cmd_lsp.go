@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 
@@ -10,9 +9,7 @@ import (
 	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/daemon/rpc"
-	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/lsp"
-	"github.com/lunad/lunad/workspace"
 )
 
 var cmdLSP = &command{
@@ -63,7 +60,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg config.Con
 	opts.Logger = m.logger()
 	if m.Options != nil {
 		m.Options(&opts)
-		return openConfigured(dir, opts, cfg) // injected clock and IDs work in-process only
+		return daemon.OpenService(dir, cfg, opts) // injected clock and IDs work in-process only
 	}
 	// The workspace's daemon (started if none runs) is the single writer
 	// and watches the repository, so changes made by other processes reach
@@ -72,7 +69,7 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg config.Con
 	if err == nil {
 		return ws, nil
 	}
-	svc, oerr := openConfigured(dir, opts, cfg)
+	svc, oerr := daemon.OpenService(dir, cfg, opts)
 	if oerr != nil {
 		return nil, oerr // not a workspace, say: that is the error, not the daemon
 	}
@@ -91,17 +88,4 @@ func (s stdio) Close() error {
 		return c.Close()
 	}
 	return nil
-}
-
-// openConfigured opens the workspace at dir in this process with cfg's
-// reference rules.
-func openConfigured(dir string, opts gitstore.Options, cfg config.Config) (*workspace.Service, error) {
-	svc, err := workspace.Open(dir, opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := svc.SetSlugRule(cfg.Refs.Slugs); err != nil {
-		return nil, errors.Join(err, svc.Close())
-	}
-	return svc, nil
 }

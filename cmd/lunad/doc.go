@@ -9,7 +9,8 @@
 // parses its flags and runs the assembled daemon (package daemon: New, Run,
 // Close); every other command connects to the daemon or, when none serves,
 // opens the workspace in-process, its engine given lunad's agents by
-// daemon.WithAgents with a terminal confirmer (confirm.go) only for a run
+// daemon.OpenService and daemon.ConfigureRuns, with a terminal confirmer
+// (confirm.go) only for a run
 // with a terminal; lunad lsp and lunad mcp run those servers over the same
 // choice. lunad ask (cmd_ask.go), lunad goal (cmd_goal.go), lunad doctor
 // (cmd_doctor.go) and lunad worker (cmd_worker.go: the queue opened by

@@ -237,27 +237,19 @@ func (m *Main) withService(f func(svc *workspace.Service) error) (err error) {
 			agents.Close()
 		}
 	}()
-	svc, err := workspace.Open(m.workDir(), opts)
-	if err != nil {
-		return err
-	}
-	defer closeService(svc, &err)
 	cfg, err := m.config()
 	if err != nil {
 		return err
 	}
-	if err := svc.SetSlugRule(cfg.Refs.Slugs); err != nil {
-		return err
-	}
-	snapshot, err := cfg.Snapshot()
+	svc, err := daemon.OpenService(m.workDir(), cfg, opts)
 	if err != nil {
 		return err
 	}
-	ro := runs.Options{Config: snapshot, Slots: cfg.Runs.Slots} // as the daemon's, less the queue
-	if agents, _, err = daemon.WithAgents(&ro, svc, cfg, m.Getenv, m.logger(), m.confirmer()); err != nil {
+	defer closeService(svc, &err)
+	// As the daemon's engine, less the queue.
+	if agents, _, err = daemon.ConfigureRuns(svc, runs.Options{}, cfg, m.Getenv, m.logger(), m.confirmer()); err != nil {
 		return err
 	}
-	svc.ConfigureRuns(ro)
 	return f(svc)
 }
 
