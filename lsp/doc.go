@@ -22,7 +22,7 @@
 // methods and invalid params get JSON-RPC errors (transport.go).
 //
 // luna.ask and luna.goal run an ask or a goal from the editor; a finished
-// goal's report is kept as a file (through lunad.GoalFiles) and offered with
+// goal's report is kept as a file (through follow.GoalFiles) and offered with
 // window/showDocument (goal.go), and luna.acceptRun and luna.discardRun settle
 // an isolated run, offered when a goal ends (settle.go).
 package lsp
