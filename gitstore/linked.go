@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // lunad's own linked worktrees, one per isolated run: a branch checked out
@@ -140,7 +141,7 @@ func (s *Store) AddWorktree(ctx context.Context, name, branch, base string) (str
 		return "", false, fmt.Errorf("make worktree %s: %w", name, err)
 	}
 	done = true
-	if err := syncPath(s.worktreesDir()); err != nil {
+	if err := atomicfile.Sync(s.worktreesDir()); err != nil {
 		return "", false, fmt.Errorf("make worktree %s: %w", name, err)
 	}
 	return dir, true, nil
@@ -400,6 +401,6 @@ func syncFS(dir string) error {
 		if err != nil || d.Type()&os.ModeSymlink != 0 {
 			return err
 		}
-		return syncPath(p)
+		return atomicfile.Sync(p)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // objectWriter writes the objects of a batch durably, as one pack. Objects
@@ -119,7 +120,7 @@ func (w *objectWriter) writePack(objects []packObject, extra []*os.File) (string
 	if err := os.Mkdir(packDir, 0o755); err != nil && !os.IsExist(err) {
 		return "", nil, fmt.Errorf("write pack: %w", err)
 	} else if err == nil {
-		if err := syncPath(w.dir); err != nil {
+		if err := atomicfile.Sync(w.dir); err != nil {
 			return "", nil, fmt.Errorf("write pack: %w", err)
 		}
 	}
@@ -154,7 +155,7 @@ func (w *objectWriter) writePack(objects []packObject, extra []*os.File) (string
 		os.Remove(tmpIdx)
 		return "", nil, fmt.Errorf("write pack: %w", err)
 	}
-	if err := syncPath(packDir); err != nil {
+	if err := atomicfile.Sync(packDir); err != nil {
 		return "", nil, fmt.Errorf("write pack: %w", err)
 	}
 	return base + ".idx", idx, nil
@@ -186,7 +187,7 @@ func (w *objectWriter) flush(names []string, extra []*os.File) error {
 		}
 	}
 	for _, name := range names {
-		if err := syncPath(name); err != nil {
+		if err := atomicfile.Sync(name); err != nil {
 			return fmt.Errorf("sync pack: %w", err)
 		}
 	}
@@ -249,16 +250,4 @@ func (w *objectWriter) close() {
 		w.dirHandle.Close()
 		w.dirHandle = nil
 	}
-}
-
-func syncPath(name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // Every durable write adds a small pack; reading an object that is in
@@ -245,7 +246,7 @@ func removePacks(idxNames []string) error {
 			}
 		}
 	}
-	if err := syncPath(filepath.Dir(idxNames[0])); err != nil {
+	if err := atomicfile.Sync(filepath.Dir(idxNames[0])); err != nil {
 		return fmt.Errorf("consolidate: %w", err)
 	}
 	return nil

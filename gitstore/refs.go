@@ -205,7 +205,7 @@ func (u *refUpdate) commit() error {
 	if err := u.rename(); err != nil {
 		return err
 	}
-	if err := syncPath(filepath.Dir(u.path)); err != nil {
+	if err := atomicfile.Sync(filepath.Dir(u.path)); err != nil {
 		return fmt.Errorf("update ref %s: %w", u.name, err)
 	}
 	return nil
@@ -290,7 +290,7 @@ func deleteRef(commonDir, name string) error {
 	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("delete ref %s: %w", name, err)
 	}
-	if err := syncPath(filepath.Dir(path)); err != nil {
+	if err := atomicfile.Sync(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("delete ref %s: %w", name, err)
 	}
 	// Its reflog, if git kept one.

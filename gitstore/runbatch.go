@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/atomicfile"
 )
 
 // Appends to run logs are group-committed: the callers that arrive while
@@ -170,7 +171,7 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 			renameErr = err
 		}
 	}
-	dirErr := syncPath(filepath.Join(s.commonDir, filepath.FromSlash(runRefPrefix)))
+	dirErr := atomicfile.Sync(filepath.Join(s.commonDir, filepath.FromSlash(runRefPrefix)))
 	defer s.maybeConsolidate()
 	for _, id := range order {
 		m := moves[id]

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/atomicfile"
 	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
@@ -261,7 +262,7 @@ func (s *Store) lockRuns(ctx context.Context) error {
 		// does not).
 		err := os.MkdirAll(dir, 0o755)
 		for d := dir; err == nil && d != s.commonDir; d = filepath.Dir(d) {
-			err = syncPath(filepath.Dir(d))
+			err = atomicfile.Sync(filepath.Dir(d))
 		}
 		if err != nil {
 			r.lock.unlock()

@@ -64,19 +64,20 @@ func WriteFrom(name string, o Options, write func(io.Writer) error) error {
 		return err
 	}
 	if o.Durable {
-		return syncDir(filepath.Dir(name))
+		return Sync(filepath.Dir(name))
 	}
 	return nil
 }
 
-// syncDir fsyncs directory dir, making a rename into it durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+// Sync fsyncs the file or directory name: for a directory, the names
+// created, renamed or removed in it become durable.
+func Sync(name string) error {
+	f, err := os.Open(name)
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
