@@ -14,5 +14,7 @@
 // It is lunad's one way of rewriting a file in place: the store's HEAD,
 // git index and caches (gitstore), the process agent's records of its
 // process groups (runs/procagent), the reference index's parse cache
-// (workspace/refindex) and a finished goal's files (runs/follow).
+// (workspace/refindex) and a finished goal's files (runs/follow). Sync
+// is the fsync of a file or directory by name that durable writes use,
+// and the store's other durable steps (packs, refs, run logs) too.
 package atomicfile
