@@ -27,9 +27,12 @@ run: build
 test: unit fuzz vscode
 
 # The MCP end-to-end test (cmd/lunad/mcp_client_test.go) drives lunad with
-# the npm MCP client, installed here from its lockfile.
+# the npm MCP client, and the conformance test (mcp_conformance_test.go)
+# with the official MCP conformance suite and the Node 22 it needs, both
+# installed here from their lockfiles.
 unit:
 	npm ci --prefix cmd/lunad/testdata/mcpclient
+	npm ci --prefix cmd/lunad/testdata/mcpconformance --no-audit --no-fund
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
