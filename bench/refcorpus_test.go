@@ -167,8 +167,15 @@ func judge(l label, res []treesitter.Resolution, src []byte) corpusResult {
 	c := corpusResult{l: l, got: "no reference", out: tally{places: 1}}
 	if hit != nil {
 		c.got = hit.State
-		if hit.State == treesitter.Resolved || hit.State == treesitter.Local {
+		switch hit.State {
+		case treesitter.Resolved, treesitter.Local:
 			c.got = targetString(hit.Target)
+		case treesitter.Ambiguous:
+			names := make([]string, len(hit.Candidates))
+			for i, t := range hit.Candidates {
+				names[i] = targetString(t)
+			}
+			c.got += " (" + strings.Join(names, ", ") + ")"
 		}
 	}
 	bound := hit != nil && (hit.State == treesitter.Resolved || hit.State == treesitter.Local)
