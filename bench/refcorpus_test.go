@@ -330,7 +330,7 @@ func TestReferenceCorpus(t *testing.T) {
 // corpusFailures is what fails TestReferenceCorpus, given corpusReport's
 // groups: on the tuned repositories, a figure below its floor or a truly
 // broken link not reported; on the held-out ones, a working link reported
-// broken.
+// broken, or none labelled at all (the measurement would be gone).
 func corpusFailures(groups map[string]tally) []string {
 	var out []string
 	tuned, code := groups["tuned all"], groups["tuned kind code"]
@@ -347,7 +347,11 @@ func corpusFailures(groups map[string]tally) []string {
 	if r := ratioOf(tuned.tp, tuned.tp+tuned.fn); r < corpusFloor.recall {
 		out = append(out, fmt.Sprintf("tuned repositories: recall %.3f, below the floor %.3f", r, corpusFloor.recall))
 	}
-	if held := groups["held-out all"]; held.falseBroken > 0 {
+	held := groups["held-out all"]
+	if held.places == 0 {
+		out = append(out, "no held-out repository in labels.tsv: every labelled repository is one the rules were tuned against")
+	}
+	if held.falseBroken > 0 {
 		out = append(out, fmt.Sprintf("held-out repositories: %d working links reported broken, want none (LUNAD_CORPUS_MISSES=1 lists them)", held.falseBroken))
 	}
 	return out
@@ -390,6 +394,8 @@ func TestCorpusFailures(t *testing.T) {
 			want: []string{"tuned repositories: precision on code spans 0.900, below the floor 0.970"}},
 		{name: "tuned missed broken link fails", tuned: tally{places: 10, tp: 9, fn: 1, links: 1, brokenLinks: 1, missBroken: 1}, held: good, tunedCode: tally{tp: 9},
 			want: []string{"tuned repositories: 1 of 1 truly broken links not reported broken; want every one"}},
+		{name: "no held-out repository fails", tuned: good, tunedCode: tally{tp: 9},
+			want: []string{"no held-out repository in labels.tsv: every labelled repository is one the rules were tuned against"}},
 		{name: "tuned false broken link fails", tuned: tally{places: 10, tp: 9, fn: 1, links: 1, falseBroken: 1}, held: good, tunedCode: tally{tp: 9},
 			want: []string{"tuned repositories: 1 working links reported broken, want at most 0"}},
 	} {
