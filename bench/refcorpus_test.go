@@ -70,6 +70,7 @@ func readLabels(t testing.TB) []label {
 type tally struct {
 	places                  int
 	tp, fp, fn, tn          int // places labelled with a definition or none
+	symbols, found          int // places labelled with a definition; of them, bound to one (right or wrong)
 	falseBroken, missBroken int // links
 	links, brokenLinks      int
 }
@@ -77,6 +78,7 @@ type tally struct {
 func (a *tally) add(b tally) {
 	a.places += b.places
 	a.tp, a.fp, a.fn, a.tn = a.tp+b.tp, a.fp+b.fp, a.fn+b.fn, a.tn+b.tn
+	a.symbols, a.found = a.symbols+b.symbols, a.found+b.found
 	a.falseBroken, a.missBroken = a.falseBroken+b.falseBroken, a.missBroken+b.missBroken
 	a.links, a.brokenLinks = a.links+b.links, a.brokenLinks+b.brokenLinks
 }
@@ -165,8 +167,15 @@ func judge(l label, res []treesitter.Resolution, src []byte) corpusResult {
 	c := corpusResult{l: l, got: "no reference", out: tally{places: 1}}
 	if hit != nil {
 		c.got = hit.State
-		if hit.State == treesitter.Resolved || hit.State == treesitter.Local {
+		switch hit.State {
+		case treesitter.Resolved, treesitter.Local:
 			c.got = targetString(hit.Target)
+		case treesitter.Ambiguous:
+			names := make([]string, len(hit.Candidates))
+			for i, t := range hit.Candidates {
+				names[i] = targetString(t)
+			}
+			c.got += " (" + strings.Join(names, ", ") + ")"
 		}
 	}
 	bound := hit != nil && (hit.State == treesitter.Resolved || hit.State == treesitter.Local)
@@ -190,6 +199,10 @@ func judge(l label, res []treesitter.Resolution, src []byte) corpusResult {
 			c.out.tn++
 		}
 	default:
+		c.out.symbols++
+		if bound {
+			c.out.found++
+		}
 		switch {
 		case bound && sameTarget(l.want, hit.Target):
 			c.out.tp++
@@ -228,12 +241,36 @@ func sameTarget(want string, t treesitter.Target) bool {
 	return t.Name == sym
 }
 
-// corpusReport is the table make bench prints: per repository, per kind
-// and in all.
+// heldOut says whether a repository of the corpus is held out. The rules
+// were written and tuned against the five repositories listed here (the
+// corpus as it was before any was held out); every other repository in
+// labels.tsv was labelled afterwards, by reading its code, and nobody
+// changing the rules may look at it. The floors hold on the five; the
+// held-out figures are printed, and there only a working link reported
+// broken fails, since a floor there would invite tuning the rules to them.
+func heldOut(repo string) bool {
+	switch repo {
+	case "attrs", "cargo-generate", "glow", "ky", "mkdocs":
+		return false
+	}
+	return true
+}
+
+// corpusSet names the set a repository belongs to in the report.
+func corpusSet(repo string) string {
+	if heldOut(repo) {
+		return "held-out"
+	}
+	return "tuned"
+}
+
+// corpusReport is the table make bench prints: in all, per set (tuned,
+// held-out), per kind within each set and per repository, in that order.
 func corpusReport(rs []corpusResult) (string, map[string]tally) {
 	groups := map[string]tally{}
 	for _, r := range rs {
-		for _, k := range []string{"repo " + r.l.repo, "kind " + r.l.kind, "all"} {
+		set := corpusSet(r.l.repo)
+		for _, k := range []string{"all", set + " all", set + " kind " + r.l.kind, set + " repo " + r.l.repo} {
 			g := groups[k]
 			g.add(r.out)
 			groups[k] = g
@@ -243,21 +280,37 @@ func corpusReport(rs []corpusResult) (string, map[string]tally) {
 	for k := range groups {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	slices.SortFunc(keys, func(a, b string) int {
+		return strings.Compare(reportOrder(a), reportOrder(b))
+	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-22s %6s %6s %5s %5s %5s %5s %9s %7s %12s %12s\n", "group", "places", "prec", "rec", "tp", "fp", "fn", "not-a-ref", "links", "false-broken", "missed-broken")
+	fmt.Fprintf(&b, "%-32s %6s %6s %6s %5s %5s %5s %9s %9s %6s %12s %12s\n", "group", "places", "prec", "rec", "tp", "fp", "fn", "not-a-ref", "sym-found", "links", "false-broken", "broken-found")
 	for _, k := range keys {
 		g := groups[k]
-		fmt.Fprintf(&b, "%-22s %6d %6s %5s %5d %5d %5d %9d %7d %12d %12s\n", k, g.places, g.precision(), g.recall(), g.tp, g.fp, g.fn, g.tn, g.links, g.falseBroken,
-			fmt.Sprintf("%d/%d", g.missBroken, g.brokenLinks))
+		fmt.Fprintf(&b, "%-32s %6d %6s %6s %5d %5d %5d %9d %9s %6d %12d %12s\n", k, g.places, g.precision(), g.recall(), g.tp, g.fp, g.fn, g.tn,
+			fmt.Sprintf("%d/%d", g.found, g.symbols), g.links, g.falseBroken, fmt.Sprintf("%d/%d", g.brokenLinks-g.missBroken, g.brokenLinks))
 	}
 	return b.String(), groups
 }
 
+// reportOrder sorts the report's groups: all first, then each set's total,
+// kinds and repositories, the tuned set before the held-out one.
+func reportOrder(k string) string {
+	rank := map[string]string{"all": "0", "tuned all": "1", "tuned kind": "2", "tuned repo": "3", "held-out all": "4", "held-out kind": "5", "held-out repo": "6"}
+	for _, p := range []string{"tuned kind", "tuned repo", "held-out kind", "held-out repo"} {
+		if strings.HasPrefix(k, p+" ") {
+			return rank[p] + k
+		}
+	}
+	return rank[k] + k
+}
+
 // TestReferenceCorpus scores the reference graph on the labelled corpus
 // (make bench prints the table with -v; LUNAD_CORPUS_MISSES=1 lists every
-// wrong or missed place). The floors are the figures measured when the
-// rules were last changed, so a change that loses precision or recall fails.
+// wrong or missed place). On the tuned repositories the floors are the
+// figures measured when the rules were last changed, so a change that
+// loses precision or recall fails; on the held-out ones only a working
+// link reported broken fails (see heldOut).
 func TestReferenceCorpus(t *testing.T) {
 	rs := scoreCorpus(t)
 	table, groups := corpusReport(rs)
@@ -265,30 +318,49 @@ func TestReferenceCorpus(t *testing.T) {
 	if os.Getenv("LUNAD_CORPUS_MISSES") != "" {
 		for _, r := range rs {
 			if r.out.fp+r.out.fn+r.out.falseBroken+r.out.missBroken > 0 {
-				t.Logf("%s %s:%d %q want %s got %s", r.l.kind, r.l.repo+"/"+r.l.file, r.l.line, r.l.text, r.l.want, r.got)
+				t.Logf("%s %s %s:%d %q want %s got %s", corpusSet(r.l.repo), r.l.kind, r.l.repo+"/"+r.l.file, r.l.line, r.l.text, r.l.want, r.got)
 			}
 		}
 	}
-	all, code := groups["all"], groups["kind code"]
-	code.add(groups["kind role"]) // a MyST code role is a code span that says its kind
-	if all.missBroken != 0 {
-		t.Errorf("%d of %d truly broken links not reported broken; want every one", all.missBroken, all.brokenLinks)
-	}
-	if all.falseBroken > corpusFloor.falseBroken {
-		t.Errorf("%d working links reported broken, want at most %d", all.falseBroken, corpusFloor.falseBroken)
-	}
-	if p := ratioOf(code.tp, code.tp+code.fp); p < corpusFloor.codePrecision {
-		t.Errorf("precision on code spans %.3f, below the floor %.3f", p, corpusFloor.codePrecision)
-	}
-	if r := ratioOf(all.tp, all.tp+all.fn); r < corpusFloor.recall {
-		t.Errorf("recall %.3f, below the floor %.3f", r, corpusFloor.recall)
+	for _, f := range corpusFailures(groups) {
+		t.Error(f)
 	}
 }
 
+// corpusFailures is what fails TestReferenceCorpus, given corpusReport's
+// groups: on the tuned repositories, a figure below its floor or a truly
+// broken link not reported; on the held-out ones, a working link reported
+// broken, or none labelled at all (the measurement would be gone).
+func corpusFailures(groups map[string]tally) []string {
+	var out []string
+	tuned, code := groups["tuned all"], groups["tuned kind code"]
+	code.add(groups["tuned kind role"]) // a MyST code role is a code span that says its kind
+	if tuned.missBroken != 0 {
+		out = append(out, fmt.Sprintf("tuned repositories: %d of %d truly broken links not reported broken; want every one", tuned.missBroken, tuned.brokenLinks))
+	}
+	if tuned.falseBroken > corpusFloor.falseBroken {
+		out = append(out, fmt.Sprintf("tuned repositories: %d working links reported broken, want at most %d", tuned.falseBroken, corpusFloor.falseBroken))
+	}
+	if p := ratioOf(code.tp, code.tp+code.fp); p < corpusFloor.codePrecision {
+		out = append(out, fmt.Sprintf("tuned repositories: precision on code spans %.3f, below the floor %.3f", p, corpusFloor.codePrecision))
+	}
+	if r := ratioOf(tuned.tp, tuned.tp+tuned.fn); r < corpusFloor.recall {
+		out = append(out, fmt.Sprintf("tuned repositories: recall %.3f, below the floor %.3f", r, corpusFloor.recall))
+	}
+	held := groups["held-out all"]
+	if held.places == 0 {
+		out = append(out, "no held-out repository in labels.tsv: every labelled repository is one the rules were tuned against")
+	}
+	if held.falseBroken > 0 {
+		out = append(out, fmt.Sprintf("held-out repositories: %d working links reported broken, want none (LUNAD_CORPUS_MISSES=1 lists them)", held.falseBroken))
+	}
+	return out
+}
+
 // corpusFloor holds the targets the reference rules are held to and meet
-// (docs/benchmarks.md has the measured figures): precision on code spans
-// (and MyST code roles) at least 97%, recall at least 80% of the labelled
-// places, no working link reported broken.
+// on the tuned repositories (docs/benchmarks.md has the measured figures):
+// precision on code spans (and MyST code roles) at least 97%, recall at
+// least 80% of the labelled places, no working link reported broken.
 var corpusFloor = struct {
 	codePrecision, recall float64
 	falseBroken           int
@@ -299,4 +371,90 @@ func ratioOf(n, d int) float64 {
 		return 1
 	}
 	return float64(n) / float64(d)
+}
+
+// TestCorpusFailures holds the two sets of the corpus to their rules: the
+// floors on the tuned repositories, only a false broken link on the
+// held-out ones.
+func TestCorpusFailures(t *testing.T) {
+	good := tally{places: 10, tp: 9, fn: 1, symbols: 10, found: 9, links: 2, brokenLinks: 1}
+	for _, tc := range []struct {
+		name        string
+		tuned, held tally
+		tunedCode   tally
+		want        []string
+	}{
+		{name: "both good", tuned: good, held: good, tunedCode: tally{tp: 9}},
+		{name: "held-out recall and precision low pass", tuned: good, held: tally{places: 10, tp: 1, fp: 3, fn: 9, missBroken: 1, brokenLinks: 1}, tunedCode: tally{tp: 9}},
+		{name: "held-out false broken link fails", tuned: good, held: tally{places: 1, links: 1, falseBroken: 1}, tunedCode: tally{tp: 9},
+			want: []string{"held-out repositories: 1 working links reported broken, want none (LUNAD_CORPUS_MISSES=1 lists them)"}},
+		{name: "tuned recall below floor fails", tuned: tally{places: 10, tp: 7, fn: 3}, held: good, tunedCode: tally{tp: 7},
+			want: []string{"tuned repositories: recall 0.700, below the floor 0.800"}},
+		{name: "tuned code precision below floor fails", tuned: good, held: good, tunedCode: tally{tp: 9, fp: 1},
+			want: []string{"tuned repositories: precision on code spans 0.900, below the floor 0.970"}},
+		{name: "tuned missed broken link fails", tuned: tally{places: 10, tp: 9, fn: 1, links: 1, brokenLinks: 1, missBroken: 1}, held: good, tunedCode: tally{tp: 9},
+			want: []string{"tuned repositories: 1 of 1 truly broken links not reported broken; want every one"}},
+		{name: "no held-out repository fails", tuned: good, tunedCode: tally{tp: 9},
+			want: []string{"no held-out repository in labels.tsv: every labelled repository is one the rules were tuned against"}},
+		{name: "tuned false broken link fails", tuned: tally{places: 10, tp: 9, fn: 1, links: 1, falseBroken: 1}, held: good, tunedCode: tally{tp: 9},
+			want: []string{"tuned repositories: 1 working links reported broken, want at most 0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := corpusFailures(map[string]tally{"tuned all": tc.tuned, "tuned kind code": tc.tunedCode, "held-out all": tc.held})
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("corpusFailures = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCorpusReportSets checks that the report keeps the tuned and held-out
+// repositories apart, per kind and per repository, and counts the symbol
+// places found and the broken links found.
+func TestCorpusReportSets(t *testing.T) {
+	res := func(repo, kind string, out tally) corpusResult {
+		out.places = 1
+		return corpusResult{l: label{repo: repo, kind: kind}, out: out}
+	}
+	rs := []corpusResult{
+		res("ky", "code", tally{tp: 1, symbols: 1, found: 1}),
+		res("ky", "link", tally{links: 1, brokenLinks: 1}),
+		res("zoxide", "command", tally{fn: 1, symbols: 1}),
+		res("zoxide", "command", tally{fp: 1, fn: 1, symbols: 1, found: 1}),
+		res("zoxide", "link", tally{links: 1, brokenLinks: 1, missBroken: 1}),
+		res("ureq", "code", tally{tn: 1}),
+	}
+	table, groups := corpusReport(rs)
+	for _, tc := range []struct {
+		group string
+		want  tally
+	}{
+		{"all", tally{places: 6, tp: 1, fp: 1, fn: 2, tn: 1, symbols: 3, found: 2, links: 2, brokenLinks: 2, missBroken: 1}},
+		{"tuned all", tally{places: 2, tp: 1, symbols: 1, found: 1, links: 1, brokenLinks: 1}},
+		{"held-out all", tally{places: 4, fp: 1, fn: 2, tn: 1, symbols: 2, found: 1, links: 1, brokenLinks: 1, missBroken: 1}},
+		{"held-out kind command", tally{places: 2, fp: 1, fn: 2, symbols: 2, found: 1}},
+		{"held-out repo ureq", tally{places: 1, tn: 1}},
+		{"tuned repo ky", tally{places: 2, tp: 1, symbols: 1, found: 1, links: 1, brokenLinks: 1}},
+	} {
+		t.Run(tc.group, func(t *testing.T) {
+			if got := groups[tc.group]; got != tc.want {
+				t.Errorf("group %q = %+v, want %+v", tc.group, got, tc.want)
+			}
+		})
+	}
+	if _, ok := groups["tuned kind command"]; ok {
+		t.Error(`group "tuned kind command" exists; zoxide's commands are held out`)
+	}
+	var order []string
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n")[1:] {
+		order = append(order, strings.Join(strings.Fields(line)[:len(strings.Fields(line))-11], " "))
+	}
+	want := []string{"all", "tuned all", "tuned kind code", "tuned kind link", "tuned repo ky",
+		"held-out all", "held-out kind code", "held-out kind command", "held-out kind link", "held-out repo ureq", "held-out repo zoxide"}
+	if !slices.Equal(order, want) {
+		t.Errorf("report rows %q, want %q", order, want)
+	}
+	if !strings.Contains(table, "held-out repo zoxide") || !strings.Contains(table, "1/2") || !strings.Contains(table, "0/1") {
+		t.Errorf("report lacks the held-out symbols found (1/2) or broken links found (0/1):\n%s", table)
+	}
 }

@@ -1,0 +1,4 @@
+#[macro_use]
+mod macros;
+pub(crate) mod ext;
+pub mod fs;
