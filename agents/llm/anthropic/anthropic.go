@@ -22,10 +22,6 @@ const Name = llm.ProviderAnthropic
 // DefaultBaseURL is Anthropic's API.
 const DefaultBaseURL = "https://api.anthropic.com/"
 
-// DefaultMaxTokens is sent when neither the request nor [llm] max_tokens
-// sets it (the API requires it).
-const DefaultMaxTokens = 4096
-
 // Provider calls the Messages API.
 type Provider struct {
 	cfg     llm.Config
@@ -96,9 +92,6 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 
 func (p *Provider) params(req llm.Request) (sdk.MessageNewParams, error) {
 	params := sdk.MessageNewParams{Model: sdk.Model(req.Model), MaxTokens: int64(req.MaxTokens)}
-	if params.MaxTokens <= 0 {
-		params.MaxTokens = DefaultMaxTokens
-	}
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
@@ -223,6 +216,10 @@ func (p *Provider) response(req llm.Request, res *sdk.Message) (llm.Response, er
 	if res == nil {
 		return llm.Response{}, p.permanent(errors.New("empty response"), "[llm] base_url")
 	}
+	if res.StopReason == sdk.StopReasonMaxTokens {
+		// A cut answer's blocks are prefixes: the stop reason comes first.
+		return llm.Response{}, llm.Cut(Name, req.MaxTokens)
+	}
 	u := res.Usage
 	out := llm.Response{
 		Message: llm.Message{Role: llm.RoleAssistant},
@@ -254,8 +251,6 @@ func (p *Provider) response(req llm.Request, res *sdk.Message) (llm.Response, er
 		out.StopReason = llm.StopToolCalls
 	case res.StopReason == sdk.StopReasonEndTurn || res.StopReason == sdk.StopReasonStopSequence:
 		out.StopReason = llm.StopEnd
-	case res.StopReason == sdk.StopReasonMaxTokens:
-		out.StopReason = llm.StopMaxTokens
 	default:
 		out.StopReason = llm.StopOther
 	}

@@ -8,7 +8,8 @@
 // format becomes a tool named after it, tool_choice {type: tool, name},
 // and the tool's input is returned as Message.Content (JSON). The API has
 // no seed: Request.Seed is not sent. Temperature is sent when set; max
-// tokens is required by the API and defaults to DefaultMaxTokens.
+// tokens is always sent ([llm] max_tokens, llm.DefaultMaxTokens when
+// unset). An answer stopped at max_tokens is an llm.Cut error.
 //
 // The SDK's retries are off (option.WithMaxRetries(0)) and it reads
 // nothing from the environment (option.WithoutEnvironmentDefaults): the
