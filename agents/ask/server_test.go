@@ -31,10 +31,17 @@ type chatServer struct {
 
 func newChatServer(t *testing.T, turns ...turn) *chatServer {
 	t.Helper()
-	s := &chatServer{}
+	var answers []string
 	for i, tr := range turns {
-		s.answers = append(s.answers, completionBody(t, i, tr(llm.Request{})))
+		answers = append(answers, completionBody(t, i, tr(llm.Request{})))
 	}
+	return newRawChatServer(t, answers...)
+}
+
+// newRawChatServer answers with the chat.completion bodies given.
+func newRawChatServer(t *testing.T, answers ...string) *chatServer {
+	t.Helper()
+	s := &chatServer{answers: answers}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		s.mu.Lock()
