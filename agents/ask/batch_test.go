@@ -79,3 +79,21 @@ func TestNothingRunsAfterFinish(t *testing.T) {
 		}
 	}
 }
+
+// TestCutAnswer: a writer's answer that llama-server cut at max_tokens,
+// its tool call's arguments a prefix, fails the ask with the one message
+// that names the setting — not as a tool call with invalid JSON — and is
+// not asked again.
+func TestCutAnswer(t *testing.T) {
+	s := newRawChatServer(t,
+		completionBody(t, 0, route(lunad.AskRoute{Intent: "create", Worker: "writer", NewArtifact: &lunad.NewArtifact{Title: "Notes", Type: "text/markdown", Path: "notes.md"}, Reason: "prose"})(llm.Request{})),
+		recordedBody(t, "../llm/openai/testdata/llamacpp_cut.http"))
+	e := newEnv(t, memory.Options{}, 0, s.provider(t))
+	info, res := e.ask("write notes", "", false)
+	if want := "openai: the model's answer was cut at max_tokens (4096): raise [llm] max_tokens"; res.Status != lunad.AskFailed || res.Reason != want {
+		t.Errorf("status %s (run %s), reason %q; want failed, %q", res.Status, info.Status, res.Reason, want)
+	}
+	if s.count() != 2 {
+		t.Errorf("%d model calls, want 2: a cut answer is not retried", s.count())
+	}
+}

@@ -241,6 +241,8 @@ func call(ctx context.Context, o Options, model *Model, req llm.Request) (llm.Re
 		refused := guard.Refused(err)
 		var open *memory.BreakerOpenError
 		switch {
+		case refused == nil && errors.As(err, new(*llm.CutError)):
+			return resp, &stop{Failed, err.Error()} // it says what happened and what to do
 		case refused == nil:
 			return resp, &stop{Failed, fmt.Sprintf("the %s's model call failed: %v", o.Role, err)}
 		case errors.Is(err, memory.ErrBudget):
