@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -78,7 +79,8 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.CallTimeout())
 	defer cancel()
 	var seen llm.LastResponse
-	opts := []option.RequestOption{option.WithMiddleware(seen.Middleware)}
+	opts := []option.RequestOption{option.WithMiddleware(seen.Middleware,
+		llm.AssembleStreams(func(r io.Reader) ([]byte, error) { return assemble(r, p.cfg.ResponseLimit()) }))}
 	if req.Temperature != nil {
 		// The SDK dropped the field; the API still reads it.
 		opts = append(opts, option.WithJSONSet("temperature", *req.Temperature))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -90,7 +91,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.CallTimeout())
 	defer cancel()
 	var seen llm.LastResponse
-	res, err := p.svc.New(ctx, params, option.WithMiddleware(seen.Middleware, streams(p.cfg.ResponseLimit())))
+	res, err := p.svc.New(ctx, params, option.WithMiddleware(seen.Middleware, llm.AssembleStreams(func(r io.Reader) ([]byte, error) { return assemble(r, p.cfg.ResponseLimit()) })))
 	if err != nil {
 		return llm.Response{}, p.classify(err, &seen)
 	}
@@ -243,10 +244,6 @@ func (p *Provider) permanent(err error, setting string) *llm.Error {
 
 // classify turns the SDK's error into an *llm.Error without the key.
 func (p *Provider) classify(err error, seen *llm.LastResponse) *llm.Error {
-	var se *streamError
-	if errors.As(err, &se) {
-		return p.permanent(errors.New(llm.Redact(se.why, p.secrets...)), "[llm] base_url")
-	}
 	var apiErr *sdk.Error
 	status, msg := 0, ""
 	if errors.As(err, &apiErr) {
