@@ -197,7 +197,7 @@ func validateLLM(l llm.Config, where, env string, bad func(string, ...any) error
 		return bad("%s.temperature %v must be between 0 and 2", where, *t)
 	}
 	if l.MaxTokens < 0 || l.MaxTokens > 1<<20 {
-		return bad("%s.max_tokens %d must be between 0 (the provider's default) and %d", where, l.MaxTokens, 1<<20)
+		return bad("%s.max_tokens %d must be between 0 (%d, lunad's default) and %d", where, l.MaxTokens, llm.DefaultMaxTokens, 1<<20)
 	}
 	if l.Timeout < 0 || l.Timeout > time.Hour {
 		return bad("%s.timeout %v must be between 0 (120s) and 1h", where, l.Timeout)

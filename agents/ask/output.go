@@ -28,16 +28,19 @@ type output struct {
 	Next    string `json:"next"` // the worker to go to ("" none)
 	// Target is the artifact a handoff asks the next worker to change,
 	// which it may then write besides the route's target.
-	Target   string             `json:"target,omitempty"`
-	Role     string             `json:"role"`
-	Visit    int                `json:"visit"`
-	Route    *lunad.AskRoute    `json:"route,omitempty"`
-	Question string             `json:"question,omitempty"`
-	Summary  string             `json:"summary,omitempty"`
-	Reason   string             `json:"reason,omitempty"`
-	Model    string             `json:"model,omitempty"`
-	Prompt   string             `json:"prompt,omitempty"` // name@version
-	Changes  []change           `json:"changes,omitempty"`
+	Target   string          `json:"target,omitempty"`
+	Role     string          `json:"role"`
+	Visit    int             `json:"visit"`
+	Route    *lunad.AskRoute `json:"route,omitempty"`
+	Question string          `json:"question,omitempty"`
+	Summary  string          `json:"summary,omitempty"`
+	Reason   string          `json:"reason,omitempty"`
+	Model    string          `json:"model,omitempty"`
+	Prompt   string          `json:"prompt,omitempty"` // name@version
+	Changes  []change        `json:"changes,omitempty"`
+	// Skipped are the worker's tool calls not run because they came
+	// after its finish or handoff in the same answer.
+	Skipped  []string           `json:"skipped,omitempty"`
 	Findings []lunad.AskFinding `json:"findings,omitempty"`
 	Acks     []tools.Ack        `json:"acks,omitempty"`
 	Prompts  []lunad.AskPrompt  `json:"prompts,omitempty"`

@@ -130,7 +130,7 @@ func (w work) Process(ctx context.Context, req lunad.StageRequest) (lunad.StageR
 	if err != nil {
 		return lunad.StageResponse{}, err
 	}
-	out.Model, out.Prompt, out.Summary, out.Reason = res.Model, res.Prompt, res.Summary, res.Reason
+	out.Model, out.Prompt, out.Summary, out.Reason, out.Skipped = res.Model, res.Prompt, res.Summary, res.Reason, res.Skipped
 	switch res.Status {
 	case worker.Finished:
 		out.Outcome = outDone

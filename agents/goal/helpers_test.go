@@ -221,6 +221,8 @@ type envOptions struct {
 	sandboxed bool
 	userHome  string
 	disk      int64
+	// clock is the agents' clock (nil: ticking, a millisecond a reading).
+	clock func() time.Time
 }
 
 func TestMain(m *testing.M) {
@@ -258,6 +260,10 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 		r := sandboxRunner(t, o.userHome)
 		run, tests = r, goal.HarnessTests(r)
 	}
+	clock := o.clock
+	if clock == nil {
+		clock = ticking()
+	}
 	a, err := goal.New(goal.Options{
 		Providers: func(role string) (llm.Provider, llm.Config, error) {
 			if role != goal.Role {
@@ -270,7 +276,7 @@ func newEnv(t *testing.T, model llm.Provider, cfg llm.Config, o envOptions) *env
 		Sandbox: "test runner (os/exec, no sandbox)",
 		Memory:  o.memory,
 		Retry:   llm.RetryOptions{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }},
-		Clock:   ticking(),
+		Clock:   clock,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/llm"
@@ -99,7 +100,8 @@ func (sc scenario) script() *scripted.Provider {
 // that changed files is one commit on the goal's branch carrying its
 // action, model and prompt, the user's branch is untouched, the report
 // says what happened, a live replay of the run gives the same outputs
-// and writes with no model called and no command run, and accepting the
+// and writes with no model called and no command run — on the real clock
+// when the model is the HTTP server, as lunad runs —, and accepting the
 // goal fast-forwards the user's branch to it.
 func TestScenarios(t *testing.T) {
 	for _, sc := range scenarios {
@@ -108,6 +110,7 @@ func TestScenarios(t *testing.T) {
 				var model llm.Provider
 				var calls func() int
 				cfg := llm.Config{Provider: via, Model: "scripted-1"}
+				opts := envOptions{project: sc.project}
 				if via == "scripted" {
 					p := sc.script()
 					model, calls = p, func() int { return len(sc.steps) - p.Remaining() }
@@ -115,8 +118,9 @@ func TestScenarios(t *testing.T) {
 					srv := newServer(t, sc.steps)
 					model, cfg = srv.provider(t)
 					calls = srv.count
+					opts.clock = time.Now
 				}
-				e := newEnv(t, model, cfg, envOptions{project: sc.project})
+				e := newEnv(t, model, cfg, opts)
 				info, res := e.goal(sc.goal, map[string]string{lunad.GoalParamTests: mustJSON(sc.project.tests)})
 				e.checkScenario(sc, info, res)
 				if calls() != len(sc.steps) {

@@ -175,6 +175,8 @@ func (v *visit) chat(ctx context.Context, req llm.Request) (llm.Response, bool) 
 			v.end(outBudget, refused.Error())
 		case refused != nil:
 			v.end(outStopped, refused.Error())
+		case errors.As(err, new(*llm.CutError)):
+			v.end(outFailed, err.Error()) // it says what happened and what to do
 		default:
 			v.end(outFailed, "the goal's model call failed: "+err.Error())
 		}

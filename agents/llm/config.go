@@ -28,6 +28,16 @@ const (
 // DefaultTimeout bounds one model call when Config.Timeout is 0.
 const DefaultTimeout = 120 * time.Second
 
+// DefaultMaxTokens is the max_tokens sent when neither the request nor
+// [llm] max_tokens sets one: enough for an artifact of a few hundred
+// lines in one tool call, and a bound on what a server generates on a
+// broken request (without one, a local server generates until its
+// context is full, on every retry).
+const DefaultMaxTokens = 4096
+
+// SettingMaxTokens is the setting an answer cut at max_tokens names.
+const SettingMaxTokens = "[llm] max_tokens"
+
 // Config is one provider's configuration: the [llm] section of
 // .luna/config.toml, or an [agents.ROLE] override of it (a contract).
 // API keys are never part of it: APIKeyEnv names the environment variable
@@ -132,6 +142,14 @@ func (c Config) KeyEnv() string {
 	return ""
 }
 
+// TokenLimit is MaxTokens, or DefaultMaxTokens when unset.
+func (c Config) TokenLimit() int {
+	if c.MaxTokens > 0 {
+		return c.MaxTokens
+	}
+	return DefaultMaxTokens
+}
+
 // CallTimeout is Timeout, or DefaultTimeout when unset.
 func (c Config) CallTimeout() time.Duration {
 	if c.Timeout > 0 {
@@ -203,7 +221,7 @@ func isEnvName(s string) bool {
 
 // Apply fills what req leaves unset (model, temperature, seed, max
 // tokens) from c: the configuration gives the defaults, a request may
-// override them.
+// override them. Max tokens is always set: c's TokenLimit by default.
 func (c Config) Apply(req Request) Request {
 	if req.Model == "" {
 		req.Model = c.Model
@@ -214,8 +232,8 @@ func (c Config) Apply(req Request) Request {
 	if req.Seed == nil {
 		req.Seed = c.Seed
 	}
-	if req.MaxTokens == 0 {
-		req.MaxTokens = c.MaxTokens
+	if req.MaxTokens <= 0 {
+		req.MaxTokens = c.TokenLimit()
 	}
 	return req
 }

@@ -128,3 +128,20 @@ func Redact(s string, secrets ...string) string {
 	}
 	return s
 }
+
+// CutError is an answer the model did not finish: the server stopped it
+// at max_tokens (OpenAI's finish_reason "length", Anthropic's stop_reason
+// "max_tokens"). Whatever it holds — text, JSON, a tool call's arguments —
+// is a prefix, never to be taken as a whole answer.
+type CutError struct{ MaxTokens int }
+
+func (e *CutError) Error() string {
+	return fmt.Sprintf("the model's answer was cut at max_tokens (%d): raise %s", e.MaxTokens, SettingMaxTokens)
+}
+
+// Cut is the Permanent *Error of provider's answer cut at maxTokens:
+// asked again, the model would be cut again. Its text reads "openai: the
+// model's answer was cut at max_tokens (4096): raise [llm] max_tokens".
+func Cut(provider string, maxTokens int) *Error {
+	return &Error{Provider: provider, Kind: Permanent, Err: &CutError{MaxTokens: maxTokens}}
+}

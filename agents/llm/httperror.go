@@ -100,11 +100,15 @@ func (l *LastResponse) Get() (int, http.Header) {
 // Failure classifies a failed SDK call: an answer over the limit of
 // LimitTransport is TooLarge; an HTTP error status (the SDK's apiStatus,
 // else the last one seen) is a StatusError quoting apiMessage; anything
-// else a TransportError. The secrets are redacted from what is quoted;
+// else a TransportError. A *StreamError is Permanent, naming the base
+// URL. The secrets are redacted from what is quoted;
 // keyEnv is the setting an Auth error names.
 func (l *LastResponse) Failure(provider string, err error, apiStatus int, apiMessage string, secrets []string, keyEnv string, timeout time.Duration, now time.Time) *Error {
 	if e := AsTooLarge(provider, err); e != nil {
 		return e
+	}
+	if se := (*StreamError)(nil); errors.As(err, &se) {
+		return &Error{Provider: provider, Kind: Permanent, Setting: "[llm] base_url", Err: errors.New(Redact(se.Why, secrets...))}
 	}
 	status, header := l.Get()
 	if apiStatus != 0 {

@@ -121,7 +121,7 @@ type StopReason string
 const (
 	StopEnd       StopReason = "end"        // a natural end (or the structured answer)
 	StopToolCalls StopReason = "tool_calls" // the message carries tool calls to run
-	StopMaxTokens StopReason = "max_tokens" // cut at Request.MaxTokens
+	StopMaxTokens StopReason = "max_tokens" // cut at Request.MaxTokens (the HTTP providers return a Cut error instead)
 	StopOther     StopReason = "other"      // anything else (content filter, refusal, ...)
 )
 

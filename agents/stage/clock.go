@@ -40,13 +40,19 @@ func NewClock(now func() time.Time, req lunad.StageRequest) (*Clock, error) {
 
 // Now is the next reading. Past the recorded ones, a replay's clock
 // ticks a millisecond from the last.
+//
+// A live reading is what its replay will read back, and nothing more: the
+// wall time in UTC, without Go's monotonic reading, which the record does
+// not keep. With it, a duration between two live readings would be the
+// monotonic one and its replay's the wall one, a few nanoseconds apart,
+// and an output holding it (the memory's elapsed time) would differ.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.replay {
-		t := c.now()
-		c.readings = append(c.readings, t.UnixNano())
-		return t
+		ns := c.now().UnixNano()
+		c.readings = append(c.readings, ns)
+		return time.Unix(0, ns).UTC()
 	}
 	if c.next < len(c.readings) {
 		c.next++

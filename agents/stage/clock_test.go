@@ -48,3 +48,31 @@ func TestClockRecordAndReplay(t *testing.T) {
 		})
 	}
 }
+
+// TestClockLiveIsReplayed: on the real clock, a live reading is the very
+// value its replay reads back — no monotonic reading, the same location —
+// so that a duration between two readings, live or replayed, is the same
+// to the nanosecond.
+func TestClockLiveIsReplayed(t *testing.T) {
+	live, err := stage.NewClock(time.Now, lunad.StageRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []time.Time
+	for range 50 {
+		got = append(got, live.Now())
+	}
+	rep, err := stage.NewClock(time.Now, lunad.StageRequest{Replay: true, Recorded: map[string]string{stage.ClockFile: live.File()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		r := rep.Now()
+		if g != r {
+			t.Fatalf("reading %d: live %v, replayed %v: not the same value", i, g, r)
+		}
+		if i > 0 && g.Sub(got[0]) != r.Sub(got[0].Round(0)) {
+			t.Errorf("reading %d: elapsed %v live, %v replayed", i, g.Sub(got[0]), r.Sub(got[0].Round(0)))
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/agents/guard"
@@ -81,6 +82,10 @@ type Outcome struct {
 	Model   string         `json:"model"`  // the model that answered last
 	Prompt  string         `json:"prompt"` // name@version
 	Steps   int            `json:"steps"`
+	// Skipped are the tool calls not run because they came after a
+	// finish or a handoff in the same answer (tools.Batch), as
+	// "NAME ARGS".
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Request is the first model request of a task (what --dry-run shows):
@@ -172,10 +177,13 @@ func Run(ctx context.Context, o Options, t Task) (Outcome, error) {
 			continue
 		}
 		var control *tools.Control
-		for _, c := range resp.Message.ToolCalls {
+		run, skipped, ends := tools.Batch(resp.Message.ToolCalls)
+		for _, c := range run {
 			r := o.Tools.Call(ctx, c)
 			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: r.Content, IsError: r.IsError})
-			if err := o.Memory.Step(o.Role, step(c, r)); err != nil {
+			// An answer that finishes (or hands off) is not a stall,
+			// whatever it repeats on the way.
+			if err := o.Memory.Step(o.Role, step(c, r)); err != nil && !(ends && errors.Is(err, memory.ErrStall)) {
 				out.Status, out.Reason = Stopped, err.Error()
 				return out, nil
 			}
@@ -191,6 +199,11 @@ func Run(ctx context.Context, o Options, t Task) (Outcome, error) {
 			if r.Control != nil && control == nil {
 				control = r.Control
 			}
+		}
+		for _, c := range skipped {
+			out.Skipped = append(out.Skipped, clip(c.Name+" "+canonical(c.Arguments), 200))
+			r := tools.Skipped(run[len(run)-1].Name)
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: r.Content, IsError: r.IsError})
 		}
 		switch {
 		case control == nil:
@@ -228,6 +241,8 @@ func call(ctx context.Context, o Options, model *Model, req llm.Request) (llm.Re
 		refused := guard.Refused(err)
 		var open *memory.BreakerOpenError
 		switch {
+		case refused == nil && errors.As(err, new(*llm.CutError)):
+			return resp, &stop{Failed, err.Error()} // it says what happened and what to do
 		case refused == nil:
 			return resp, &stop{Failed, fmt.Sprintf("the %s's model call failed: %v", o.Role, err)}
 		case errors.Is(err, memory.ErrBudget):
@@ -269,4 +284,15 @@ func canonical(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// clip is s cut to n bytes at a rune boundary, "…" marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

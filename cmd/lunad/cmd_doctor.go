@@ -127,7 +127,10 @@ type doctorReport struct {
 		BaseURL    string `json:"base_url,omitempty"`
 		KeyEnv     string `json:"api_key_env,omitempty"`
 		KeySet     bool   `json:"api_key_set"`
-		Error      string `json:"error,omitempty"`
+		// KeyNeeded is false for a server that needs no key: none is
+		// named, or it is local (llm.Config.LocalServer).
+		KeyNeeded bool   `json:"api_key_needed"`
+		Error     string `json:"error,omitempty"`
 	} `json:"llm"`
 	Tests struct {
 		Commands [][]string `json:"commands"`
@@ -203,6 +206,7 @@ func (c goalCheck) report(cfg config.Config, getenv func(string) string) doctorR
 		l.BaseURL = lunad.RedactURL(c.llm.BaseURL)
 	}
 	l.KeySet = l.KeyEnv != "" && getenv(l.KeyEnv) != ""
+	l.KeyNeeded = c.llm.KeyNeeded()
 	if c.llmErr != nil {
 		l.Error = c.llmErr.Error()
 	}
@@ -259,6 +263,8 @@ func printDoctor(m *Main, c goalCheck, r doctorReport) error {
 			p.printf(", no API key needed\n")
 		case l.KeySet:
 			p.printf(", API key in %s (set)\n", printable(l.KeyEnv))
+		case !l.KeyNeeded:
+			p.printf(", no API key needed at a local server (%s is not set, which is fine)\n", printable(l.KeyEnv))
 		default:
 			p.printf(", API key in %s (NOT set: set it in the daemon's environment)\n", printable(l.KeyEnv))
 		}

@@ -56,8 +56,15 @@ func TestDoctor(t *testing.T) {
 			return w
 		}, 1, []string{"/.luna/policy.toml: does not check\n", `/.luna/policy.toml:2:1: unknown key "netwrok" in the policy (did you mean "network"?)`, "/.luna/policy.toml:5:1: ", "goals: cannot run"},
 			"lunad: no goal can run here: .luna/policy.toml does not check, so no goal runs until it is fixed (lunad doctor shows its problems)"},
-		{"key not set", func(t *testing.T) *ws {
+		{"key not set at a local server", func(t *testing.T) *ws {
 			w := ready(t)
+			w.env = w.env[:len(w.env)-2]
+			w.env = append(w.env, "LUNAD_SANDBOX_HOME=/var/tmp/lunad-doctor-home")
+			return w
+		}, 0, []string{"openai gpt-test at http://127.0.0.1:9/v1, no API key needed at a local server (OPENAI_API_KEY is not set, which is fine)\n"}, ""},
+		{"key not set at a remote server", func(t *testing.T) *ws {
+			w := ready(t)
+			writeFile(t, w, ".luna/config.toml", "[llm]\nprovider = \"openai\"\nmodel = \"gpt-test\"\nbase_url = \"https://llm.example.com/v1\"\n")
 			w.env = w.env[:len(w.env)-2]
 			w.env = append(w.env, "LUNAD_SANDBOX_HOME=/var/tmp/lunad-doctor-home")
 			return w

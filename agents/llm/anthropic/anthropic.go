@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -21,10 +22,6 @@ const Name = llm.ProviderAnthropic
 
 // DefaultBaseURL is Anthropic's API.
 const DefaultBaseURL = "https://api.anthropic.com/"
-
-// DefaultMaxTokens is sent when neither the request nor [llm] max_tokens
-// sets it (the API requires it).
-const DefaultMaxTokens = 4096
 
 // Provider calls the Messages API.
 type Provider struct {
@@ -82,7 +79,8 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.CallTimeout())
 	defer cancel()
 	var seen llm.LastResponse
-	opts := []option.RequestOption{option.WithMiddleware(seen.Middleware)}
+	opts := []option.RequestOption{option.WithMiddleware(seen.Middleware,
+		llm.AssembleStreams(func(r io.Reader) ([]byte, error) { return assemble(r, p.cfg.ResponseLimit()) }))}
 	if req.Temperature != nil {
 		// The SDK dropped the field; the API still reads it.
 		opts = append(opts, option.WithJSONSet("temperature", *req.Temperature))
@@ -96,9 +94,6 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 
 func (p *Provider) params(req llm.Request) (sdk.MessageNewParams, error) {
 	params := sdk.MessageNewParams{Model: sdk.Model(req.Model), MaxTokens: int64(req.MaxTokens)}
-	if params.MaxTokens <= 0 {
-		params.MaxTokens = DefaultMaxTokens
-	}
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
@@ -223,6 +218,10 @@ func (p *Provider) response(req llm.Request, res *sdk.Message) (llm.Response, er
 	if res == nil {
 		return llm.Response{}, p.permanent(errors.New("empty response"), "[llm] base_url")
 	}
+	if res.StopReason == sdk.StopReasonMaxTokens {
+		// A cut answer's blocks are prefixes: the stop reason comes first.
+		return llm.Response{}, llm.Cut(Name, req.MaxTokens)
+	}
 	u := res.Usage
 	out := llm.Response{
 		Message: llm.Message{Role: llm.RoleAssistant},
@@ -254,8 +253,6 @@ func (p *Provider) response(req llm.Request, res *sdk.Message) (llm.Response, er
 		out.StopReason = llm.StopToolCalls
 	case res.StopReason == sdk.StopReasonEndTurn || res.StopReason == sdk.StopReasonStopSequence:
 		out.StopReason = llm.StopEnd
-	case res.StopReason == sdk.StopReasonMaxTokens:
-		out.StopReason = llm.StopMaxTokens
 	default:
 		out.StopReason = llm.StopOther
 	}

@@ -8,7 +8,10 @@
 // format becomes a tool named after it, tool_choice {type: tool, name},
 // and the tool's input is returned as Message.Content (JSON). The API has
 // no seed: Request.Seed is not sent. Temperature is sent when set; max
-// tokens is required by the API and defaults to DefaultMaxTokens.
+// tokens is always sent ([llm] max_tokens, llm.DefaultMaxTokens when
+// unset). An answer stopped at max_tokens is an llm.Cut error, whatever
+// its blocks hold. An answer sent as an event stream (text/event-stream)
+// is read as the Message its events add up to (llm.AssembleStreams).
 //
 // The SDK's retries are off (option.WithMaxRetries(0)) and it reads
 // nothing from the environment (option.WithoutEnvironmentDefaults): the

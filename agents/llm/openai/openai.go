@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -90,7 +91,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.CallTimeout())
 	defer cancel()
 	var seen llm.LastResponse
-	res, err := p.svc.New(ctx, params, option.WithMiddleware(seen.Middleware))
+	res, err := p.svc.New(ctx, params, option.WithMiddleware(seen.Middleware, llm.AssembleStreams(func(r io.Reader) ([]byte, error) { return assemble(r, p.cfg.ResponseLimit()) })))
 	if err != nil {
 		return llm.Response{}, p.classify(err, &seen)
 	}
@@ -195,6 +196,11 @@ func (p *Provider) response(req llm.Request, res *sdk.ChatCompletion) (llm.Respo
 		return llm.Response{}, p.permanent(errors.New("the response has no choices"), "[llm] base_url")
 	}
 	ch := res.Choices[0]
+	if ch.FinishReason == "length" {
+		// A cut answer's tool calls and content are prefixes: the
+		// finish reason comes first.
+		return llm.Response{}, llm.Cut(Name, req.MaxTokens)
+	}
 	out := llm.Response{
 		Message: llm.Message{Role: llm.RoleAssistant, Content: ch.Message.Content},
 		Usage:   llm.Usage{InputTokens: int(res.Usage.PromptTokens), OutputTokens: int(res.Usage.CompletionTokens)},
@@ -219,8 +225,6 @@ func (p *Provider) response(req llm.Request, res *sdk.ChatCompletion) (llm.Respo
 		out.StopReason = llm.StopToolCalls
 	case ch.FinishReason == "stop":
 		out.StopReason = llm.StopEnd
-	case ch.FinishReason == "length":
-		out.StopReason = llm.StopMaxTokens
 	default:
 		out.StopReason = llm.StopOther
 	}
