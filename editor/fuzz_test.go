@@ -39,6 +39,11 @@ func FuzzParseBlocks(f *testing.F) {
 		"<<<<<<< SEARCH\na\n=======\nb\n=======\n>>>>>>> REPLACE\n",
 		"x\n<<<<<<< SEARCH\n<<<<<<< SEARCH\n",
 		"### **`a b`**:\n~~~\n<<<<<<< search\n=======\n>>>>>>> replace\n",
+		"calc.py\n<source>python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n</source>\n...\n<source lang=\"py\">\n<<<<<<< SEARCH\nc\n=======\n>>>>>>> REPLACE\n</source>\n",
+		"x.go\n````\n```go\n<<<<<<< SEARCH\n```go\nx.go\na\n```\n=======\n```go\nb\n```\n>>>>>>> REPLACE\n```\n````\n\u2026\n",
+		"------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n<pre>\n------- SEARCH\n</pre>\n",
+		"*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\n",
+		"x.py\n<<<<<<< SEARCH\ns = \u201chi\u201d\n=======\ns = \u2018hi\u2019\n>>>>>>> REPLACE\n",
 	} {
 		f.Add(s)
 	}
