@@ -1,6 +1,8 @@
 package editor
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +68,33 @@ func TestApplyUnwrapped(t *testing.T) {
 			blocks: []Block{blk("value\n```\nreturn\n", "value\n```\nreturn 1\n")}, err: ErrNoMatch},
 		{name: "unwrapped text found twice is refused as ambiguous", content: "a\nb\na\n",
 			blocks: []Block{blk("```\na\n```\n", "```\nA\n```\n")}, err: ErrAmbiguous, check: ambiguousAt(TierExact, 1, 3)},
+	})
+}
+
+func TestNoMatchHints(t *testing.T) {
+	lockfile := "import os\n\n\ndef parse_lockfile(path):\n    return open(path).read()\n\n\ndef parse_config(path, defaults=None):\n    with open(path) as f:\n        return f.read()\n"
+	hints := func(want ...Hint) func(*testing.T, error) {
+		return func(t *testing.T, err error) {
+			e := err.(*NoMatchError)
+			if !reflect.DeepEqual(e.Hints, want) {
+				t.Errorf("hints %+v, want %+v", e.Hints, want)
+			}
+			if len(want) == 0 && !strings.HasSuffix(err.Error(), "; re-read the file and copy the lines to change exactly") {
+				t.Errorf("message %q", err)
+			}
+		}
+	}
+	runApply(t, []applyCase{
+		{name: "the line with the same name beats a similar other name", content: lockfile,
+			blocks: []Block{blk("def parse_config(path):\n", "def parse_config(path, strict=False):\n")}, err: ErrNoMatch,
+			check: hints(Hint{Line: 8, Text: "def parse_config(path, defaults=None):", Score: 0.605})},
+		{name: "same name on the corresponding lines of a window", content: lockfile,
+			blocks: []Block{blk("def parse_config(path):\n    with open(path) as fh:\n", "x\n")}, err: ErrNoMatch,
+			check: hints(Hint{Line: 8, Text: "def parse_config(path, defaults=None):", Score: 0.605}, Hint{Line: 9, Text: "    with open(path) as f:", Score: 0.955})},
+		{name: "unrelated text gets no hint", content: lockfile,
+			blocks: []Block{blk("SELECT name FROM users WHERE id = 1;\n", "x\n")}, err: ErrNoMatch, check: hints()},
+		{name: "a slip in the only word still gets a hint", content: "total_count = compute_total(items)\n",
+			blocks: []Block{blk("total_cuont = compute_total(items)\n", "x\n")}, err: ErrNoMatch,
+			check: hints(Hint{Line: 1, Text: "total_count = compute_total(items)", Score: 0.941})},
 	})
 }
