@@ -22,12 +22,13 @@ import (
 // (before its opening fence, if any, or just after the fence), cleaned of
 // markdown (`#`, `*`, backquotes, a trailing ':'); a line with spaces in it
 // is not a path, nor is a plain word with a colon ("Then:"), and a block
-// without a path has the previous block's path. Fence lines are markup,
-// never a path: ``` or ~~~ with or without a language, and the HTML-like
-// fences models also write (<source>, <source>python, </source>, <code>,
-// <pre>, <codeblock>), up to two of them in a row; so is a line of dots
-// ("...", "…") that a model writes between blocks to say it skipped text.
-// Anything between blocks is ignored. Search and Replace end with "\n"
+// without a path has the previous block's path; Cline's
+// <path>src/app.py</path> is a path too. Fence lines are markup, never a
+// path: ``` or ~~~ with or without a language, and the HTML-like fences
+// models also write (<source>, <source>python, </source>, <code>, <pre>,
+// <codeblock>, Cline's <diff>), up to two of them in a row; so is a line
+// of dots ("...", "…") that a model writes between blocks to say it
+// skipped text. Anything between blocks is ignored. Search and Replace end with "\n"
 // unless empty; CRLF is read as LF (and CRs at the end of a line are
 // dropped).
 //
@@ -151,7 +152,7 @@ func joinLines(ls []string) string {
 // isFence reports whether l is a fence line: ``` or ~~~ (with anything
 // after, a language), or an HTML-like tag models use as a fence —
 // <source>, </source>, <source lang="go">, <source>python, and the same
-// with code, pre or codeblock.
+// with code, pre, codeblock or diff (Cline's <diff> around its blocks).
 func isFence(l string) bool {
 	t := strings.TrimSpace(l)
 	if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
@@ -166,7 +167,7 @@ func isFence(l string) bool {
 	}
 	name, _, _ := strings.Cut(tag, " ")
 	switch strings.ToLower(name) {
-	case "source", "code", "pre", "codeblock":
+	case "source", "code", "pre", "codeblock", "diff":
 		return true
 	}
 	return false
@@ -202,6 +203,10 @@ func pathBefore(ls []string) (string, bool) {
 
 func cleanPath(l string) (string, bool) {
 	t := strings.TrimSpace(l)
+	// Cline names the file as <path>src/app.py</path>.
+	if in, ok := strings.CutPrefix(t, "<path>"); ok && strings.HasSuffix(in, "</path>") {
+		t = strings.TrimSpace(strings.TrimSuffix(in, "</path>"))
+	}
 	plain := t
 	t = strings.TrimSpace(strings.TrimLeft(t, "#"))
 	t = strings.Trim(t, "*`")

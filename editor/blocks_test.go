@@ -58,6 +58,8 @@ func TestParseBlocks(t *testing.T) {
 			[]Block{{Path: "x.go", Search: "1\n", Replace: "2\n"}, {Path: "x.go", Search: "3\n", Replace: "4\n"}, {Path: "x.go", Search: "5\n", Replace: "6\n"}}},
 		{"Cline markers", "------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n------- SEARCH\nc\n=======\nd\n+++++++ REPLACE\n",
 			[]Block{{Search: "a\n", Replace: "b\n"}, {Search: "c\n", Replace: "d\n"}}},
+		{"Cline's replace_in_file call", "<replace_in_file>\n<path>src/calc.py</path>\n<diff>\n------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n",
+			[]Block{{Path: "src/calc.py", Search: "a\n", Replace: "b\n"}}},
 		{"a tag that is not a fence is a path line with spaces", "<b>note</b> here\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
 			[]Block{{Search: "a\n", Replace: "b\n"}}},
 		{"stray divider outside blocks is prose", "Title\n=======\n\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
