@@ -87,6 +87,9 @@ func FuzzParseBlocks(f *testing.F) {
 func FuzzApplyBlocks(f *testing.F) {
 	for _, s := range [][3]string{
 		{"a\nb\nc\n", "b\n", "B\n"},
+		{"s = \"hi\"\nt = 'x'\n", "s = \u201chi\u201d\nt = \u2018x\u2019\n", "s = \u201cbye\u201d\n"},
+		{"a\nb\nc\n", "calc.py\n```python\nb\n```\n", "calc.py\n```python\nB\n```\n"},
+		{"x\n```\ny\n```\n", "<source>\ny\n</source>\n", "<source>\nz\n</source>\n"},
 		{"a\r\nb\r\nc", "c", "C\nD"},
 		{goFunc, "if x {\n\ty()\n}\n", "if x {\n\tz()\n}\n"},
 		{"a\nb\nc\nd\n", "a\n\nb\n", "a\nB\n"},
