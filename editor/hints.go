@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Hints are ranked by what the lines say, not only by how they look. A
@@ -116,19 +117,27 @@ func (mt *matcher) sharedWords(nS []string) (shared []int, total int) {
 	want := map[string]bool{}
 	sWords := make([][]string, m)
 	for j, l := range nS {
-		sWords[j] = words(l)
-		for _, w := range sWords[j] {
+		eachWord(l, func(w string) {
+			for _, v := range sWords[j] {
+				if v == w {
+					return
+				}
+			}
+			sWords[j] = append(sWords[j], w)
 			want[w] = true
 			total += len(w)
-		}
+		})
 	}
-	at := map[string][]int{} // content lines with each wanted word
+	at := map[string][]int{} // content lines with each wanted word, once each
 	for k, l := range nF {
-		for _, w := range words(l) {
-			if want[w] {
-				at[w] = append(at[w], k)
+		eachWord(l, func(w string) {
+			if !want[w] {
+				return
 			}
-		}
+			if p := at[w]; len(p) == 0 || p[len(p)-1] != k {
+				at[w] = append(p, k)
+			}
+		})
 	}
 	shared = make([]int, len(nF)-m+1)
 	work := hintWordWork
@@ -147,33 +156,29 @@ func (mt *matcher) sharedWords(nS []string) (shared []int, total int) {
 	return shared, total
 }
 
-// words is the distinct words of a line: runs of letters, digits and '_'
-// with a letter in them.
-func words(s string) []string {
-	var out []string
-	seen := map[string]bool{}
-	isWord := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
-	start := -1
-	for k, r := range s + " " {
+// eachWord calls f with each word of s: a run of letters, digits and '_'
+// with a letter in it.
+func eachWord(s string, f func(w string)) {
+	start, letter := -1, false
+	for k, r := range s {
+		word := r == '_' || r < utf8.RuneSelf && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') ||
+			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
 		switch {
-		case isWord(r) && start < 0:
-			start = k
-		case !isWord(r) && start >= 0:
-			w := s[start:k]
+		case word && start < 0:
+			start, letter = k, false
+			fallthrough
+		case word:
+			letter = letter || r != '_' && (r >= utf8.RuneSelf && unicode.IsLetter(r) || r < utf8.RuneSelf && (r < '0' || r > '9'))
+		case start >= 0:
+			if letter {
+				f(s[start:k])
+			}
 			start = -1
-			if seen[w] {
-				continue
-			}
-			for _, c := range w {
-				if unicode.IsLetter(c) {
-					seen[w] = true
-					out = append(out, w)
-					break
-				}
-			}
 		}
 	}
-	return out
+	if start >= 0 && letter {
+		f(s[start:])
+	}
 }
 
 // topShared is the starts of the n windows that share the most (ties: the

@@ -98,3 +98,24 @@ func TestNoMatchHints(t *testing.T) {
 			check: hints(Hint{Line: 1, Text: "total_count = compute_total(items)", Score: 0.941})},
 	})
 }
+
+func TestEachWord(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"def parse_config(path, defaults=None):", []string{"def", "parse_config", "path", "defaults", "None"}},
+		{"x = 10 + 2_000", []string{"x"}},
+		{"_private v2 __init__", []string{"_private", "v2", "__init__"}},
+		{"größe := 3; 日本", []string{"größe", "日本"}},
+		{"", nil},
+	} {
+		t.Run(c.in, func(t *testing.T) {
+			var got []string
+			eachWord(c.in, func(w string) { got = append(got, w) })
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
