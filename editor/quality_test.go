@@ -83,13 +83,8 @@ func loadQualityCorpus(t *testing.T) []qualityCase {
 	if d := os.Getenv("LUNAD_QUALITY_CORPUS"); d != "" {
 		root = d
 	}
-	files, err := filepath.Glob(filepath.Join(root, "*", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(files)
 	var cases []qualityCase
-	for _, f := range files {
+	for _, f := range caseFiles(t, root) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -106,6 +101,17 @@ func loadQualityCorpus(t *testing.T) []qualityCase {
 		cases = append(cases, qualityCase{kind: kind, file: filepath.ToSlash(rel), hdr: hdr, sec: sec})
 	}
 	return cases
+}
+
+// caseFiles is every <kind>/<case>.txtar under root, sorted.
+func caseFiles(t *testing.T, root string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "*", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	return files
 }
 
 type verdict int

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -40,13 +39,8 @@ type replyCase struct {
 
 func loadReplies(t *testing.T) []replyCase {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "replies", "*", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(files)
 	var cases []replyCase
-	for _, f := range files {
+	for _, f := range caseFiles(t, filepath.Join("testdata", "replies")) {
 		ar, err := txtar.ParseFile(f)
 		if err != nil {
 			t.Fatal(err)
