@@ -37,3 +37,21 @@ func TestEditHints(t *testing.T) {
 		})
 	}
 }
+
+// TestEditReplyShapes runs lunad edit on a reply as models write it: the
+// file name, then a <source>python fence around each block, a no-op block
+// among them, and a line of dots between them. It applies, and the output
+// lists the no-op.
+func TestEditReplyShapes(t *testing.T) {
+	w, id := newWSWith(t, "calc.py", "def add(a, b):\n    return a + b\n\n\ndef area(r):\n    return 3.14 * r * r\n")
+	reply := "calc.py\n<source>python\n<<<<<<< SEARCH\n    return a + b\n=======\n    return a + b  # sum\n>>>>>>> REPLACE\n</source>\n...\n" +
+		"<source>python\n<<<<<<< SEARCH\ndef area(r):\n=======\ndef area(r):\n>>>>>>> REPLACE\n</source>\n\n" +
+		"<source>python\n<<<<<<< SEARCH\n    return 3.14 * r * r\n=======\n    return math.pi * r * r\n>>>>>>> REPLACE\n</source>\n"
+	out := w.ok("edit", id, "--blocks-file", w.file("reply", reply))
+	if !strings.HasSuffix(out, " (exact, no-op, exact)\n") {
+		t.Errorf("output %q", out)
+	}
+	if got, want := w.show(id), "def add(a, b):\n    return a + b  # sum\n\n\ndef area(r):\n    return math.pi * r * r\n"; got != want {
+		t.Errorf("content %q, want %q", got, want)
+	}
+}
