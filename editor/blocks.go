@@ -35,10 +35,11 @@ import (
 // Text without blocks, a block without its ======= or >>>>>>> REPLACE line,
 // a stray >>>>>>> REPLACE, and a second ======= in one block (the file's
 // own "=======" line cannot be told from the divider: use a patch or a
-// rewrite for those) give a *ParseError wrapping ErrBadBlocks; so does an
-// edit in another tool's format (Codex's "*** Begin Patch"), whose message
-// names the format and what is taken instead. Text that is not UTF-8 gives
-// ErrInvalidUTF8 or ErrBinary.
+// rewrite for those) give a *ParseError wrapping ErrBadBlocks; so does a
+// unified diff, whose message says to send it as a patch. Text without
+// blocks that holds a Codex apply_patch envelope is read as one (see
+// parseApplyPatch). Text that is not UTF-8 gives ErrInvalidUTF8 or
+// ErrBinary.
 func ParseBlocks(text string) ([]Block, error) {
 	if err := validateString("blocks", text); err != nil {
 		return nil, err
@@ -87,6 +88,9 @@ func ParseBlocks(text string) ([]Block, error) {
 		i, after = end, end+1
 	}
 	if len(blocks) == 0 {
+		if begin := applyPatchStart(lines); begin >= 0 {
+			return parseApplyPatch(lines, begin)
+		}
 		if line, msg := otherFormat(lines); line > 0 {
 			return nil, badBlocks(-1, line, "%s", msg)
 		}
@@ -96,13 +100,12 @@ func ParseBlocks(text string) ([]Block, error) {
 }
 
 // otherFormat recognises, in text without blocks, an edit format models
-// write for other tools: the 1-based line that shows it and the message
-// that names it and says what to write instead, or 0.
+// write for other tools that lunad does not take: the 1-based line that
+// shows it and the message that names it and says what to write instead,
+// or 0.
 func otherFormat(lines []string) (int, string) {
 	for i, l := range lines {
-		switch t := strings.TrimSpace(l); {
-		case t == "*** Begin Patch" || strings.HasPrefix(t, "*** Update File:") || strings.HasPrefix(t, "*** Add File:"):
-			return i + 1, "the text is a Codex apply_patch edit (*** Begin Patch), which is not taken; write each edit as <<<<<<< SEARCH, the exact old lines, =======, the new lines, >>>>>>> REPLACE, each marker on its own line, or send a unified diff as a patch"
+		switch {
 		case strings.HasPrefix(l, "@@ ") && i > 0 && strings.HasPrefix(lines[i-1], "+++ "):
 			return i + 1, "the text is a unified diff, not SEARCH/REPLACE blocks; send it as a patch"
 		}
