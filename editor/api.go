@@ -29,6 +29,9 @@ type Block struct {
 //     guessed at: the block is refused (*NoMatchError). Such a match is
 //     ambiguous if SEARCH, with the right indentation but extra blank
 //     lines, fits another place.
+//   - quotes: SEARCH has typographic quotes (“ ” ‘ ’) where the content
+//     has ASCII ones (" '); with them made ASCII, SEARCH is found by the
+//     three rules above, and the new REPLACE lines get ASCII quotes too.
 //   - blank-lines: SEARCH has blank lines the content lacks (around or
 //     inside it); they are dropped, with the REPLACE blank lines that mirror
 //     them, and the non-blank lines are matched by the three rules above.
@@ -44,6 +47,15 @@ type Block struct {
 //     itself; a one-character slip matches, a block from another file does
 //     not.
 //
+// A block that is not found by any tier is tried once more without the
+// wrapping a model sometimes puts inside it, around SEARCH or REPLACE: the
+// block's file-name line and fence lines (```, ~~~, <source>, ...). If that
+// matches (by any tier), the block is reported as unwrapped.
+//
+// A block whose SEARCH and REPLACE are the same changes nothing: among
+// blocks that change something it is skipped and reported as no-op; an
+// edit whose blocks are all like that is an *AlreadyAppliedError.
+//
 // Before the fuzzy tier, a SEARCH that was not found but whose REPLACE is in
 // the content exactly once is reported as *AlreadyAppliedError.
 //
@@ -57,17 +69,22 @@ const (
 	TierExact              Tier = "exact"
 	TierTrailingWhitespace Tier = "trailing-whitespace"
 	TierIndentation        Tier = "indentation"
+	TierQuotes             Tier = "quotes"
 	TierBlankLines         Tier = "blank-lines"
 	TierElision            Tier = "elision"
 	TierFuzzy              Tier = "fuzzy"
-	TierPatch              Tier = "patch"   // a unified diff hunk
-	TierRewrite            Tier = "rewrite" // whole-content rewrite
+	TierUnwrapped          Tier = "unwrapped" // found once the block's wrapping was dropped
+	TierNoOp               Tier = "no-op"     // SEARCH equals REPLACE: nothing changed
+	TierPatch              Tier = "patch"     // a unified diff hunk
+	TierRewrite            Tier = "rewrite"   // whole-content rewrite
 )
 
 // Match says where one block (or hunk) applied: 1-based line numbers,
 // inclusive, in the content it was applied to (for ApplyBlocks, the result
 // of the blocks before it; for ApplyPatch and Rewrite, the original). A
 // range that replaced no lines (an insertion) has EndLine = StartLine-1.
+// A no-op block (TierNoOp) replaced nothing: its lines are where its text
+// is, or 0-0 when that is not one place.
 type Match struct {
 	Block     int  `json:"block"` // 0-based index of the block or hunk
 	Tier      Tier `json:"tier"`

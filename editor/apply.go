@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -41,6 +42,7 @@ func ApplyBlocks(content []byte, blocks []Block) (Result, error) {
 			return Result{}, err
 		}
 	}
+	skipNoOps := !allNoOps(blocks)
 	cur := content
 	matches := make([]Match, 0, len(blocks))
 	for i, b := range blocks {
@@ -50,7 +52,15 @@ func ApplyBlocks(content []byte, blocks []Block) (Result, error) {
 			continue
 		}
 		d := newDoc(cur)
-		p, err := planBlock(newMatcher(d), i, userLines(b.Search), userLines(b.Replace))
+		S, R := userLines(b.Search), userLines(b.Replace)
+		if skipNoOps && isNoOp(S, R) {
+			matches = append(matches, noOpMatch(newMatcher(d), i, S))
+			continue
+		}
+		p, err := planBlock(newMatcher(d), i, S, R)
+		if err != nil {
+			p, err = planUnwrapped(d, i, b.Path, S, R, err)
+		}
 		if err != nil {
 			return Result{}, err
 		}
@@ -58,6 +68,63 @@ func ApplyBlocks(content []byte, blocks []Block) (Result, error) {
 		matches = append(matches, Match{Block: i, Tier: p.tier, StartLine: p.start + 1, EndLine: p.end})
 	}
 	return Result{Content: cur, Matches: matches}, nil
+}
+
+// isNoOp reports whether a block's SEARCH and REPLACE lines are the same
+// (and not blank: a blank SEARCH is ErrEmptySearch).
+func isNoOp(S, R []string) bool { return !allBlank(S) && equalLines(S, R) }
+
+// allNoOps reports whether every block changes nothing: then the edit is
+// refused (*AlreadyAppliedError with NoOp), while a no-op among blocks
+// that change something is skipped and reported (TierNoOp).
+func allNoOps(blocks []Block) bool {
+	for _, b := range blocks {
+		if !isNoOp(userLines(b.Search), userLines(b.Replace)) {
+			return false
+		}
+	}
+	return true
+}
+
+// noOpMatch reports no-op block i: where its text is, when one of the
+// first tiers finds it at exactly one place, else lines 0-0.
+func noOpMatch(mt *matcher, i int, S []string) Match {
+	m := Match{Block: i, Tier: TierNoOp}
+	if t, c := mt.firstTier(S); t != "" && len(c) == 1 {
+		m.StartLine, m.EndLine = c[0]+1, c[0]+len(S)
+	}
+	return m
+}
+
+// planUnwrapped is the second try for a block whose SEARCH was not found
+// (err): models sometimes wrap SEARCH or REPLACE, inside the block, in the
+// block's file-name line or fence lines (see unwrap). Without the
+// wrapping, the block is planned again; if that matches, it is reported as
+// TierUnwrapped. A wrapped SEARCH that does not unwrap, or whose unwrapped
+// text is not found either, gives err; an unwrapped text that is found
+// twice or is already applied gives that error, which is the more precise.
+func planUnwrapped(d *doc, i int, path string, S, R []string, err error) (plan, error) {
+	var nm *NoMatchError
+	if !errors.As(err, &nm) {
+		return plan{}, err
+	}
+	S2, okS := unwrap(S, path)
+	R2, okR := unwrap(R, path)
+	if !okS || allBlank(S2) {
+		return plan{}, err
+	}
+	if !okR {
+		R2 = R
+	}
+	p, err2 := planBlock(newMatcher(d), i, S2, R2)
+	switch {
+	case err2 == nil:
+		p.tier = TierUnwrapped
+		return p, nil
+	case errors.As(err2, &nm):
+		return plan{}, err
+	}
+	return plan{}, err2
 }
 
 func (p plan) apply(d *doc) []byte {
@@ -100,7 +167,15 @@ func planBlock(mt *matcher, i int, S, R []string) (plan, error) {
 		}
 		return mt.finish(i, t, t, c[0], c[0]+len(S), S, R)
 	}
-	// Tier 4: the same without SEARCH's extra blank lines.
+	// Tier 4: typographic quotes written for the file's ASCII ones.
+	if Sq := mapLines(S, asciiQuotes); !equalLines(Sq, S) {
+		if t, c := mt.firstTier(Sq); len(c) > 1 {
+			return plan{}, ambiguous(i, TierQuotes, c)
+		} else if t != "" {
+			return mt.finish(i, TierQuotes, t, c[0], c[0]+len(S), Sq, mapLines(R, asciiQuotes))
+		}
+	}
+	// Tier 5: the same without SEARCH's extra blank lines.
 	if bm := mt.blankTier(S, R); len(bm) > 1 {
 		starts := make([]int, len(bm))
 		for k, m := range bm {
@@ -111,7 +186,7 @@ func planBlock(mt *matcher, i int, S, R []string) (plan, error) {
 		m := bm[0]
 		return mt.finish(i, TierBlankLines, m.tier, m.start, m.end, m.S, m.R)
 	}
-	// Tier 5: `...` elision.
+	// Tier 6: `...` elision.
 	p, detail, err := mt.elide(i, S, R)
 	if err != nil || p.tier != "" {
 		return p, err
@@ -120,7 +195,7 @@ func planBlock(mt *matcher, i int, S, R []string) (plan, error) {
 	if line, ok := mt.present(S, R); ok {
 		return plan{}, &AlreadyAppliedError{Block: i, Line: line}
 	}
-	// Tier 6: fuzzy, without blank lines around SEARCH (and not with
+	// Tier 7: fuzzy, without blank lines around SEARCH (and not with
 	// `...` lines, which REPLACE would insert as text).
 	lead, trail := blankEdges(S)
 	S2 := S[lead : len(S)-trail]

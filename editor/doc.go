@@ -2,8 +2,9 @@
 // a precise error. It imports no sibling package and does no I/O.
 //
 // Three kinds of edit are supported: SEARCH/REPLACE blocks (Aider's fenced
-// text format or the structured Block form), unified diffs, and whole-content
-// rewrites. Every applier preserves line endings (CRLF stays CRLF), the final
+// text format, with the fences, markers and envelopes other tools' models
+// write — Cline's markers, Codex's apply_patch hunks; or the structured
+// Block form), unified diffs, and whole-content rewrites. Every applier preserves line endings (CRLF stays CRLF), the final
 // newline or its absence, and every byte outside the edit, and rejects binary
 // content and invalid UTF-8.
 //

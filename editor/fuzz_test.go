@@ -39,6 +39,12 @@ func FuzzParseBlocks(f *testing.F) {
 		"<<<<<<< SEARCH\na\n=======\nb\n=======\n>>>>>>> REPLACE\n",
 		"x\n<<<<<<< SEARCH\n<<<<<<< SEARCH\n",
 		"### **`a b`**:\n~~~\n<<<<<<< search\n=======\n>>>>>>> replace\n",
+		"calc.py\n<source>python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n</source>\n...\n<source lang=\"py\">\n<<<<<<< SEARCH\nc\n=======\n>>>>>>> REPLACE\n</source>\n",
+		"x.go\n````\n```go\n<<<<<<< SEARCH\n```go\nx.go\na\n```\n=======\n```go\nb\n```\n>>>>>>> REPLACE\n```\n````\n\u2026\n",
+		"------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n<pre>\n------- SEARCH\n</pre>\n",
+		"*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\n",
+		"*** Begin Patch\n*** Update File: a.md\n@@ Title\n Title\n-=======\n+>>>>>>> REPLACE\n\n*** End of File\n*** End Patch\n",
+		"x.py\n<<<<<<< SEARCH\ns = \u201chi\u201d\n=======\ns = \u2018hi\u2019\n>>>>>>> REPLACE\n",
 	} {
 		f.Add(s)
 	}
@@ -55,6 +61,7 @@ func FuzzParseBlocks(f *testing.F) {
 			t.Fatalf("%d blocks from %q", len(blocks), text)
 		}
 		var again strings.Builder
+		markers := false // a block holds a marker line (only an apply_patch hunk can)
 		for _, b := range blocks {
 			for _, s := range []string{b.Search, b.Replace} {
 				if !utf8.ValidString(s) || s != "" && !strings.HasSuffix(s, "\n") || strings.Contains(s, "\r\n") {
@@ -64,7 +71,16 @@ func FuzzParseBlocks(f *testing.F) {
 			if strings.ContainsAny(b.Path, " \t\n") {
 				t.Fatalf("path %q", b.Path)
 			}
+			for _, l := range strings.Split(b.Search+b.Replace, "\n") {
+				markers = markers || isSearch(l) || isReplace(l) || isMarker(l, '=', "")
+			}
 			again.WriteString("<<<<<<< SEARCH\n" + b.Search + "=======\n" + b.Replace + ">>>>>>> REPLACE\n")
+		}
+		if markers {
+			if applyPatchStart(strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")) < 0 {
+				t.Fatalf("a marker line inside a block of %q", text)
+			}
+			return
 		}
 		// The blocks written out again parse to the same blocks.
 		back, err := ParseBlocks(again.String())
@@ -82,6 +98,9 @@ func FuzzParseBlocks(f *testing.F) {
 func FuzzApplyBlocks(f *testing.F) {
 	for _, s := range [][3]string{
 		{"a\nb\nc\n", "b\n", "B\n"},
+		{"s = \"hi\"\nt = 'x'\n", "s = \u201chi\u201d\nt = \u2018x\u2019\n", "s = \u201cbye\u201d\n"},
+		{"a\nb\nc\n", "calc.py\n```python\nb\n```\n", "calc.py\n```python\nB\n```\n"},
+		{"x\n```\ny\n```\n", "<source>\ny\n</source>\n", "<source>\nz\n</source>\n"},
 		{"a\r\nb\r\nc", "c", "C\nD"},
 		{goFunc, "if x {\n\ty()\n}\n", "if x {\n\tz()\n}\n"},
 		{"a\nb\nc\nd\n", "a\n\nb\n", "a\nB\n"},

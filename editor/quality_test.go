@@ -27,6 +27,11 @@ package editor_test
 // whenever the model meant the other one. Here every such case must be
 // refused (ErrAmbiguous).
 //
+// The report's last row, reply-shapes, scores the reply-shape corpus
+// (testdata/replies, see replies_test.go) the same way: whole replies as
+// models write them for Aider, Cline, Continue, OpenHands and Codex, parsed
+// and applied.
+//
 // `make quality` (part of `make bench`) prints the table:
 // LUNAD_QUALITY_REPORT=1 go test -count=1 ./editor -run TestEditQuality -v
 
@@ -56,6 +61,12 @@ var qualityKinds = []string{
 	"one-char-slip", "occurs-twice", "other-file", "already-applied", "crlf", "no-final-newline",
 }
 
+// replyKind is the report's last row: the reply-shape corpus
+// (testdata/replies, see replies_test.go), whole model replies parsed and
+// applied, scored by judgeReply; left out when LUNAD_QUALITY_CORPUS points
+// at another corpus.
+const replyKind = "reply-shapes"
+
 type qualityCase struct {
 	kind, file string
 	hdr        map[string]string
@@ -72,13 +83,8 @@ func loadQualityCorpus(t *testing.T) []qualityCase {
 	if d := os.Getenv("LUNAD_QUALITY_CORPUS"); d != "" {
 		root = d
 	}
-	files, err := filepath.Glob(filepath.Join(root, "*", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(files)
 	var cases []qualityCase
-	for _, f := range files {
+	for _, f := range caseFiles(t, root) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -95,6 +101,17 @@ func loadQualityCorpus(t *testing.T) []qualityCase {
 		cases = append(cases, qualityCase{kind: kind, file: filepath.ToSlash(rel), hdr: hdr, sec: sec})
 	}
 	return cases
+}
+
+// caseFiles is every <kind>/<case>.txtar under root, sorted.
+func caseFiles(t *testing.T, root string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "*", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	return files
 }
 
 type verdict int
@@ -215,26 +232,22 @@ func TestEditQuality(t *testing.T) {
 			rows[c.kind] = r
 		}
 		v, tier, note := judge(c)
-		r.cases++
-		tot.cases++
-		switch v {
-		case right:
-			r.right++
-			tot.right++
-			if tier != "" {
-				r.tiers[tier]++
+		var tiers []editor.Tier
+		if tier != "" {
+			tiers = append(tiers, tier)
+		}
+		notes = tally(r, &tot, notes, v, tiers, fmt.Sprintf("%s [%s]", c.file, c.hdr["damage"]), note)
+	}
+	if os.Getenv("LUNAD_QUALITY_CORPUS") == "" {
+		r := &qualityRow{tiers: map[editor.Tier]int{}}
+		rows[replyKind] = r
+		for _, c := range loadReplies(t) {
+			v, matches, note := judgeReply(c)
+			var tiers []editor.Tier
+			for _, m := range matches {
+				tiers = append(tiers, m.Tier)
 			}
-			if note != "" {
-				notes = append(notes, fmt.Sprintf("  note     %s: %s", c.file, note))
-			}
-		case refused:
-			r.refused++
-			tot.refused++
-			notes = append(notes, fmt.Sprintf("  REFUSED  %s [%s]: %s", c.file, c.hdr["damage"], note))
-		case wrong:
-			r.wrong++
-			tot.wrong++
-			notes = append(notes, fmt.Sprintf("  WRONG    %s [%s]: %s", c.file, c.hdr["damage"], note))
+			notes = tally(r, &tot, notes, v, tiers, fmt.Sprintf("%s [%s]", c.file, c.hdr["shape"]), note)
 		}
 	}
 
@@ -289,6 +302,33 @@ func TestEditQuality(t *testing.T) {
 	for _, p := range problems {
 		t.Error(p)
 	}
+}
+
+// tally counts one case's verdict in its row and the total, and adds a
+// note for anything but a plain right.
+func tally(r, tot *qualityRow, notes []string, v verdict, tiers []editor.Tier, what, note string) []string {
+	r.cases++
+	tot.cases++
+	switch v {
+	case right:
+		r.right++
+		tot.right++
+		for _, t := range tiers {
+			r.tiers[t]++
+		}
+		if note != "" {
+			notes = append(notes, fmt.Sprintf("  note     %s: %s", what, note))
+		}
+	case refused:
+		r.refused++
+		tot.refused++
+		notes = append(notes, fmt.Sprintf("  REFUSED  %s: %s", what, note))
+	case wrong:
+		r.wrong++
+		tot.wrong++
+		notes = append(notes, fmt.Sprintf("  WRONG    %s: %s", what, note))
+	}
+	return notes
 }
 
 func tierSummary(m map[editor.Tier]int) string {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/editor"
 )
 
 var cmdEdit = &command{
@@ -51,7 +54,7 @@ func runEdit(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 	return m.withWorkspace(ctx, func(svc lunad.Workspace) error {
 		res, err := svc.Edit(ctx, req)
 		if err != nil {
-			return err
+			return withArtifactID(ctx, svc, req.ID, err)
 		}
 		return m.printEdit(res)
 	})
@@ -119,4 +122,53 @@ func (m *Main) readNonEmpty(flagName, name string, limit int) (string, error) {
 		return "", fmt.Errorf("%w: --%s %s is empty", lunad.ErrInvalid, flagName, name)
 	}
 	return string(b), nil
+}
+
+// notFoundIn is a SEARCH text that was not found (the *editor.NoMatchError
+// err wraps) in the artifact ID, which the hints name.
+type notFoundIn struct {
+	id  string
+	err error
+}
+
+func (e *notFoundIn) Error() string { return e.err.Error() }
+func (e *notFoundIn) Unwrap() error { return e.err }
+
+// withArtifactID gives err, if a SEARCH text was not found, the ID of the
+// artifact ref names, so that the hints can say which artifact to read;
+// any other error (or one for an artifact that cannot be read) is err.
+func withArtifactID(ctx context.Context, svc lunad.Workspace, ref string, err error) error {
+	var nm *editor.NoMatchError
+	if !errors.As(err, &nm) || len(nm.Hints) == 0 {
+		return err
+	}
+	a, aerr := svc.Artifact(ctx, ref)
+	if aerr != nil {
+		return err
+	}
+	return &notFoundIn{id: a.ID, err: err}
+}
+
+// printHints writes the "did you mean" lines of a SEARCH text that was not
+// found: the closest lines of the artifact (the editor gives none when
+// nothing is close), and the command that shows it.
+func printHints(w io.Writer, err error) {
+	var nm *editor.NoMatchError
+	if !errors.As(err, &nm) || len(nm.Hints) == 0 {
+		return
+	}
+	where := fmt.Sprintf("line %d", nm.Hints[0].Line)
+	if last := nm.Hints[len(nm.Hints)-1].Line; last != nm.Hints[0].Line {
+		where = fmt.Sprintf("lines %d-%d", nm.Hints[0].Line, last)
+	}
+	fmt.Fprintf(w, "did you mean %s (similarity %.2f)?\n", where, nm.Score)
+	for _, h := range nm.Hints {
+		fmt.Fprintf(w, "%6d | %s\n", h.Line, printable(h.Text))
+	}
+	var in *notFoundIn
+	if errors.As(err, &in) {
+		fmt.Fprintf(w, "copy the lines exactly as they are in the artifact (`lunad show %s`) and try again\n", in.id)
+		return
+	}
+	fmt.Fprintln(w, "copy the lines exactly as they are in the artifact and try again")
 }

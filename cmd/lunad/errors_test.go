@@ -49,7 +49,7 @@ func TestExitCodes(t *testing.T) {
 		{"stale base version", 3, "is at version 2 but the edit was made against version 1", []string{"edit", id, "--search-file", s, "--replace-file", r, "--base-version", "1"}},
 		{"idempotency key of another artifact", 3, `idempotency key "used" was already used`, []string{"edit", other, "--content-file", r, "--idempotency-key", "used"}},
 		// 4: not applied
-		{"search not found", 4, "did you mean", []string{"edit", id, "--search-file", w.file("s3", "delta epsilon"), "--replace-file", r}},
+		{"search not found", 4, "did you mean", []string{"edit", id, "--search-file", w.file("s3", "gama"), "--replace-file", r}},
 		{"edit changes nothing", 4, "changes nothing", []string{"edit", id, "--content-file", w.file("same", "alpha\nBETA\ngamma\n")}},
 		{"restore to the current state", 4, "already has the state of version 2", []string{"restore", id + "@2"}},
 		// 5: not found
@@ -93,7 +93,7 @@ func TestExitCodes(t *testing.T) {
 				res = w.runIn("", true) // no arguments at all
 			}
 			w.checkFail(res, tc.code, tc.want)
-			if tc.want == "did you mean" && !regexp.MustCompile(`(?m)^did you mean lines \d+-\d+ .*\n +\d+ \| `).MatchString(res.stderr) {
+			if tc.want == "did you mean" && !regexp.MustCompile(`(?m)^did you mean lines? \d+(-\d+)? .*\n +\d+ \| `).MatchString(res.stderr) {
 				t.Fatalf("no hint lines:\n%s", res.stderr)
 			}
 			w.wantHead(head)

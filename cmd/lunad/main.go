@@ -16,7 +16,6 @@ import (
 	"github.com/lunad/lunad/agents/ask"
 	"github.com/lunad/lunad/config"
 	"github.com/lunad/lunad/daemon"
-	"github.com/lunad/lunad/editor"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/internal/gitdir"
 	"github.com/lunad/lunad/runs"
@@ -206,17 +205,8 @@ func (m *Main) globalFlag(args []string, i int) (int, error) {
 // file as "did you mean" hints.
 func (m *Main) reportError(err error) {
 	msg := strings.TrimRight(withHints(err), "\n")
-	var nm *editor.NoMatchError
-	errors.As(err, &nm)
 	fmt.Fprintf(m.Stderr, "lunad: %s\n", msg)
-	if nm != nil && len(nm.Hints) > 0 {
-		first, last := nm.Hints[0].Line, nm.Hints[len(nm.Hints)-1].Line
-		fmt.Fprintf(m.Stderr, "did you mean lines %d-%d (similarity %.2f)?\n", first, last, nm.Score)
-		for _, h := range nm.Hints {
-			fmt.Fprintf(m.Stderr, "%6d | %s\n", h.Line, printable(h.Text))
-		}
-		fmt.Fprintln(m.Stderr, "copy the lines exactly as they are in the file (`lunad show ID`) and try again")
-	}
+	printHints(m.Stderr, err)
 	var u *UsageError
 	if errors.As(err, &u) && u.hint != "" {
 		fmt.Fprintln(m.Stderr, u.hint)
