@@ -31,7 +31,9 @@ type Block struct {
 //     lines, fits another place.
 //   - quotes: SEARCH has typographic quotes (“ ” ‘ ’) where the content
 //     has ASCII ones (" '); with them made ASCII, SEARCH is found by the
-//     three rules above, and the new REPLACE lines get ASCII quotes too.
+//     three rules above; the new REPLACE lines get ASCII quotes too, unless
+//     the content has typographic quotes elsewhere (then they may be meant,
+//     and REPLACE is kept as written).
 //   - blank-lines: SEARCH has blank lines the content lacks (around or
 //     inside it); they are dropped, with the REPLACE blank lines that mirror
 //     them, and the non-blank lines are matched by the three rules above.

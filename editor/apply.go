@@ -172,7 +172,14 @@ func planBlock(mt *matcher, i int, S, R []string) (plan, error) {
 		if t, c := mt.firstTier(Sq); len(c) > 1 {
 			return plan{}, ambiguous(i, TierQuotes, c)
 		} else if t != "" {
-			return mt.finish(i, TierQuotes, t, c[0], c[0]+len(S), Sq, mapLines(R, asciiQuotes))
+			// REPLACE's quotes follow the file's convention: made ASCII
+			// in a file that has no typographic quote, kept in one that
+			// has them (prose where they may be meant).
+			Rq := R
+			if !mt.hasTypographicQuotes() {
+				Rq = mapLines(R, asciiQuotes)
+			}
+			return mt.finish(i, TierQuotes, t, c[0], c[0]+len(S), Sq, Rq)
 		}
 	}
 	// Tier 5: the same without SEARCH's extra blank lines.

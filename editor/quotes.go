@@ -14,3 +14,9 @@ func asciiQuotes(s string) string {
 	}
 	return typographic.Replace(s)
 }
+
+// hasTypographicQuotes reports whether the content has a typographic
+// quote anywhere.
+func (mt *matcher) hasTypographicQuotes() bool {
+	return strings.ContainsAny(mt.d.s, "\u201c\u201d\u2018\u2019")
+}

@@ -38,6 +38,10 @@ func TestApplyTypographicQuotes(t *testing.T) {
 			matches: []Match{m(0, TierQuotes, 2, 2)}},
 		{name: "curly quotes that fit two places are refused", content: "s = \"a\"\nt = 1\ns = \"a\"\n",
 			blocks: []Block{blk("s = \u201ca\u201d\n", "s = \"b\"\n")}, err: ErrAmbiguous, check: ambiguousAt(TierQuotes, 1, 3)},
+		{name: "REPLACE's curly quotes are kept in a file that has some", content: "say \u201chi\u201d\nname = 'x'\n",
+			blocks:  []Block{blk("name = \u2018x\u2019\n", "name = \u2018y\u2019 \u201cnew\u201d\n")},
+			want:    "say \u201chi\u201d\nname = \u2018y\u2019 \u201cnew\u201d\n",
+			matches: []Match{m(0, TierQuotes, 2, 2)}},
 		{name: "curly quotes in the file are matched exactly", content: "say \u201chi\u201d\n",
 			blocks: []Block{blk("say \u201chi\u201d\n", "say \u201cbye\u201d\n")}, want: "say \u201cbye\u201d\n", matches: []Match{m(0, TierExact, 1, 1)}},
 	})
