@@ -42,6 +42,12 @@ func (e *Engine) loop(ctx context.Context, r *run) {
 			ev := st.stageEvent(lunad.EventStageStarted, e.now())
 			err = e.startAttempt(ctx, r, "", 0, 0, []lunad.RunRecord{{Event: ev}})
 		case phaseStarted:
+			if r.attemptDue {
+				// Started in the append that created the run: run it.
+				r.attemptDue = false
+				err = e.attempt(ctx, r)
+				break
+			}
 			// Found on resume: the daemon stopped while the attempt ran.
 			ev := st.stageEvent(lunad.EventStageFailed, e.now())
 			ev.Error, ev.Interrupted = "interrupted: lunad stopped while the attempt ran; it is run again", true

@@ -145,6 +145,10 @@ type run struct {
 	// tip finishedAt, kept in case its append is tried again.
 	finished   json.RawMessage
 	finishedAt string
+	// attemptDue: the attempt the log shows started was started by this
+	// driver's Start, in the append that created the run, and has not
+	// run yet (a started attempt found otherwise was interrupted).
+	attemptDue bool
 }
 
 // phase is r's phase, read under its lock.

@@ -1,0 +1,76 @@
+package runs_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/runs"
+)
+
+// countingStore records the event types of each append, in order.
+type countingStore struct {
+	runs.Store
+	mu      sync.Mutex
+	appends [][]string
+}
+
+func (s *countingStore) AppendRun(ctx context.Context, id, after string, recs []lunad.RunRecord) (string, error) {
+	var types []string
+	for _, r := range recs {
+		types = append(types, strings.TrimSpace(string(r.Event.Type)+" "+r.Event.Stage))
+	}
+	s.mu.Lock()
+	s.appends = append(s.appends, types)
+	s.mu.Unlock()
+	return s.Store.AppendRun(ctx, id, after, recs)
+}
+
+// TestDurableAppendsPerRun pins the engine's durable appends of a linear
+// run whose stages each write a file: the run's creation and its first
+// attempt are one append, each stage's outcome one, and each stage's commit
+// goes with the next step. Every append is a sync of the disk, so one more
+// is a cost on every run.
+func TestDurableAppendsPerRun(t *testing.T) {
+	a := &goAgent{fn: func(req lunad.StageRequest, _ int) lunad.StageResponse {
+		return lunad.StageResponse{Status: "ok", Writes: []lunad.StageWrite{{Path: "out/" + req.Stage + ".md", Content: req.Stage + "\n"}}}
+	}}
+	cs := &countingStore{}
+	w := newWorkspaceWith(t, nil, withAgent(a, func(o *runs.Options) {
+		cs.Store = o.Store
+		o.Store = cs
+	}))
+	w.file(".luna/workflows/three.toml", "name = \"three\"\nversion = \"1\"\nstart = \"a\"\n"+
+		"[stages.a]\nagent = \"scribe\"\n[[stages.a.next]]\nto = \"b\"\n"+
+		"[stages.b]\nagent = \"scribe\"\n[[stages.b.next]]\nto = \"c\"\n"+
+		"[stages.c]\nagent = \"scribe\"\n[[stages.c.next]]\nto = \"end\"\n")
+	info := w.run(lunad.RunRequest{Workflow: "three"})
+	if info.Status != lunad.RunCompleted || !slices.Equal(info.Path, []string{"a", "b", "c"}) {
+		t.Fatalf("run: %s %v (%s)", info.Status, info.Path, info.Error)
+	}
+	want := [][]string{
+		{"RUN_CREATED", "STAGE_ENQUEUED a", "STAGE_STARTED a"},
+		{"STAGE_SUCCEEDED a"},
+		{"STAGE_COMMITTED a", "STAGE_ENQUEUED b", "STAGE_STARTED b"},
+		{"STAGE_SUCCEEDED b"},
+		{"STAGE_COMMITTED b", "STAGE_ENQUEUED c", "STAGE_STARTED c"},
+		{"STAGE_SUCCEEDED c"},
+		{"STAGE_COMMITTED c", "RUN_COMPLETED"},
+	}
+	cs.mu.Lock()
+	got := slices.Clone(cs.appends)
+	cs.mu.Unlock()
+	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+		t.Fatalf("appends:\n%v\nwant:\n%v", got, want)
+	}
+	if got := w.eventTypes(info.ID); len(got) != 14 || got[0] != "RUN_CREATED" || got[2] != "STAGE_STARTED a" {
+		t.Fatalf("the log as git reads it: %v", got)
+	}
+	if rep, err := w.eng.Replay(context.Background(), info.ID, false); err != nil || !rep.Identical {
+		t.Fatalf("replay: %+v %v", rep, err)
+	}
+	w.fsck()
+}
