@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/runs"
 )
 
@@ -19,21 +20,32 @@ type countingStore struct {
 }
 
 func (s *countingStore) AppendRun(ctx context.Context, id, after string, recs []lunad.RunRecord) (string, error) {
+	s.record(recs, "")
+	return s.Store.AppendRun(ctx, id, after, recs)
+}
+
+// AppendRunDeferred records the append's events marked "(deferred)".
+func (s *countingStore) AppendRunDeferred(ctx context.Context, id, after string, recs []lunad.RunRecord) (string, error) {
+	s.record(recs, " (deferred)")
+	return s.Store.(*gitstore.Store).AppendRunDeferred(ctx, id, after, recs)
+}
+
+func (s *countingStore) record(recs []lunad.RunRecord, mark string) {
 	var types []string
 	for _, r := range recs {
-		types = append(types, strings.TrimSpace(string(r.Event.Type)+" "+r.Event.Stage))
+		types = append(types, strings.TrimSpace(string(r.Event.Type)+" "+r.Event.Stage)+mark)
 	}
 	s.mu.Lock()
 	s.appends = append(s.appends, types)
 	s.mu.Unlock()
-	return s.Store.AppendRun(ctx, id, after, recs)
 }
 
 // TestDurableAppendsPerRun pins the engine's durable appends of a linear
 // run whose stages each write a file: the run's creation and its first
-// attempt are one append, each stage's outcome one, and each stage's commit
-// goes with the next step. Every append is a sync of the disk, so one more
-// is a cost on every run.
+// attempt are one append, each stage's outcome one, deferred to the commit
+// of its writes that follows, and each stage's commit goes with the next
+// step. Every append is a sync of the disk, so one more is a cost on every
+// run.
 func TestDurableAppendsPerRun(t *testing.T) {
 	a := &goAgent{fn: func(req lunad.StageRequest, _ int) lunad.StageResponse {
 		return lunad.StageResponse{Status: "ok", Writes: []lunad.StageWrite{{Path: "out/" + req.Stage + ".md", Content: req.Stage + "\n"}}}
@@ -53,11 +65,11 @@ func TestDurableAppendsPerRun(t *testing.T) {
 	}
 	want := [][]string{
 		{"RUN_CREATED", "STAGE_ENQUEUED a", "STAGE_STARTED a"},
-		{"STAGE_SUCCEEDED a"},
+		{"STAGE_SUCCEEDED a (deferred)"},
 		{"STAGE_COMMITTED a", "STAGE_ENQUEUED b", "STAGE_STARTED b"},
-		{"STAGE_SUCCEEDED b"},
+		{"STAGE_SUCCEEDED b (deferred)"},
 		{"STAGE_COMMITTED b", "STAGE_ENQUEUED c", "STAGE_STARTED c"},
-		{"STAGE_SUCCEEDED c"},
+		{"STAGE_SUCCEEDED c (deferred)"},
 		{"STAGE_COMMITTED c", "RUN_COMPLETED"},
 	}
 	cs.mu.Lock()

@@ -54,7 +54,10 @@ type Effects interface {
 	Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error)
 }
 
-// Options configure an Engine. Store, Effects and Root are required.
+// Options configure an Engine. Store, Effects and Root are required. A
+// Store that can defer an append's last sync (AppendRunDeferred, as
+// gitstore's) must be the repository Effects commits in: the engine
+// defers the append of a stage's success to the commit of its writes.
 type Options struct {
 	Root    string // the workspace: workflows are read from Root/.luna/workflows
 	Store   Store
