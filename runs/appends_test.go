@@ -86,3 +86,48 @@ func TestDurableAppendsPerRun(t *testing.T) {
 	}
 	w.fsck()
 }
+
+// TestWorkerCompletionIsDurable: a completion a worker reports (Complete)
+// is appended durably, never deferred: the worker is answered once it is
+// recorded, and no stage commit of this driver need follow it.
+func TestWorkerCompletionIsDurable(t *testing.T) {
+	var eng *runs.Engine
+	var mu sync.Mutex
+	a := &goAgent{fn: func(req lunad.StageRequest, _ int) lunad.StageResponse {
+		resp := lunad.StageResponse{Status: "ok", Writes: []lunad.StageWrite{{Path: "out/s.md", Content: "s\n"}}}
+		mu.Lock()
+		e := eng
+		mu.Unlock()
+		// A worker holding the same attempt reports it first.
+		if err := e.Complete(context.Background(), req, resp, nil); err != nil {
+			return lunad.StageResponse{Status: "fail", Error: err.Error()}
+		}
+		return resp
+	}}
+	cs := &countingStore{}
+	w := newWorkspaceWith(t, nil, withAgent(a, func(o *runs.Options) {
+		cs.Store = o.Store
+		o.Store = cs
+	}))
+	mu.Lock()
+	eng = w.eng
+	mu.Unlock()
+	w.file(".luna/workflows/m.toml", agentWorkflow("m", toEnd))
+	info := w.run(lunad.RunRequest{Workflow: "m"})
+	if info.Status != lunad.RunCompleted {
+		t.Fatalf("run: %s (%s)", info.Status, info.Error)
+	}
+	want := [][]string{
+		{"RUN_CREATED", "STAGE_ENQUEUED s", "STAGE_STARTED s"},
+		{"STAGE_SUCCEEDED s"},
+		{"DUPLICATE_IGNORED s"},
+		{"STAGE_COMMITTED s", "RUN_COMPLETED"},
+	}
+	cs.mu.Lock()
+	got := slices.Clone(cs.appends)
+	cs.mu.Unlock()
+	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+		t.Fatalf("appends:\n%v\nwant:\n%v", got, want)
+	}
+	w.fsck()
+}
