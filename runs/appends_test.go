@@ -30,6 +30,17 @@ func (s *countingStore) AppendRunDeferred(ctx context.Context, id, after string,
 	return s.Store.(*gitstore.Store).AppendRunDeferred(ctx, id, after, recs)
 }
 
+// expect fails t unless the appends recorded are want.
+func (s *countingStore) expect(t *testing.T, want [][]string) {
+	t.Helper()
+	s.mu.Lock()
+	got := slices.Clone(s.appends)
+	s.mu.Unlock()
+	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+		t.Fatalf("appends:\n%v\nwant:\n%v", got, want)
+	}
+}
+
 func (s *countingStore) record(recs []lunad.RunRecord, mark string) {
 	var types []string
 	for _, r := range recs {
@@ -72,12 +83,7 @@ func TestDurableAppendsPerRun(t *testing.T) {
 		{"STAGE_SUCCEEDED c (deferred)"},
 		{"STAGE_COMMITTED c", "RUN_COMPLETED"},
 	}
-	cs.mu.Lock()
-	got := slices.Clone(cs.appends)
-	cs.mu.Unlock()
-	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
-		t.Fatalf("appends:\n%v\nwant:\n%v", got, want)
-	}
+	cs.expect(t, want)
 	if got := w.eventTypes(info.ID); len(got) != 14 || got[0] != "RUN_CREATED" || got[2] != "STAGE_STARTED a" {
 		t.Fatalf("the log as git reads it: %v", got)
 	}
@@ -123,11 +129,6 @@ func TestWorkerCompletionIsDurable(t *testing.T) {
 		{"DUPLICATE_IGNORED s"},
 		{"STAGE_COMMITTED s", "RUN_COMPLETED"},
 	}
-	cs.mu.Lock()
-	got := slices.Clone(cs.appends)
-	cs.mu.Unlock()
-	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
-		t.Fatalf("appends:\n%v\nwant:\n%v", got, want)
-	}
+	cs.expect(t, want)
 	w.fsck()
 }
