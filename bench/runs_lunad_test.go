@@ -58,15 +58,24 @@ func (e *rbEffects) Read(ctx context.Context, ref, at string) ([]byte, lunad.Art
 	return e.s.Read(ctx, ref, at)
 }
 
-// rbStore times the engine's appends to the run log.
+// rbStore times the engine's appends to the run log, deferred ones
+// (gitstore.Store.AppendRunDeferred, which the engine uses for a stage's
+// outcome) included.
 type rbStore struct {
-	runs.Store
+	*gitstore.Store
 	d *rbDurations
 }
 
 func (s rbStore) AppendRun(ctx context.Context, runID, after string, recs []lunad.RunRecord) (string, error) {
 	t0 := time.Now()
 	tip, err := s.Store.AppendRun(ctx, runID, after, recs)
+	s.d.add(time.Since(t0))
+	return tip, err
+}
+
+func (s rbStore) AppendRunDeferred(ctx context.Context, runID, after string, recs []lunad.RunRecord) (string, error) {
+	t0 := time.Now()
+	tip, err := s.Store.AppendRunDeferred(ctx, runID, after, recs)
 	s.d.add(time.Since(t0))
 	return tip, err
 }

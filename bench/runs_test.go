@@ -51,7 +51,12 @@ func BenchmarkRuns(b *testing.B) {
 		fmt.Print(rbTable(w, rs))
 		fmt.Printf("(%s measured in %.1f s)\n", w.name, time.Since(tw).Seconds())
 		l := rs[0]
+		line := rbFsyncLine(rs[1:])
+		fmt.Printf("%s: lunad's per-transition overhead p50 %.2f ms, p95 %.2f ms; the baselines' fsynced line p50 %.2f ms; ratio %.1f×\n",
+			w.name, ms(pct(l.overhead, 0.5)), ms(pct(l.overhead, 0.95)), ms(line), float64(pct(l.overhead, 0.5))/float64(line))
 		b.ReportMetric(ms(pct(l.overhead, 0.5)), w.name+"-transition-p50-ms")
+		b.ReportMetric(ms(pct(l.overhead, 0.95)), w.name+"-transition-p95-ms")
+		b.ReportMetric(float64(pct(l.overhead, 0.5))/float64(line), w.name+"-transition-p50/fsynced-line")
 		b.ReportMetric(l.replayLog.sps(), w.name+"-SPS")
 		b.ReportMetric(l.replayLog.rsr(), w.name+"-RSR")
 		b.ReportMetric(l.per(l.orphans), w.name+"-orphans/run")
@@ -61,6 +66,19 @@ func BenchmarkRuns(b *testing.B) {
 		}
 	}
 	fmt.Printf("\nBenchmarkRuns took %.1f s\n", time.Since(t0).Seconds())
+}
+
+// rbFsyncLine is the p50 of the baselines' durable appends, each an
+// fsynced JSON line: the cost of durability without git, measured in the
+// same run as lunad's transitions.
+func rbFsyncLine(baselines []*rbResult) time.Duration {
+	var all []time.Duration
+	for _, r := range baselines {
+		r.appends.mu.Lock()
+		all = append(all, r.appends.d...)
+		r.appends.mu.Unlock()
+	}
+	return pct(all, 0.5)
 }
 
 var flagRunsOnly = flag.String("bench.runs", "", "BenchmarkRuns: comma-separated workloads to run (W1,W2,W3,W4); default all")

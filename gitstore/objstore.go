@@ -61,18 +61,17 @@ func (o *objectStore) readDepth(h plumbing.Hash, depth int) (plumbing.ObjectType
 			return t, b, nil
 		}
 	}
+	// The packs first: lunad writes every object into one, and a look-up
+	// in an open pack's index costs no system call, where a look-up of a
+	// loose object is a failed open for nearly every object lunad reads.
 	for attempt := 0; attempt < maxScans; attempt++ {
-		if t, b, err := o.readLoose(h); err == nil || !os.IsNotExist(err) {
-			return t, b, err
-		}
+		still := false // the packs held still since the last scan
 		if !o.scanned || attempt > 0 {
 			changed, err := o.scan()
 			if err != nil {
 				return 0, nil, err
 			}
-			if attempt > 1 && !changed {
-				break // the packs held still: the object is in none
-			}
+			still = attempt > 1 && !changed
 		}
 		for _, p := range o.packs {
 			off, err := p.idx.FindOffset(h)
@@ -84,6 +83,12 @@ func (o *objectStore) readDepth(h plumbing.Hash, depth int) (plumbing.ObjectType
 				return 0, nil, fmt.Errorf("read object %s from pack %s: %w", h, filepath.Base(p.name), err)
 			}
 			return t, b, nil
+		}
+		if t, b, err := o.readLoose(h); err == nil || !os.IsNotExist(err) {
+			return t, b, err
+		}
+		if still {
+			break // the object is in none of the packs, nor loose
 		}
 	}
 	return 0, nil, fmt.Errorf("%w: object %s", plumbing.ErrObjectNotFound, h)

@@ -111,3 +111,40 @@ func TestLazyIndexMatchesGit(t *testing.T) {
 		t.Fatal("found an object that is not there")
 	}
 }
+
+// TestPackedBeforeLoose: objects are looked for in the store's packs
+// before loose files, and a new object is written into its write's pack
+// without looking for a loose copy. So a loose copy git wrote of content a
+// stage then writes is packed with the stage's commit, and a damaged loose
+// copy of a packed object does not keep it from being read.
+func TestPackedBeforeLoose(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	content := "written by git first\n"
+	file := filepath.Join(s.root, ".git", "content.txt")
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := strings.TrimSpace(git(t, s.root, "hash-object", "-w", file))
+	refs, _, _, err := s.ApplyWrites(ctx, []lunad.StageWrite{{Path: "out/a.txt", Content: content}}, lunad.Change{Agent: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	packed := s.objects.stored(plumbing.NewHash(h))
+	s.mu.Unlock()
+	if !packed {
+		t.Fatalf("blob %s is only loose: the stage's pack left it out", h)
+	}
+	loose := filepath.Join(s.root, ".git", "objects", h[:2], h[2:])
+	if err := os.Chmod(loose, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(loose, []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := s.Read(ctx, refs[0].ID, refs[0].Commit)
+	if err != nil || string(got) != content {
+		t.Fatalf("read past a damaged loose copy: %q, %v", got, err)
+	}
+}

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"cmp"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -18,11 +19,13 @@ import (
 // Every durable write adds a small pack; reading an object that is in
 // none of the first packs costs a look-up in each, so the small packs are
 // consolidated: when more than consolidateAt packs under smallPack bytes
-// exist, their objects are written (whole, once each) as one pack, made
-// durable like any other, and only then are the old packs removed. The
-// consolidated pack grows until it is no longer small, and the next ones
-// start over, so the count of packs stays near the repository's size over
-// smallPack plus consolidateAt. Packs git made (git gc, fetch) take part
+// exist, the objects of the smallest of them (tier) are written (whole,
+// once each) as one pack, made durable like any other, and only then are
+// the old packs removed. A consolidated pack is merged again once as many
+// bytes were written after it, so packs form levels of doubling size until
+// one is no longer small, and the next ones start over: the count of packs
+// stays near the repository's size over smallPack, plus consolidateAt,
+// plus the levels (at most log2 of smallPack over a write's pack). Packs git made (git gc, fetch) take part
 // only while small, and a pack kept by a .keep file never does.
 //
 // A write that finds too many small packs starts it in the background
@@ -91,13 +94,14 @@ func (s *Store) consolidatePacks() ([]string, error) {
 	if _, err := s.objects.scan(); err != nil {
 		return nil, err
 	}
-	var old []*pack
+	var small []*pack
 	for _, p := range s.objects.packs {
 		base := strings.TrimSuffix(p.name, ".idx")
 		if _, err := os.Stat(base + ".keep"); p.size < smallPack && os.IsNotExist(err) {
-			old = append(old, p)
+			small = append(small, p)
 		}
 	}
+	old := tier(small)
 	if len(old) < 2 {
 		return nil, nil
 	}
@@ -147,6 +151,32 @@ func (s *Store) consolidatePacks() ([]string, error) {
 	clear(s.objects.packs[len(kept):])
 	s.objects.packs = kept
 	return names, nil
+}
+
+// mergeAtLeast is how many of the smallest packs a consolidation always
+// merges, whatever their sizes: each one then lowers the count of packs.
+const mergeAtLeast = consolidateAt / 2
+
+// tier chooses the packs to consolidate among the small ones: the
+// mergeAtLeast smallest, then, from the smallest up, each pack no larger
+// than all those chosen before it together. A pack that earlier
+// consolidations made is so merged again only once as many bytes have
+// been written after it as it holds, as the levels of a log-structured
+// merge: every object is copied a logarithmic number of times, where
+// merging every small pack each time copied the growing consolidated pack
+// (up to smallPack bytes) every consolidateAt writes, under the store's
+// mutex that the writes wait for.
+func tier(small []*pack) []*pack {
+	sorted := slices.Clone(small)
+	slices.SortStableFunc(sorted, func(a, b *pack) int { return cmp.Compare(a.size, b.size) })
+	var total int64
+	for i, p := range sorted {
+		if i >= mergeAtLeast && p.size > total {
+			return sorted[:i]
+		}
+		total += p.size
+	}
+	return sorted
 }
 
 // entryEnds maps the offset of each entry of p (the objects hashes) to

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
+	"crypto/sha1"
 	"fmt"
 	"io"
 	"os"
@@ -497,5 +498,61 @@ func TestConsolidateCopiesEntries(t *testing.T) {
 		}
 	}
 	git(t, s.root, "verify-pack", p.name)
+	git(t, s.root, "fsck", "--strict", "--no-progress")
+}
+
+// TestConsolidateKeepsLargerLevel: a consolidation merges the small packs
+// and leaves a pack larger than all of them together as it is, where it
+// used to copy every pack under smallPack each time; what it merged stays
+// readable and git fsck is clean.
+func TestConsolidateKeepsLargerLevel(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	largest := func() (string, int64) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		name, size := "", int64(0)
+		for _, p := range s.objects.packs {
+			if p.size > size {
+				name, size = filepath.Base(p.name), p.size
+			}
+		}
+		return name, size
+	}
+	// A pack of some 250 KiB that does not compress: a level made before.
+	var big strings.Builder
+	for i := range 6000 {
+		fmt.Fprintf(&big, "%x\n", sha1.Sum([]byte(fmt.Sprint(i))))
+	}
+	r, err := s.Create(ctx, lunad.CreateSpec{Title: "big", Path: "docs/big.txt", Content: []byte(big.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigName, bigSize := largest()
+	if bigSize < 100<<10 || bigSize >= smallPack {
+		t.Fatalf("the big pack has %d bytes", bigSize)
+	}
+	for i := 1; i <= consolidateAt+1; i++ {
+		if _, _, _, err := s.ApplyWrites(ctx, []lunad.StageWrite{{Path: fmt.Sprintf("out/%d.txt", i), Content: fmt.Sprintln(i)}}, lunad.Change{Agent: "t"}); err != nil {
+			t.Fatal(err)
+		}
+		s.bg.Wait() // a consolidation the write started
+	}
+	packs, _ := packFiles(t, s)
+	if len(packs)/2 >= consolidateAt {
+		t.Fatalf("%d packs: no consolidation ran", len(packs)/2)
+	}
+	if name, _ := largest(); name != bigName || !slices.Contains(packs, bigName) {
+		t.Fatalf("the large pack %s was merged again (largest now %s)", bigName, name)
+	}
+	b, _, err := s.Read(ctx, r.Artifact.ID, "1")
+	if err != nil || string(b) != big.String() {
+		t.Fatalf("big artifact: %d bytes, %v", len(b), err)
+	}
+	for i := 1; i <= consolidateAt+1; i++ {
+		if b, _, err := s.Read(ctx, fmt.Sprintf("out/%d.txt", i), ""); err != nil || string(b) != fmt.Sprintln(i) {
+			t.Fatalf("out/%d.txt: %q, %v", i, b, err)
+		}
+	}
 	git(t, s.root, "fsck", "--strict", "--no-progress")
 }

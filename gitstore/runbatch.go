@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -29,6 +31,9 @@ type runAppend struct {
 	after   plumbing.Hash
 	recs    []lunad.RunRecord
 	replace bool
+	// deferred: the directory's fsync may wait for the next syncfs
+	// (AppendRunDeferred).
+	deferred bool
 
 	tip  plumbing.Hash
 	err  error
@@ -98,11 +103,7 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 	defer s.runs.lock.unlock()
 
 	// Each run's ref moves once, from where it was to its last new tip.
-	type move struct {
-		from, to plumbing.Hash
-		appends  []*runAppend
-	}
-	moves := map[string]*move{}
+	moves := map[string]*runMove{}
 	var order []string
 	for _, a := range batch {
 		m := moves[a.runID]
@@ -115,7 +116,7 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 				a.err = err
 				continue
 			}
-			m = &move{from: cur, to: cur}
+			m = &runMove{from: cur, to: cur}
 			moves[a.runID] = m
 			order = append(order, a.runID)
 		}
@@ -171,7 +172,17 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 			renameErr = err
 		}
 	}
-	dirErr := atomicfile.Sync(filepath.Join(s.commonDir, filepath.FromSlash(runRefPrefix)))
+	// One fsync of the directory makes every rename of the batch durable,
+	// unless each append of the batch lets it wait for the next syncfs,
+	// which only a file system with syncfs makes.
+	var dirErr error
+	if s.objs.perFile || slices.ContainsFunc(updates, func(u *refUpdate) bool { return !moves[strings.TrimPrefix(u.name, runRefPrefix)].deferred() }) {
+		dirErr = atomicfile.Sync(filepath.Join(s.commonDir, filepath.FromSlash(runRefPrefix)))
+		s.runs.dirSyncs++
+		s.runs.unsynced = false
+	} else {
+		s.runs.unsynced = true
+	}
 	defer s.maybeConsolidate()
 	for _, id := range order {
 		m := moves[id]
@@ -192,6 +203,19 @@ func (s *Store) appendRuns(ctx context.Context, batch []*runAppend) {
 			}
 		}
 	}
+}
+
+// runMove is one run ref's move in a batch of appends: from where it was
+// to its last new tip, for the appends that landed on it.
+type runMove struct {
+	from, to plumbing.Hash
+	appends  []*runAppend
+}
+
+// deferred reports whether every append of the move may leave the
+// directory's fsync to the next syncfs.
+func (m *runMove) deferred() bool {
+	return !slices.ContainsFunc(m.appends, func(a *runAppend) bool { return !a.deferred })
 }
 
 // writeRunCommits writes a's event commits on top of a.after (none, for a

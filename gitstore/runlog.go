@@ -32,8 +32,8 @@ import (
 // rename, unsynced), takes "<ref>.lock", checks the ref is still at the
 // caller's tip (compare-and-swap), makes the objects and the lock file
 // durable with one filesystem sync, and renames the lock over the ref
-// (fsyncing its directory): the artifact commit protocol, on a ref of its
-// own. Run refs never touch HEAD, the branches, the index or the working
+// (fsyncing its directory, unless the append is deferred: see
+// AppendRunDeferred): the artifact commit protocol, on a ref of its own. Run refs never touch HEAD, the branches, the index or the working
 // tree, and appends do not take the workspace lock, so they neither wait
 // for artifact batches of other processes nor make them wait.
 //
@@ -65,6 +65,10 @@ type runLogs struct {
 	lock    *wsLock // <common dir>/luna/runs.lock, opened by the first append
 	dirDone bool    // refs/luna/runs exists, its entry made durable
 	commits map[plumbing.Hash]runCommit
+	// unsynced: a deferred append renamed a ref in refs/luna/runs and
+	// left the directory's fsync to the next syncfs (AppendRunDeferred).
+	unsynced bool
+	dirSyncs int // fsyncs of refs/luna/runs made by appends (tests)
 }
 
 // runCommit is one event commit as the log reads it. Commits are
@@ -171,7 +175,25 @@ func checkRunRecord(runID string, rec lunad.RunRecord) error {
 // appended on error, except that an error after the ref moved (fsync of
 // its directory) is reported with the tip still returned by RunLog.
 func (s *Store) AppendRun(ctx context.Context, runID, after string, recs []lunad.RunRecord) (string, error) {
-	return s.writeRun(ctx, runID, after, recs, false)
+	return s.writeRun(ctx, runID, after, recs, false, false)
+}
+
+// AppendRunDeferred is AppendRun for an append whose durability may wait
+// for the next durable write: the new tip is visible at once, its objects
+// and its ref's content are synced, but the rename of the ref is left
+// without the fsync of refs/luna/runs. Every durable write of a store
+// begins with one syncfs of the file system (objectWriter.flush), which
+// makes every rename made before it durable, so the append is durable
+// before any ref a later write of the repository moves, whatever store
+// makes it; on a file system without syncfs the directory is fsynced here
+// as by AppendRun. A power loss before that write may lose the append
+// (and only it, never a torn log: its objects were made durable before
+// the ref moved); a killed process loses nothing. The workflow engine defers the append of a
+// stage's outcome, which the commit of the stage's writes follows: losing
+// it with nothing written after it means running the attempt again.
+// Errors as AppendRun's.
+func (s *Store) AppendRunDeferred(ctx context.Context, runID, after string, recs []lunad.RunRecord) (string, error) {
+	return s.writeRun(ctx, runID, after, recs, false, true)
 }
 
 // ReplaceRun replaces a run's whole log by one parentless commit holding
@@ -183,10 +205,10 @@ func (s *Store) ReplaceRun(ctx context.Context, runID, after string, rec lunad.R
 	if after == "" {
 		return "", fmt.Errorf("%w: replacing run %q needs its current tip", lunad.ErrInvalid, runID)
 	}
-	return s.writeRun(ctx, runID, after, []lunad.RunRecord{rec}, true)
+	return s.writeRun(ctx, runID, after, []lunad.RunRecord{rec}, true, false)
 }
 
-func (s *Store) writeRun(ctx context.Context, runID, after string, recs []lunad.RunRecord, replace bool) (string, error) {
+func (s *Store) writeRun(ctx context.Context, runID, after string, recs []lunad.RunRecord, replace, deferred bool) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -205,7 +227,7 @@ func (s *Store) writeRun(ctx context.Context, runID, after string, recs []lunad.
 			return "", err
 		}
 	}
-	return s.runAppends.submit(ctx, s, &runAppend{runID: runID, after: old, recs: recs, replace: replace})
+	return s.runAppends.submit(ctx, s, &runAppend{runID: runID, after: old, recs: recs, replace: replace, deferred: deferred})
 }
 
 // runCAS checks the run's ref (cur, zero: absent) against the caller's tip.

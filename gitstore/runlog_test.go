@@ -464,7 +464,9 @@ func BenchmarkAppendRun(b *testing.B) {
 }
 
 // The crash test's child: appends to three runs in a loop, printing
-// "RUNACK <run> <seq> <tip>" after each AppendRun returned.
+// "RUNACK <run> <seq> <tip>" after each append returned; run c1's appends
+// are deferred (AppendRunDeferred), as the engine's appends of a stage's
+// outcome are.
 const runHelperEnv = "LUNAD_GITSTORE_RUN_HELPER"
 
 func TestRunCrashHelper(t *testing.T) {
@@ -497,7 +499,11 @@ func TestRunCrashHelper(t *testing.T) {
 		if i%2 == 0 {
 			recs = append(recs, lunad.RunRecord{Event: lunad.RunEvent{Type: lunad.EventStageSucceeded, Stage: "s", Attempt: i + 1}})
 		}
-		tip, err := s.AppendRun(ctx, id, tips[id], recs)
+		appendRun := s.AppendRun
+		if id == "c1" {
+			appendRun = s.AppendRunDeferred
+		}
+		tip, err := appendRun(ctx, id, tips[id], recs)
 		if err != nil {
 			out.line("ERR append %s: %v", id, err)
 			os.Exit(1)
@@ -668,5 +674,65 @@ func TestAppendRunGroupCommit(t *testing.T) {
 		}
 	}
 	t.Logf("%d appends, %d syncs", runs*appends, syncs)
+	git(t, s.root, "fsck", "--strict", "--no-progress")
+}
+
+// TestAppendRunDeferred: a deferred append is visible at once and leaves
+// the fsync of refs/luna/runs to the next syncfs; an append that is not
+// deferred, one on a file system without syncfs, and Close make that
+// fsync. (That syncfs makes an earlier rename durable is the file
+// system's; TestCrashRunLog kills a process during deferred appends.)
+func TestAppendRunDeferred(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	ev := func(typ lunad.EventType) []lunad.RunRecord {
+		return []lunad.RunRecord{{Event: lunad.RunEvent{Type: typ, Stage: "s", Attempt: 1, Time: runT0}}}
+	}
+	syncs := func() (int, bool) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.runs.dirSyncs, s.runs.unsynced
+	}
+	tip, err := s.AppendRun(ctx, "r", "", ev(lunad.EventStageStarted))
+	if n, pending := syncs(); err != nil || n != 1 || pending {
+		t.Fatalf("append: %d directory syncs, pending %v, %v", n, pending, err)
+	}
+	if tip, err = s.AppendRunDeferred(ctx, "r", tip, ev(lunad.EventStageSucceeded)); err != nil {
+		t.Fatal(err)
+	}
+	if n, pending := syncs(); n != 1 || !pending {
+		t.Fatalf("deferred append: %d directory syncs, pending %v; want 1, true", n, pending)
+	}
+	events, got, err := s.RunLog(ctx, "r")
+	if err != nil || got != tip || len(events) != 2 || strings.TrimSpace(git(t, s.root, "rev-parse", "refs/luna/runs/r")) != tip {
+		t.Fatalf("the deferred append is not visible: %d events at %s, %v", len(events), got, err)
+	}
+	if tip, err = s.AppendRun(ctx, "r", tip, ev(lunad.EventStageCommitted)); err != nil {
+		t.Fatal(err)
+	}
+	if n, pending := syncs(); n != 2 || pending {
+		t.Fatalf("append after a deferred one: %d directory syncs, pending %v; want 2, false", n, pending)
+	}
+	s.mu.Lock()
+	s.objs.perFile = true // as on a file system without syncfs
+	s.mu.Unlock()
+	if tip, err = s.AppendRunDeferred(ctx, "r", tip, ev(lunad.EventStageStarted)); err != nil {
+		t.Fatal(err)
+	}
+	if n, pending := syncs(); n != 3 || pending {
+		t.Fatalf("deferred append without syncfs: %d directory syncs, pending %v; want 3, false", n, pending)
+	}
+	s.mu.Lock()
+	s.objs.perFile = false
+	s.mu.Unlock()
+	if _, err = s.AppendRunDeferred(ctx, "r", tip, ev(lunad.EventStageSucceeded)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, pending := syncs(); pending {
+		t.Fatal("Close left a deferred append unsynced")
+	}
 	git(t, s.root, "fsck", "--strict", "--no-progress")
 }

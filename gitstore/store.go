@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/atomicfile"
 	"github.com/lunad/lunad/internal/gitdir"
 )
 
@@ -272,6 +273,13 @@ func (s *Store) closeOnce() error {
 	}
 	s.closed = true
 	err := s.syncIndexLocked(context.Background())
+	if s.runs.unsynced {
+		// A deferred append no later write made durable.
+		if serr := atomicfile.Sync(filepath.Join(s.commonDir, filepath.FromSlash(runRefPrefix))); err == nil {
+			err = serr
+		}
+		s.runs.unsynced = false
+	}
 	if cerr := s.release(); err == nil {
 		err = cerr
 	}

@@ -42,6 +42,12 @@ func (e *Engine) loop(ctx context.Context, r *run) {
 			ev := st.stageEvent(lunad.EventStageStarted, e.now())
 			err = e.startAttempt(ctx, r, "", 0, 0, []lunad.RunRecord{{Event: ev}})
 		case phaseStarted:
+			if r.attemptDue {
+				// Started in the append that created the run: run it.
+				r.attemptDue = false
+				err = e.attempt(ctx, r)
+				break
+			}
 			// Found on resume: the daemon stopped while the attempt ran.
 			ev := st.stageEvent(lunad.EventStageFailed, e.now())
 			ev.Error, ev.Interrupted = "interrupted: lunad stopped while the attempt ran; it is run again", true
@@ -141,7 +147,7 @@ func (e *Engine) attempt(ctx context.Context, r *run) error {
 				return nil // cancelled or closing: the loop records it, or a restart does
 			}
 		}
-		if err := e.complete(r, req, o); err != nil {
+		if err := e.complete(r, req, o, true); err != nil {
 			return err
 		}
 		r.mu.Lock()
@@ -155,10 +161,11 @@ func (e *Engine) attempt(ctx context.Context, r *run) error {
 
 // complete records an attempt's outcome: the idempotent receiver. A second
 // completion of a stage visit changes nothing but a DUPLICATE_IGNORED
-// event; one made for another workflow version is quarantined.
-func (e *Engine) complete(r *run, req lunad.StageRequest, o outcome) error {
+// event; one made for another workflow version is quarantined. own is
+// set for the driver's own attempts, whose stage commit follows at once.
+func (e *Engine) complete(r *run, req lunad.StageRequest, o outcome, own bool) error {
 	for {
-		err := e.completeOnce(r, req, o)
+		err := e.completeOnce(r, req, o, own)
 		if err != errStale {
 			return err
 		}
@@ -166,7 +173,7 @@ func (e *Engine) complete(r *run, req lunad.StageRequest, o outcome) error {
 	}
 }
 
-func (e *Engine) completeOnce(r *run, req lunad.StageRequest, o outcome) error {
+func (e *Engine) completeOnce(r *run, req lunad.StageRequest, o outcome, own bool) error {
 	r.mu.Lock()
 	st := r.st
 	decidedOn := st.tip
@@ -201,7 +208,13 @@ func (e *Engine) completeOnce(r *run, req lunad.StageRequest, o outcome) error {
 		recs[i].Event = ev
 	}
 	recs[0].Files = files
-	if err := e.appendAfter(r, decidedOn, recs); err != nil {
+	// A stage's success alone, from the driver's own attempt, is followed
+	// by the commit of its writes: its append may leave its last sync to
+	// that commit (deferringStore). Any other outcome is followed by no
+	// durable step of the engine (a retry's wait, the end of the run), or
+	// answers a worker.
+	deferred := own && len(evs) == 1 && evs[0].Type == lunad.EventStageSucceeded
+	if err := e.appendAfterAs(r, decidedOn, recs, deferred); err != nil {
 		return err
 	}
 	if evs[0].Type == lunad.EventStageSucceeded {
@@ -421,6 +434,25 @@ var errStale = errors.New("the run's log moved on")
 // appendAfter is append, if the run's log is still at after (the state
 // the events were decided on; "" for any): else errStale, nothing written.
 func (e *Engine) appendAfter(r *run, after string, recs []lunad.RunRecord) error {
+	return e.appendAfterAs(r, after, recs, false)
+}
+
+// deferringStore is a Store that can leave an append's last sync to the
+// next durable write of the repository (gitstore.Store): the append is
+// durable before any ref that write moves, so a stage's success appended
+// so is durable before the commit of the stage's writes, which is all
+// that committing them once needs.
+type deferringStore interface {
+	AppendRunDeferred(ctx context.Context, runID, after string, recs []lunad.RunRecord) (string, error)
+}
+
+// appendAfterAs is appendAfter, deferring the append's last sync when
+// deferred is set and the Store can.
+func (e *Engine) appendAfterAs(r *run, after string, recs []lunad.RunRecord, deferred bool) error {
+	appendRun := e.opts.Store.AppendRun
+	if ds, ok := e.opts.Store.(deferringStore); ok && deferred {
+		appendRun = ds.AppendRunDeferred
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if after != "" && r.st.tip != after {
@@ -429,7 +461,7 @@ func (e *Engine) appendAfter(r *run, after string, recs []lunad.RunRecord) error
 	if err := e.finish(r, recs); err != nil {
 		return err
 	}
-	tip, err := e.opts.Store.AppendRun(context.Background(), r.id, r.st.tip, recs)
+	tip, err := appendRun(context.Background(), r.id, r.st.tip, recs)
 	if errors.Is(err, lunad.ErrConflict) {
 		// Someone else appended: take the log as it is and decide again.
 		if events, t, lerr := e.opts.Store.RunLog(context.Background(), r.id); lerr == nil {
@@ -490,7 +522,7 @@ func (e *Engine) Complete(ctx context.Context, req lunad.StageRequest, resp luna
 			return fmt.Errorf("%w: run %s is not being driven by this engine; its attempt will be run again when it resumes", lunad.ErrConflict, req.RunID)
 		}
 	}
-	return e.complete(r, req, outcome{resp: resp, err: agentErr})
+	return e.complete(r, req, outcome{resp: resp, err: agentErr}, false)
 }
 
 // withBases is writes with each write to one of the stage's inputs that

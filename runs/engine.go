@@ -54,7 +54,10 @@ type Effects interface {
 	Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error)
 }
 
-// Options configure an Engine. Store, Effects and Root are required.
+// Options configure an Engine. Store, Effects and Root are required. A
+// Store that can defer an append's last sync (AppendRunDeferred, as
+// gitstore's) must be the repository Effects commits in: the engine
+// defers the append of a stage's success to the commit of its writes.
 type Options struct {
 	Root    string // the workspace: workflows are read from Root/.luna/workflows
 	Store   Store
@@ -145,6 +148,10 @@ type run struct {
 	// tip finishedAt, kept in case its append is tried again.
 	finished   json.RawMessage
 	finishedAt string
+	// attemptDue: the attempt the log shows started was started by this
+	// driver's Start, in the append that created the run, and has not
+	// run yet (a started attempt found otherwise was interrupted).
+	attemptDue bool
 }
 
 // phase is r's phase, read under its lock.

@@ -63,17 +63,31 @@ func (e *Engine) Start(ctx context.Context, req lunad.RunRequest) (lunad.RunInfo
 			return lunad.RunInfo{}, err
 		}
 	}
-	rec := lunad.RunRecord{Event: ev, Files: map[string][]byte{fileWorkflow: data, fileConfig: e.opts.Config}}
-	tip, err := e.opts.Store.AppendRun(ctx, id, "", []lunad.RunRecord{rec})
+	recs := []lunad.RunRecord{{Event: ev, Files: map[string][]byte{fileWorkflow: data, fileConfig: e.opts.Config}}}
+	st := fold([]lunad.RunEvent{ev}, "")
+	info := st.info // the run as created, before the driver changes st
+	if !wf.Isolated {
+		// The first attempt's events go in the same durable append as
+		// the run's creation: one sync fewer per run. An isolated run
+		// makes its worktree first (the loop's prepare), so its first
+		// attempt starts in an append of its own.
+		for _, next := range st.enqueue(wf.Start, 1, 1, e.agentVersion(wf, wf.Start), e.now()) {
+			recs = append(recs, lunad.RunRecord{Event: next})
+		}
+	}
+	tip, err := e.opts.Store.AppendRun(ctx, id, "", recs)
 	if errors.Is(err, lunad.ErrExists) && req.Key != "" {
 		return e.sameStart(ctx, id, ev)
 	}
 	if err != nil {
 		return lunad.RunInfo{}, err
 	}
-	st := fold([]lunad.RunEvent{ev}, tip)
-	info := st.info // before the driver changes st
-	e.drive(&run{id: id, wf: wf, st: st})
+	for _, rec := range recs[1:] {
+		rec.Event.Seq = st.seq + 1
+		st.apply(rec.Event)
+	}
+	st.tip = tip
+	e.drive(&run{id: id, wf: wf, st: st, attemptDue: len(recs) > 1})
 	return info, nil
 }
 
