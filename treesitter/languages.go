@@ -145,7 +145,7 @@ func Languages() []string {
 
 // extractorVersion changes whenever the Go code that turns captures into
 // Files changes what it produces; Schema folds it in with the queries.
-const extractorVersion = "6"
+const extractorVersion = "7"
 
 var schema = sync.OnceValue(func() string {
 	h := sha256.New()
