@@ -92,6 +92,9 @@ func nonCandidate(p string) bool {
 //     vendored and minified files, and never to a flag; a plain lower-case
 //     word ("toc", "get") binds to a top-level definition, not a member,
 //     and a name written with a leading dot (".aread()") only to a member;
+//   - a member named through a variable the document's examples
+//     construct (http.get after http = Client()) binds to the type's
+//     member (Client.get) when exactly one matches (instances.go);
 //   - a qualified name's qualifier matches a container case-insensitively
 //     (response.aread -> Response.aread), a file stem or a directory; a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches
@@ -128,6 +131,10 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 		case len(quals) == 0 && plainWord(name):
 			keep = func(s Symbol) bool { return s.Container == "" && s.Kind != "flag" }
 		}
+		if c := g.instanceCandidates(r); len(c) == 1 {
+			g.settle(e, res, c)
+			return
+		}
 		cands = g.proseCandidates(name, quals, keep)
 		for len(cands) == 0 && len(quals) > 0 && g.isRoot(quals[0]) {
 			quals = quals[1:]
@@ -141,6 +148,24 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 		cands = configFields(cands)
 	}
 	g.settle(e, res, cands)
+}
+
+// instanceCandidates are the definitions a code span naming a member
+// through a constructed variable names through its type (r.Target,
+// "Client.get" for `http.get`: instances.go): the members of that name
+// whose container is the type.
+func (g *Graph) instanceCandidates(r Reference) []Target {
+	if r.Kind != "code" || r.Target == "" {
+		return nil
+	}
+	parts := splitQualified(r.Target)
+	if len(parts) != 2 {
+		return nil
+	}
+	typ, name := parts[0], parts[1]
+	return g.proseCandidates(name, parts[:1], func(s Symbol) bool {
+		return s.Container == typ && s.Kind != "flag" && s.Kind != "command"
+	})
 }
 
 // proseCandidates lists the definitions named name that keep accepts and

@@ -1,0 +1,143 @@
+package treesitter
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
+)
+
+// Methods named through a variable. Documentation constructs a value in an
+// example and then names its methods through the variable: "```python
+// http = httpx.Client()```, then `http.get(url)`". Such a code span is
+// recorded with Target set to the name through the type ("Client.get"),
+// which resolution tries first (resolveProse), when the document's
+// examples construct the variable visibly and one way only:
+//
+//	Python:  x = T(...), x = pkg.T(...), with T(...) as x (async too)
+//	Rust:    let [mut] x = T::new(...) (new*, default, open, load, create,
+//	         with_*, from*, T { ... })
+//	Go:      x := pkg.NewT(...), x := &pkg.T{...} (also var x = and x =)
+//	JS, TS, Java: x = new T(...)
+//
+// A type is a capitalised name; a function's result is no construction
+// (its type is not written). A variable assigned any other way in the
+// document, or constructed as two types, is left alone.
+
+// constructions are, per example language, the patterns whose submatches
+// "v" and "t" are the variable and the type constructed.
+var constructions = map[string][]func() *regexp.Regexp{
+	LangPython: {
+		lazyregexp.New(`(?m)^[ \t]*(?P<v>[A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:await[ \t]+)?(?:\w+\.)*(?P<t>[A-Z]\w*)\(`),
+		lazyregexp.New(`(?P<t2>[A-Z]\w*)\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)[ \t]+as[ \t]+(?P<v2>[A-Za-z_]\w*)`),
+	},
+	LangRust: {
+		lazyregexp.New(`\blet[ \t]+(?:mut[ \t]+)?(?P<v>[a-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\w+::)*(?P<t>[A-Z]\w*)(?:::(?:new\w*|default|open|load|create|with_\w+|from\w*)\(|[ \t]*\{)`),
+	},
+	LangGo: {
+		lazyregexp.New(`(?P<v>[A-Za-z_]\w*)[ \t]*:?=[ \t]*(?:\w+\.)?New(?P<t>[A-Z]\w*)\(`),
+		lazyregexp.New(`(?P<v2>[A-Za-z_]\w*)[ \t]*:?=[ \t]*&?(?:\w+\.)?(?P<t2>[A-Z]\w*)\{`),
+	},
+	LangJavaScript: {newConstruction},
+	LangJava:       {newConstruction},
+}
+
+var newConstruction = lazyregexp.New(`(?P<v>[A-Za-z_$][\w$]*)[ \t]*=[ \t]*(?:await[ \t]+)?new[ \t]+(?:[\w$]+\.)*(?P<t>[A-Z][\w$]*)[ \t]*[(<]`)
+
+// instances reads the variables the examples construct: variable -> type,
+// for those constructed as one type and assigned no other way.
+func instances(examples map[string][]string) map[string]string {
+	types := map[string]string{}
+	count := map[string]int{}
+	for lang, codes := range examples {
+		if lang == LangTypeScript {
+			lang = LangJavaScript
+		}
+		for _, code := range codes {
+			for _, re := range constructions[lang] {
+				for _, m := range re().FindAllStringSubmatch(code, -1) {
+					v, t := namedPair(re(), m)
+					if old, ok := types[v]; ok && old != t {
+						t = "" // two types: no instance
+					}
+					types[v] = t
+					count[v]++
+				}
+			}
+		}
+	}
+	if len(types) > maxInstances {
+		return nil
+	}
+	for v, t := range types {
+		if t == "" || assignments(examples, v) > count[v] {
+			delete(types, v)
+		}
+	}
+	return types
+}
+
+// namedPair is the variable and type a construction pattern matched.
+func namedPair(re *regexp.Regexp, m []string) (v, t string) {
+	for i, n := range re.SubexpNames() {
+		switch {
+		case m[i] == "":
+		case strings.HasPrefix(n, "v"):
+			v = m[i]
+		case strings.HasPrefix(n, "t"):
+			t = m[i]
+		}
+	}
+	return v, t
+}
+
+// assignments counts the places the examples assign v: v = , v := ,
+// let v = , as v.
+func assignments(examples map[string][]string, v string) int {
+	re := regexp.MustCompile(`(?:^|[^\w.$])` + regexp.QuoteMeta(v) + `[ \t]*(?::[^=\n]*)?:?=[^=>]|\bas[ \t]+` + regexp.QuoteMeta(v) + `\b`)
+	n := 0
+	for _, codes := range examples {
+		for _, code := range codes {
+			n += len(re.FindAllStringIndex(code, -1))
+		}
+	}
+	return n
+}
+
+// maxInstances bounds the variables read from one document: a regular
+// expression is compiled for each; a document constructing more is read
+// for none.
+const maxInstances = 64
+
+// instanceTargets sets Target on the code spans of col that name a member
+// through a variable the document's examples construct ("http.get" ->
+// "Client.get").
+func instanceTargets(col *collector, src []byte, fences []fenceBlock) {
+	examples := map[string][]string{}
+	for _, b := range fences {
+		if lang := readFence(b.info).example; lang != "" {
+			examples[lang] = append(examples[lang], string(src[b.start:b.end]))
+		}
+	}
+	if len(examples) == 0 {
+		return
+	}
+	var vars map[string]string
+	for _, r := range col.refs {
+		if r.Kind != "code" || r.Role != "" {
+			continue
+		}
+		v, rest, ok := strings.Cut(r.Name, ".")
+		if !ok || rest == "" || strings.Contains(v, "::") {
+			continue
+		}
+		if vars == nil {
+			if vars = instances(examples); len(vars) == 0 {
+				return
+			}
+		}
+		if t := vars[v]; t != "" {
+			r.Target = t + "." + rest
+		}
+	}
+}
