@@ -276,6 +276,13 @@ func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byt
 		if q := c.other["qualifier"]; q != nil {
 			text = q.Content(src) + "." + text
 		}
-		onRef(&ref{Reference: Reference{Name: text, Kind: kind}, start: ns, end: ne})
+		r := &ref{Reference: Reference{Name: text, Kind: kind}, start: ns, end: ne}
+		if m := c.other["module"]; m != nil {
+			// a name a from-import binds as itself: Target is its module
+			if a := c.other["alias"]; a == nil || a.Content(src) == text {
+				r.Target = m.Content(src)
+			}
+		}
+		onRef(r)
 	})
 }

@@ -95,6 +95,9 @@ func nonCandidate(p string) bool {
 //   - a member named through a variable the document's examples
 //     construct (http.get after http = Client()) binds to the type's
 //     member (Client.get) when exactly one matches (instances.go);
+//   - a name qualified by a Python package (httpx.get) that its own
+//     rules do not bind to exactly one definition binds to the one the
+//     package's __init__.py re-exports, when that is one (reexports.go);
 //   - a qualified name's qualifier matches a container case-insensitively
 //     (response.aread -> Response.aread), a file stem or a directory; a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches
@@ -136,6 +139,11 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 			return
 		}
 		cands = g.proseCandidates(name, quals, keep)
+		if len(cands) != 1 && len(quals) > 0 { // a package's re-export (reexports.go)
+			if c := g.reexported(quals, name, keep); len(c) == 1 {
+				cands = c
+			}
+		}
 		for len(cands) == 0 && len(quals) > 0 && g.isRoot(quals[0]) {
 			quals = quals[1:]
 			if cands = g.proseCandidates(name, quals, keep); len(cands) > 1 {
