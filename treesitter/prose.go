@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -79,7 +80,9 @@ func nonCandidate(p string) bool {
 //     same-named function or method;
 //   - a command line or "the `x` command" (RoleCommand) binds only to a
 //     command definition, by its last word, and only when the first word
-//     of a two- or three-word line is this workspace's tool (isTool);
+//     of a two- or three-word line is this workspace's tool (isTool); of
+//     several, the one declared under the parent the line names before it
+//     (underParent);
 //   - a flag (--x) binds only to a flag definition;
 //   - a variable or placeholder (RoleVariable) binds only to a field or
 //     constant, never to a function or method; a module, crate or package
@@ -112,6 +115,9 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 			return
 		}
 		cands = g.proseCandidates(words[len(words)-1], nil, func(s Symbol) bool { return s.Kind == "command" })
+		if len(cands) > 1 && len(words) > 2 {
+			cands = underParent(cands, words[len(words)-2])
+		}
 	case RoleFlag:
 		cands = g.proseCandidates(r.Name, nil, func(s Symbol) bool { return s.Kind == "flag" })
 	default:
@@ -191,6 +197,29 @@ func (g *Graph) proseCandidates(name string, quals []string, keep func(Symbol) b
 		cands = appendTarget(cands, symbolTarget(b, s))
 	}
 	return cands
+}
+
+// underParent keeps, of several commands of one name, the one declared
+// under the parent command a command line names before it ("repo" in
+// `gh repo create`): in a directory of that name (cobra's
+// pkg/cmd/repo/create/create.go), a file whose name has it as a part
+// (cmd/repo_create.go), or a container that starts with it (clap's
+// RepoCommand enum). It returns cands unchanged unless exactly one is.
+func underParent(cands []Target, parent string) []Target {
+	var keep []Target
+	for _, c := range cands {
+		dir, base := path.Split(c.Path)
+		stem := strings.TrimSuffix(base, path.Ext(base))
+		parts := append(strings.Split(strings.Trim(dir, "/"), "/"), strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' || r == '.' })...)
+		if slices.ContainsFunc(parts, func(p string) bool { return strings.EqualFold(p, parent) }) ||
+			strings.HasPrefix(strings.ToLower(c.Container), strings.ToLower(parent)) {
+			keep = append(keep, c)
+		}
+	}
+	if len(keep) != 1 {
+		return cands
+	}
+	return keep
 }
 
 // plainWord reports whether name is a plain lower-case word ("toc",
