@@ -10,14 +10,20 @@ import (
 // which say less than code and are read by people: see resolveProse.
 
 // rootNames are the lower-case names an artifact makes package roots: the
-// top-level directory it is in, and the package its manifest declares.
+// top-level directory it is in, and the package its manifest declares —
+// also with '-' as '_', the name code imports it by (the crate
+// mdbook-core is mdbook_core::, the Python distribution my-lib my_lib).
 func rootNames(e *Entry) []string {
 	var out []string
 	if dir, _, ok := strings.Cut(e.Path, "/"); ok {
 		out = append(out, strings.ToLower(dir))
 	}
 	if e.Package != "" {
-		out = append(out, strings.ToLower(e.Package))
+		pkg := strings.ToLower(e.Package)
+		out = append(out, pkg)
+		if u := strings.ReplaceAll(pkg, "-", "_"); u != pkg {
+			out = append(out, u)
+		}
 	}
 	return out
 }

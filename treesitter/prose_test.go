@@ -120,6 +120,7 @@ func TestProseRules(t *testing.T) {
 		{"qualifier matches container case-insensitively", map[string]string{"r.py": "class Response:\n    async def aread(self):\n        pass\n"}, "Await `response.aread()`.\n", "r.py#Response.aread"},
 		{"package-root qualifier dropped when unique", map[string]string{"httpx/_transports/default.py": "class AsyncHTTPTransport:\n    pass\n"}, "Use `httpx.AsyncHTTPTransport()`.\n", "httpx/_transports/default.py#AsyncHTTPTransport"},
 		{"manifest package name is a root", map[string]string{"Cargo.toml": "[package]\nname = \"mdbook\"\n", "src/book.rs": "pub struct BookItem {}\n"}, "See `mdbook::BookItem`.\n", "src/book.rs#BookItem"},
+		{"a dashed crate name is a root with underscores", map[string]string{"Cargo.toml": "[package]\nname = \"mdbook-core\"\n", "src/book.rs": "pub struct BookItem {}\n"}, "See `mdbook_core::BookItem`.\n", "src/book.rs#BookItem"},
 		{"root qualifier not dropped when ambiguous", map[string]string{"httpx/_x/a.py": "def get_all():\n    pass\n", "httpx/_y/b.py": "def get_all():\n    pass\n"}, "Use `httpx.get_all`.\n", "unresolved"},
 		{"non-root qualifier is not dropped", map[string]string{"lib/s.py": "class Script:\n    path = 1\n"}, "Set `sys.path`.\n", "unresolved"},
 		// more definitions
