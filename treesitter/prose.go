@@ -106,7 +106,9 @@ func nonCandidate(p string) bool {
 //     member (Client.get) when exactly one matches (instances.go);
 //   - a name qualified by a Python package (httpx.get) that its own
 //     rules do not bind to exactly one definition binds to the one the
-//     package's __init__.py re-exports, when that is one (reexports.go);
+//     package's __init__.py re-exports, when that is one, and a Rust path
+//     (mdbook::load_book) to what the crate's pub use re-exports
+//     (reexports.go);
 //   - a qualified name's qualifier matches a container case-insensitively
 //     (response.aread -> Response.aread), a file stem or a directory; a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches
@@ -152,7 +154,11 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 		}
 		cands = g.proseCandidates(name, quals, keep)
 		if len(cands) != 1 && len(quals) > 0 { // a package's re-export (reexports.go)
-			if c := g.reexported(quals, name, keep); len(c) == 1 {
+			c := g.reexported(quals, name, keep)
+			if len(c) != 1 {
+				c = g.rustReexported(quals, name, keep)
+			}
+			if len(c) == 1 {
 				cands = c
 			}
 		}

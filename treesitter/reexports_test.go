@@ -79,3 +79,91 @@ func TestFromImportModule(t *testing.T) {
 		t.Errorf("imports %q, want %q", got, want)
 	}
 }
+
+// TestRustReexports: a path through a crate's pub use facade
+// (`mdbook::load_book`, `mdbook::book::load_book`) binds to the definition
+// in the module that defines it, along the pub use declarations only.
+func TestRustReexports(t *testing.T) {
+	crate := func(lib string) map[string]string {
+		return map[string]string{
+			"Cargo.toml":          "[package]\nname = \"mdbook\"\n",
+			"src/lib.rs":          lib,
+			"src/book/mod.rs":     "mod init;\nmod summary;\n\npub use self::init::load_book;\npub use self::summary::{Summary, SummaryItem as Item};\n",
+			"src/book/init.rs":    "pub fn load_book() {}\n",
+			"src/book/summary.rs": "pub struct Summary {}\npub struct SummaryItem {}\n",
+			"src/config.rs":       "pub struct Config {}\n",
+			"src/legacy/book.rs":  "pub fn load_book() {}\npub struct Summary {}\n",
+			"src/theme/config.rs": "pub struct Config {}\n",
+		}
+	}
+	facade := "pub mod book;\nmod config;\n\npub use crate::book::load_book;\npub use self::config::{Config};\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		doc   string
+		want  string
+	}{
+		{"through the crate root and a module's pub use", crate(facade), "Call `mdbook::load_book`.\n", "src/book/init.rs#load_book"},
+		{"through a module's pub use", crate(facade), "Call `mdbook::book::load_book()`.\n", "src/book/init.rs#load_book"},
+		{"a use list", crate(facade), "Read the `mdbook::Config`.\n", "src/config.rs#Config"},
+		{"a use list in a module", crate(facade), "See `mdbook::book::Summary`.\n", "src/book/summary.rs#Summary"},
+		{"a dashed crate name", func() map[string]string {
+			c := crate(facade)
+			c["Cargo.toml"] = "[package]\nname = \"md-book\"\n"
+			return c
+		}(), "Call `md_book::load_book`.\n", "src/book/init.rs#load_book"},
+		{"a glob re-export", crate("pub mod book;\npub use book::*;\n"), "Call `mdbook::load_book`.\n", "src/book/init.rs#load_book"},
+		{"a use that is not pub re-exports nothing", crate("pub mod book;\nuse crate::book::load_book;\n"), "Call `mdbook::load_book`.\n", "unresolved"},
+		{"pub(crate) re-exports nothing outside", crate("pub mod book;\npub(crate) use crate::book::load_book;\n"), "Call `mdbook::load_book`.\n", "unresolved"},
+		{"a name re-exported under another name is not the original", crate(facade), "See `mdbook::book::SummaryItem`.\n", "src/book/summary.rs#SummaryItem"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
+				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRustUseNames(t *testing.T) {
+	tests := []struct {
+		use, module string
+		names       []string
+		glob        bool
+	}{
+		{"self::init::load_book", "self::init", []string{"load_book"}, false},
+		{"config::{Config, BuildConfig as Build, Other as Other}", "config", []string{"Config", "Other"}, false},
+		{"book::*", "book", nil, true},
+		{"a::{b::{c, d}, e}", "a", nil, false},
+		{"a::{self, B}", "a", []string{"B"}, false},
+		{"serde", "", []string{"serde"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.use, func(t *testing.T) {
+			names, glob := rustUseNames(tt.use)
+			if m := rustUseModule(tt.use); m != tt.module || !slices.Equal(names, tt.names) || glob != tt.glob {
+				t.Errorf("module %q names %q glob %v, want %q %q %v", m, names, glob, tt.module, tt.names, tt.glob)
+			}
+		})
+	}
+}
+
+// FuzzRustUseNames: any use path reads without a panic into a module
+// that prefixes it and names that are single identifiers written in it.
+func FuzzRustUseNames(f *testing.F) {
+	for _, s := range []string{"self::init::load_book", "config::{Config, B as C}", "book::*", "a::{b::{c}, *}", "::{", "a as b", "{x}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, use string) {
+		if m := rustUseModule(use); !strings.HasPrefix(use, m) {
+			t.Fatalf("module %q of %q", m, use)
+		}
+		names, _ := rustUseNames(use)
+		for _, n := range names {
+			if n == "" || strings.ContainsAny(n, ":*{}, ") || !strings.Contains(use, n) {
+				t.Fatalf("name %q of %q", n, use)
+			}
+		}
+	})
+}
