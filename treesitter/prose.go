@@ -108,7 +108,8 @@ func nonCandidate(p string) bool {
 //     rules do not bind to exactly one definition binds to the one the
 //     package's __init__.py re-exports, when that is one, and a Rust path
 //     (mdbook::load_book) to what the crate's pub use re-exports
-//     (reexports.go);
+//     (reexports.go); of several definitions of a bare name, the one
+//     its Python package re-exports, when that is one;
 //   - a qualified name's qualifier matches a container case-insensitively
 //     (response.aread -> Response.aread), a file stem or a directory; a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches
@@ -168,6 +169,9 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 				cands = nil // dropping the root is only safe when the rest is unique
 				break
 			}
+		}
+		if len(cands) > 1 && len(quals) == 0 { // the one its package re-exports (reexports.go)
+			cands = g.exportedOf(cands, name, keep)
 		}
 	}
 	if len(cands) > 1 && r.Role == RoleSetting {

@@ -260,3 +260,32 @@ func (g *Graph) rustCrateRoot(p string) *Entry {
 		}
 	}
 }
+
+// exportedOf keeps, of several candidates for a bare name, those that the
+// package above them re-exports (the __init__.py of a directory holding
+// the candidate's module imports the name from it): `Request` is the
+// class httpx/__init__.py re-exports, not a same-named class of a private
+// module. It returns cands unchanged unless exactly one is.
+func (g *Graph) exportedOf(cands []Target, name string, keep func(Symbol) bool) []Target {
+	var out []Target
+	for _, c := range cands {
+		if !strings.HasSuffix(c.Path, ".py") {
+			continue
+		}
+		for d := path.Dir(c.Path); ; d = path.Dir(d) {
+			if id := g.byPath[path.Join(d, "__init__.py")]; id != "" && id != c.ID {
+				if ts := g.followExport(g.entries[id], name, keep, 0); len(ts) == 1 && ts[0].ID == c.ID && ts[0].Container == c.Container {
+					out = append(out, c)
+					break
+				}
+			}
+			if d == "." || d == "/" {
+				break
+			}
+		}
+	}
+	if len(out) != 1 {
+		return cands
+	}
+	return out
+}

@@ -44,6 +44,22 @@ func TestPythonReexports(t *testing.T) {
 			"src/pkg/models.py":   "class Model:\n    pass\n",
 			"src/pkg/legacy.py":   "class Model:\n    pass\n",
 		}, "Subclass `pkg.Model`.\n", "src/pkg/models.py#Model"},
+		{"a bare name: the definition its package re-exports", map[string]string{
+			"httpx/__init__.py":         "from ._models import Request\n",
+			"httpx/_models.py":          "class Request:\n    pass\n",
+			"httpx/_transports/mock.py": "class Request:\n    pass\n",
+		}, "Build a `Request`.\n", "httpx/_models.py#Request"},
+		{"a bare name two packages re-export stays ambiguous", map[string]string{
+			"httpx/__init__.py":             "from ._models import Request\n",
+			"httpx/_models.py":              "class Request:\n    pass\n",
+			"httpx/_transports/__init__.py": "from .mock import Request\n",
+			"httpx/_transports/mock.py":     "class Request:\n    pass\n",
+		}, "Build a `Request`.\n", "ambiguous"},
+		{"a bare name no package re-exports stays ambiguous", map[string]string{
+			"httpx/__init__.py":         "from ._client import Client\n",
+			"httpx/_models.py":          "class Request:\n    pass\n",
+			"httpx/_transports/mock.py": "class Request:\n    pass\n",
+		}, "Build a `Request`.\n", "ambiguous"},
 		{"an import of a module the workspace lacks binds nothing", map[string]string{
 			"pkg/__init__.py": "from ._vendor import Model\n",
 			"pkg/a.py":        "class Model:\n    pass\n",
