@@ -34,9 +34,9 @@ var constructions = map[string][]func() *regexp.Regexp{
 	LangRust: {
 		lazyregexp.New(`\blet[ \t]+(?:mut[ \t]+)?(?P<v>[a-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\w+::)*(?P<t>[A-Z]\w*)(?:::(?:new\w*|default|open|load|create|with_\w+|from\w*)\(|[ \t]*\{)`),
 	},
-	LangGo: {
-		lazyregexp.New(`(?P<v>[A-Za-z_]\w*)[ \t]*:?=[ \t]*(?:\w+\.)?New(?P<t>[A-Z]\w*)\(`),
-		lazyregexp.New(`(?P<v2>[A-Za-z_]\w*)[ \t]*:?=[ \t]*&?(?:\w+\.)?(?P<t2>[A-Z]\w*)\{`),
+	LangGo: { // the first of several results: c, err := pkg.NewClient()
+		lazyregexp.New(`(?m)^[ \t]*(?:var[ \t]+)?(?P<v>[A-Za-z_]\w*)(?:[ \t]*,[ \t]*\w+)*[ \t]*:?=[ \t]*(?:\w+\.)?New(?P<t>[A-Z]\w*)\(`),
+		lazyregexp.New(`(?m)^[ \t]*(?:var[ \t]+)?(?P<v2>[A-Za-z_]\w*)[ \t]*:?=[ \t]*&?(?:\w+\.)?(?P<t2>[A-Z]\w*)\{`),
 	},
 	LangJavaScript: {newConstruction},
 	LangJava:       {newConstruction},
@@ -55,7 +55,16 @@ func instances(examples map[string][]string) map[string]string {
 		}
 		for _, code := range codes {
 			for _, re := range constructions[lang] {
-				for _, m := range re().FindAllStringSubmatch(code, -1) {
+				for _, at := range re().FindAllStringSubmatchIndex(code, -1) {
+					if chained(code, at[1]) {
+						continue // Path("a").read_text() is a string, not a Path
+					}
+					m := make([]string, len(at)/2)
+					for i := range m {
+						if at[2*i] >= 0 {
+							m[i] = code[at[2*i]:at[2*i+1]]
+						}
+					}
 					v, t := namedPair(re(), m)
 					if old, ok := types[v]; ok && old != t {
 						t = "" // two types: no instance
@@ -75,6 +84,35 @@ func instances(examples map[string][]string) map[string]string {
 		}
 	}
 	return types
+}
+
+// keepsType matches what may follow a construction's closing bracket on
+// its line and keep its type: Rust's ?, .await, .unwrap(), .expect("..."),
+// then a semicolon or a comment.
+var keepsType = lazyregexp.New(`^(?:\?|\.await|\.unwrap\(\)|\.expect\([^()]*\))*[ \t]*;?[ \t]*(?:(?://|#).*)?$`)
+
+// chained reports whether the construction whose opening bracket ends at
+// end (a '(' or '{') is followed on its line by more than keepsType
+// allows: a method call on the new value (T(...).f()), whose result is of
+// another type. A construction whose bracket closes on a later line is
+// not chained.
+func chained(code string, end int) bool {
+	if end == 0 || !strings.ContainsRune("({", rune(code[end-1])) {
+		return false
+	}
+	line, _, _ := strings.Cut(code[end:], "\n")
+	depth := 1
+	for i, c := range line {
+		switch c {
+		case '(', '{', '[':
+			depth++
+		case ')', '}', ']':
+			if depth--; depth == 0 {
+				return !keepsType().MatchString(line[i+1:])
+			}
+		}
+	}
+	return false
 }
 
 // namedPair is the variable and type a construction pattern matched.
