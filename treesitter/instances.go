@@ -42,7 +42,7 @@ var constructions = map[string][]func() *regexp.Regexp{
 	LangJava:       {newConstruction},
 }
 
-var newConstruction = lazyregexp.New(`(?P<v>[A-Za-z_$][\w$]*)[ \t]*=[ \t]*(?:await[ \t]+)?new[ \t]+(?:[\w$]+\.)*(?P<t>[A-Z][\w$]*)[ \t]*[(<]`)
+var newConstruction = lazyregexp.New(`(?P<v>[A-Za-z_$][\w$]*)(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*(?:await[ \t]+)?new[ \t]+(?:[\w$]+\.)*(?P<t>[A-Z][\w$]*)[ \t]*[(<]`)
 
 // instances reads the variables the examples construct: variable -> type,
 // for those constructed as one type and assigned no other way.

@@ -55,6 +55,10 @@ func TestInstanceNames(t *testing.T) {
 			"```go\nsrv := &api.Server{Addr: \":80\"}\n```\n\nThen `srv.Do()`.\n", "client.go#Server.Do"},
 		{"javascript new", map[string]string{"src/client.ts": "export class ApiClient {\n\tget(url: string) {}\n}\nexport class Cache {\n\tget(key: string) {}\n}\n"},
 			"```js\nconst api = new ApiClient({ base: '/' });\n```\n\nUse `api.get('/x')`.\n", "src/client.ts#ApiClient.get"},
+		{"typescript new with a type annotation", map[string]string{"src/client.ts": "export class ApiClient {\n\tget(url: string) {}\n}\nexport class Cache {\n\tget(key: string) {}\n}\n"},
+			"```ts\nconst api: ApiClient = new ApiClient();\n```\n\nUse `api.get('/x')`.\n", "src/client.ts#ApiClient.get"},
+		{"java new", map[string]string{"src/Client.java": "public class ApiClient {\n  public void get(String url) {}\n}\nclass Cache {\n  public void get(String key) {}\n}\n"},
+			"```java\nApiClient api = new ApiClient(\"/\");\n```\n\nUse `api.get(url)`.\n", "src/Client.java#ApiClient.get"},
 		{"a construction in a language lunad does not parse", map[string]string{"src/client.ts": "export class ApiClient {\n\tget(url: string) {}\n}\nexport class Cache {\n\tget(key: string) {}\n}\n"},
 			"```text\nconst api = new ApiClient({ base: '/' });\n```\n\nUse `api.get('/x')`.\n", "unresolved"},
 	}
