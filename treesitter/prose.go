@@ -109,7 +109,7 @@ func nonCandidate(p string) bool {
 //     package's __init__.py re-exports, when that is one, and a Rust path
 //     (mdbook::load_book) to what the crate's pub use re-exports
 //     (reexports.go); of several definitions of a bare name, the one
-//     its Python package re-exports, when that is one;
+//     its Python package or Rust crate root re-exports, when that is one;
 //   - a qualified name's qualifier matches a container case-insensitively
 //     (response.aread -> Response.aread), a file stem or a directory; a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches

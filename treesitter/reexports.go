@@ -263,18 +263,28 @@ func (g *Graph) rustCrateRoot(p string) *Entry {
 
 // exportedOf keeps, of several candidates for a bare name, those that the
 // package above them re-exports (the __init__.py of a directory holding
-// the candidate's module imports the name from it): `Request` is the
-// class httpx/__init__.py re-exports, not a same-named class of a private
-// module. It returns cands unchanged unless exactly one is.
+// the candidate's module imports the name from it) or their crate's root
+// re-exports with pub use: `Request` is the class httpx/__init__.py
+// re-exports, not a same-named class of a private module. It returns
+// cands unchanged unless exactly one is.
 func (g *Graph) exportedOf(cands []Target, name string, keep func(Symbol) bool) []Target {
 	var out []Target
+	is := func(ts []Target, c Target) bool {
+		return len(ts) == 1 && ts[0].ID == c.ID && ts[0].Container == c.Container
+	}
 	for _, c := range cands {
+		if strings.HasSuffix(c.Path, ".rs") {
+			if root := g.rustCrateRoot(c.Path); root != nil && is(g.followRustExport(root, name, keep, 0), c) {
+				out = append(out, c)
+			}
+			continue
+		}
 		if !strings.HasSuffix(c.Path, ".py") {
 			continue
 		}
 		for d := path.Dir(c.Path); ; d = path.Dir(d) {
 			if id := g.byPath[path.Join(d, "__init__.py")]; id != "" && id != c.ID {
-				if ts := g.followExport(g.entries[id], name, keep, 0); len(ts) == 1 && ts[0].ID == c.ID && ts[0].Container == c.Container {
+				if is(g.followExport(g.entries[id], name, keep, 0), c) {
 					out = append(out, c)
 					break
 				}

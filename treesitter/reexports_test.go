@@ -131,6 +131,8 @@ func TestRustReexports(t *testing.T) {
 		{"a glob re-export", crate("pub mod book;\npub use book::*;\n"), "Call `mdbook::load_book`.\n", "src/book/init.rs#load_book"},
 		{"a use that is not pub re-exports nothing", crate("pub mod book;\nuse crate::book::load_book;\n"), "Call `mdbook::load_book`.\n", "unresolved"},
 		{"pub(crate) re-exports nothing outside", crate("pub mod book;\npub(crate) use crate::book::load_book;\n"), "Call `mdbook::load_book`.\n", "unresolved"},
+		{"a bare name: the one the crate root re-exports", crate(facade), "Read the `Config`.\n", "src/config.rs#Config"},
+		{"a bare name the crate root does not re-export stays ambiguous", crate("pub mod book;\nmod config;\n"), "Read the `Config`.\n", "ambiguous"},
 		{"a name re-exported under another name is not the original", crate(facade), "See `mdbook::book::SummaryItem`.\n", "src/book/summary.rs#SummaryItem"},
 	}
 	for _, tt := range tests {
