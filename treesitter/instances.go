@@ -75,11 +75,12 @@ func instances(examples map[string][]string) map[string]string {
 			}
 		}
 	}
-	if len(types) > maxInstances {
+	if len(types) == 0 || len(types) > maxInstances {
 		return nil
 	}
+	assigned := assignments(examples)
 	for v, t := range types {
-		if t == "" || assignments(examples, v) > count[v] {
+		if t == "" || assigned[v] > count[v] {
 			delete(types, v)
 		}
 	}
@@ -129,22 +130,25 @@ func namedPair(re *regexp.Regexp, m []string) (v, t string) {
 	return v, t
 }
 
-// assignments counts the places the examples assign v: v = , v := ,
-// let v = , as v.
-func assignments(examples map[string][]string, v string) int {
-	re := regexp.MustCompile(`(?:^|[^\w.$])` + regexp.QuoteMeta(v) + `[ \t]*(?::[^=\n]*)?:?=[^=>]|\bas[ \t]+` + regexp.QuoteMeta(v) + `\b`)
-	n := 0
+// assignment matches a place code assigns a name: v = , v := , v: T = ,
+// let v = (submatch 1), or as v (submatch 2).
+var assignment = lazyregexp.New(`(?:^|[^\w.$])([A-Za-z_$][\w$]*)[ \t]*(?::[^=\n]*)?:?=[^=>]|\bas[ \t]+([A-Za-z_]\w*)`)
+
+// assignments counts, for each name, the places the examples assign it.
+func assignments(examples map[string][]string) map[string]int {
+	n := map[string]int{}
 	for _, codes := range examples {
 		for _, code := range codes {
-			n += len(re.FindAllStringIndex(code, -1))
+			for _, m := range assignment().FindAllStringSubmatch(code, -1) {
+				n[m[1]+m[2]]++
+			}
 		}
 	}
 	return n
 }
 
-// maxInstances bounds the variables read from one document: a regular
-// expression is compiled for each; a document constructing more is read
-// for none.
+// maxInstances bounds the variables read from one document: a document
+// constructing more (generated code, a long listing) is read for none.
 const maxInstances = 64
 
 // instanceTargets sets Target on the code spans of col that name a member
