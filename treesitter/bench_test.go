@@ -70,7 +70,12 @@ func BenchmarkUpdateOneLine(b *testing.B) {
 // BenchmarkUpdateMarkdown: a one-line insert in a 120 KB Markdown file.
 func BenchmarkUpdateMarkdown(b *testing.B) {
 	unit := "## Section\n\nSome `code` and [link](a.md#x) and [[wiki]] text.\n\n- item `b()`\n\n```go\nfunc x() {}\n```\n\n"
-	src := []byte(strings.Repeat(unit, 1200))
+	benchUpdateMarkdown(b, []byte(strings.Repeat(unit, 1200)))
+}
+
+// benchUpdateMarkdown times Update of an open Markdown document src,
+// alternately with a line inserted in its middle and without.
+func benchUpdateMarkdown(b *testing.B, src []byte) {
 	edited := []byte(string(src[:len(src)/2]) + "new `line` here\n\n" + string(src[len(src)/2:]))
 	p := NewParser()
 	defer p.Close()
@@ -96,25 +101,7 @@ func BenchmarkUpdateMarkdown(b *testing.B) {
 // through (instances.go reads every example on each update).
 func BenchmarkUpdateMarkdownExamples(b *testing.B) {
 	unit := "## Section\n\n```python\nclient = httpx.Client(timeout=5)\nr = client.get(url)\n```\n\nThen `client.get(url)` and `r.json()`.\n\n```rust\nlet md = MDBook::load(\"b\")?;\n```\n\nCall `md.build()`.\n\n"
-	src := []byte(strings.Repeat(unit, 600))
-	edited := []byte(string(src[:len(src)/2]) + "new `line` here\n\n" + string(src[len(src)/2:]))
-	p := NewParser()
-	defer p.Close()
-	d, err := p.Open("text/markdown", src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	b.ResetTimer()
-	for i := range b.N {
-		next := src
-		if i%2 == 0 {
-			next = edited
-		}
-		if _, err := d.Update(next); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchUpdateMarkdown(b, []byte(strings.Repeat(unit, 600)))
 }
 
 // BenchmarkInstances: reading the constructions of the examples of

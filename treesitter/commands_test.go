@@ -1,7 +1,6 @@
 package treesitter
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -16,12 +15,7 @@ func TestNestedCommands(t *testing.T) {
 		"pkg/cmd/issue/create/create.go": "package create\n\nfunc NewCmdCreate() *cobra.Command {\n\treturn &cobra.Command{\n\t\tUse: \"create\",\n\t}\n}\n",
 		"pkg/cmd/repo/repo.go":           "package repo\n\nfunc NewCmdRepo() *cobra.Command {\n\tcmd := &cobra.Command{\n\t\tUse: \"repo <command>\",\n\t}\n\tcmd.AddCommand(create.NewCmdCreate())\n\treturn cmd\n}\n",
 	}
-	tests := []struct {
-		name  string
-		files map[string]string
-		doc   string
-		want  string
-	}{
+	runProseCases(t, []proseCase{
 		{"cobra subcommand in a nested package", cobra, "Run `gh repo create`.\n", "pkg/cmd/repo/create/create.go#NewCmdCreate.create"},
 		{"the other parent", cobra, "Run `gh issue create`.\n", "pkg/cmd/issue/create/create.go#NewCmdCreate.create"},
 		{"a parent nothing declares leaves it ambiguous", cobra, "Run `gh gist create`.\n", "ambiguous"},
@@ -34,12 +28,5 @@ func TestNestedCommands(t *testing.T) {
 			"Cargo.toml": "[package]\nname = \"mytool\"\n",
 			"src/cli.rs": "#[derive(Subcommand)]\nenum Command {\n    Cache(CacheArgs),\n    Index(IndexArgs),\n}\n\n#[derive(Subcommand)]\nenum CacheCommand {\n    Clean,\n}\n\n#[derive(Subcommand)]\nenum IndexCommand {\n    Clean,\n}\n",
 		}, "Run `mytool cache clean`.\n", "src/cli.rs#CacheCommand.clean"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
-				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
-			}
-		})
-	}
+	})
 }

@@ -13,12 +13,7 @@ func TestInstanceNames(t *testing.T) {
 	pyClient := map[string]string{
 		"pkg/_client.py": "class Client:\n    def get(self, url):\n        pass\n\nclass AsyncClient:\n    async def get(self, url):\n        pass\n",
 	}
-	tests := []struct {
-		name  string
-		files map[string]string
-		doc   string
-		want  string
-	}{
+	runProseCases(t, []proseCase{
 		{"python construction", pyClient,
 			"```python\nhttp = pkg.Client(timeout=5)\n```\n\nThen `http.get(url)` fetches.\n", "pkg/_client.py#Client.get"},
 		{"python async with", pyClient,
@@ -61,14 +56,7 @@ func TestInstanceNames(t *testing.T) {
 			"```java\nApiClient api = new ApiClient(\"/\");\n```\n\nUse `api.get(url)`.\n", "src/Client.java#ApiClient.get"},
 		{"a construction in a language lunad does not parse", map[string]string{"src/client.ts": "export class ApiClient {\n\tget(url: string) {}\n}\nexport class Cache {\n\tget(key: string) {}\n}\n"},
 			"```text\nconst api = new ApiClient({ base: '/' });\n```\n\nUse `api.get('/x')`.\n", "unresolved"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
-				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // FuzzInstances: on any example text, every variable read is a name the

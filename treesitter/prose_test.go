@@ -47,14 +47,30 @@ func proseResolve(t *testing.T, files map[string]string, doc string, pkgs map[st
 	return "no reference"
 }
 
+// proseCase is a table test of prose resolution: what the first code
+// span of doc resolves to among files (proseResolve).
+type proseCase struct {
+	name  string
+	files map[string]string
+	doc   string
+	want  string
+}
+
+// runProseCases runs each case as a named subtest.
+func runProseCases(t *testing.T, tests []proseCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
+				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
+			}
+		})
+	}
+}
+
 func TestProseRules(t *testing.T) {
 	goUser := "package ssh\n\ntype user struct{}\n\nfunc clean() {}\n\nfunc Serve() {}\n"
-	tests := []struct {
-		name  string
-		files map[string]string
-		doc   string
-		want  string
-	}{
+	runProseCases(t, []proseCase{
 		// visibility
 		{"bare name skips unexported Go struct", map[string]string{"ssh.go": goUser}, "Log in as `user` first.\n", "unresolved"},
 		{"bare name skips unexported Go func", map[string]string{"dev/tool.go": goUser}, "Run `clean` now.\n", "unresolved"},
@@ -128,14 +144,7 @@ func TestProseRules(t *testing.T) {
 		{"Python enum member", map[string]string{"e.py": "class Color(Enum):\n    DARK_RED = 1\n"}, "Use `Color.DARK_RED`.\n", "e.py#Color.DARK_RED"},
 		{"Python class attribute", map[string]string{"c.py": "class MkDocsConfig:\n    site_name = c.Type(str)\n"}, "Set `site_name`.\n", "c.py#MkDocsConfig.site_name"},
 		{"TS options member", map[string]string{"o.ts": "export type Options = {\n\tprefixUrl?: string;\n};\n"}, "Set `prefixUrl`.\n", "o.ts#Options.prefixUrl"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
-				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // pkgsFor reads the package names of the test's manifests, as refindex

@@ -21,6 +21,18 @@ import (
 // a subpackage that imports from its module, ...), and so a cycle.
 const maxReexportDepth = 8
 
+// topLevel lists b's top-level definitions named name that keep accepts:
+// where a chain of re-exports ends.
+func topLevel(b *Entry, name string, keep func(Symbol) bool) []Target {
+	var out []Target
+	for _, s := range b.defs() {
+		if s.Name == name && s.Container == "" && s.Kind != "heading" && keep(s) {
+			out = appendTarget(out, symbolTarget(b, s))
+		}
+	}
+	return out
+}
+
 // reexported lists the definitions named name that the package quals
 // names ("httpx", "mkdocs.config": the last directories of an
 // __init__.py's path) re-exports, and keep accepts.
@@ -54,16 +66,10 @@ func (g *Graph) followExport(e *Entry, name string, keep func(Symbol) bool, dept
 			continue
 		}
 		b := g.entries[id]
-		var out []Target
-		for _, s := range b.defs() {
-			if s.Name == name && s.Container == "" && s.Kind != "heading" && keep(s) {
-				out = appendTarget(out, symbolTarget(b, s))
-			}
+		if out := topLevel(b, name, keep); len(out) > 0 {
+			return out
 		}
-		if len(out) == 0 {
-			out = g.followExport(b, name, keep, depth+1)
-		}
-		return out
+		return g.followExport(b, name, keep, depth+1)
 	}
 	return nil
 }
@@ -182,12 +188,7 @@ func (g *Graph) followRustExport(e *Entry, name string, keep func(Symbol) bool, 
 		if b == nil {
 			continue
 		}
-		var out []Target
-		for _, s := range b.defs() {
-			if s.Name == name && s.Container == "" && s.Kind != "heading" && keep(s) {
-				out = appendTarget(out, symbolTarget(b, s))
-			}
-		}
+		out := topLevel(b, name, keep)
 		if len(out) == 0 {
 			out = g.followRustExport(b, name, keep, depth+1)
 		}

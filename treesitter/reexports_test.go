@@ -19,12 +19,7 @@ func TestPythonReexports(t *testing.T) {
 			"httpx/_urls.py":    "from ._models import URL\n\n__all__ = [\"URL\"]\n",
 		}
 	}
-	tests := []struct {
-		name  string
-		files map[string]string
-		doc   string
-		want  string
-	}{
+	runProseCases(t, []proseCase{
 		{"a function re-exported by the package", httpx("from ._api import get\nfrom ._client import Client\n"),
 			"Call `httpx.get(url)`.\n", "httpx/_api.py#get"},
 		{"without the re-export a package-qualified method name stays ambiguous", httpx("from ._client import Client\n"),
@@ -65,14 +60,7 @@ func TestPythonReexports(t *testing.T) {
 			"pkg/a.py":        "class Model:\n    pass\n",
 			"pkg/b.py":        "class Model:\n    pass\n",
 		}, "Subclass `pkg.Model`.\n", "ambiguous"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
-				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // TestFromImportModule: the names of a Python from-import carry the module
@@ -113,12 +101,7 @@ func TestRustReexports(t *testing.T) {
 		}
 	}
 	facade := "pub mod book;\nmod config;\n\npub use crate::book::load_book;\npub use self::config::{Config};\n"
-	tests := []struct {
-		name  string
-		files map[string]string
-		doc   string
-		want  string
-	}{
+	runProseCases(t, []proseCase{
 		{"through the crate root and a module's pub use", crate(facade), "Call `mdbook::load_book`.\n", "src/book/init.rs#load_book"},
 		{"through a module's pub use", crate(facade), "Call `mdbook::book::load_book()`.\n", "src/book/init.rs#load_book"},
 		{"a use list", crate(facade), "Read the `mdbook::Config`.\n", "src/config.rs#Config"},
@@ -134,14 +117,7 @@ func TestRustReexports(t *testing.T) {
 		{"a bare name: the one the crate root re-exports", crate(facade), "Read the `Config`.\n", "src/config.rs#Config"},
 		{"a bare name the crate root does not re-export stays ambiguous", crate("pub mod book;\nmod config;\n"), "Read the `Config`.\n", "ambiguous"},
 		{"a name re-exported under another name is not the original", crate(facade), "See `mdbook::book::SummaryItem`.\n", "src/book/summary.rs#SummaryItem"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
-				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestRustUseNames(t *testing.T) {
