@@ -16,9 +16,11 @@ import (
 // names the command):
 //
 //	Go:     cobra Use: "sub [args]", urfave/cli &cli.Command{Name: "sub"},
-//	        cobra flags Flags().StringVarP(&v, "name", "n", ...)
+//	        cobra flags Flags().StringVarP(&v, "name", "n", ...), urfave/cli
+//	        flags &cli.StringFlag{Name: "name", Aliases: []string{"n"}}
 //	Python: click/typer @x.command(), @x.command("sub"), @x.group(),
-//	        argparse add_parser("sub"), click @click.option("--name"),
+//	        argparse add_parser("sub"), typer add_typer(app, name="sub"),
+//	        click add_command(cmd, "sub"), click @click.option("--name"),
 //	        argparse add_argument("--name")
 //	Rust:   clap #[command(name = "sub")], the variants of a
 //	        #[derive(Subcommand)] enum (kebab-case, or #[clap(name = "sub")]),
@@ -75,11 +77,13 @@ var cliPatterns = sync.OnceValue(func() map[string][]cliPattern {
 		LangGo: {
 			{gated: gate(`\bUse:\s*"([A-Za-z][\w-]*)`, "Use:"), kind: "command"},
 			{gated: gate(`cli\.Command\{\s*Name:\s*"([A-Za-z][\w-]*)"`, "cli.Command{"), kind: "command"},
+			{gated: gate(`cli\.\w*Flag\{\s*Name:\s*"([A-Za-z][\w-]+)"`, "Flag{"), kind: "flag"},
 			{gated: gate(`Flags\(\)\.\w+\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)"`, "Flags()."), kind: "flag"},
 		},
 		LangPython: {
 			{gated: gate(`@[\w.]*\b(?:command|group)\(((?:[^()]|\([^()]*\))*)\)\s*\n`, ".command(", "@command(", ".group(", "@group("), kind: "command", name: pyCommandName},
 			{gated: gate(`\badd_parser\(\s*["']([A-Za-z][\w-]*)["']`, "add_parser("), kind: "command"},
+			{gated: gate(`\badd_(?:typer|command)\(\s*[\w.]+\s*,\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']`, "add_typer(", "add_command("), kind: "command"},
 			{gated: gate(`@[\w.]*\boption\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`, ".option(", "@option("), kind: "flag"},
 			{gated: gate(`\badd_argument\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`, "add_argument("), kind: "flag"},
 		},
@@ -305,6 +309,7 @@ func variantAt(src []byte, from, to int) (variant, bool) {
 
 // ShortFlag is a one-letter flag ("-n") and the long flag it abbreviates
 // ("name"), defined together: cobra's StringVarP(&v, "name", "n", ...),
+// urfave/cli's first alias when it is one letter,
 // click's and argparse's ("-n", "--name"), commander's "-n, --name",
 // clap's #[arg(short, long)] (the first letter of the long name) or
 // #[arg(short = 'n')].
@@ -312,7 +317,10 @@ type ShortFlag struct{ Short, Long string }
 
 var shortPatterns = sync.OnceValue(func() map[string][]gated {
 	return map[string][]gated{ // submatches: long, short
-		LangGo: {gate(`Flags\(\)\.\w+P\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)",\s*"([A-Za-z0-9])"`, "Flags().")},
+		LangGo: {
+			gate(`Flags\(\)\.\w+P\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)",\s*"([A-Za-z0-9])"`, "Flags()."),
+			gate(`cli\.\w*Flag\{\s*Name:\s*"([A-Za-z][\w-]+)",\s*Aliases:\s*\[\]string\{\s*"([A-Za-z0-9])"`, "Flag{"),
+		},
 		LangPython: {
 			gate(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']--([A-Za-z][\w-]+)["'],\s*["']-([A-Za-z0-9])["']`, ".option(", "@option(", "add_argument("),
 		},

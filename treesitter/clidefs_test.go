@@ -27,6 +27,7 @@ func FuzzGatedRegexps(f *testing.F) {
 	for _, s := range []string{
 		"var c = &cobra.Command{\n\tUse: \"serve [addr]\",\n}\nc.Flags().StringVarP(&addr, \"listen-addr\", \"l\", \"\", \"\")\n",
 		"var c = &cli.Command{\n\tName: \"deploy\",\n}\n",
+		"f := &cli.StringFlag{\n\tName:    \"config\",\n\tAliases: []string{\"c\"},\n}\napp.add_typer(u, name=\"users\")\ncli.add_command(b, \"build\")\n",
 		"@cli.command()\n@click.option(\n    \"--dev-addr\",\n)\ndef build_command():\n    pass\n\n@cli.group(name=\"plugins\")\ndef p():\n    pass\n",
 		"@click.option(\"-n\", \"--name\")\np.add_argument(\"--verbose\", \"-v\")\nr = sub.add_parser(\"run\")\n",
 		"#[derive(Subcommand)]\nenum Cmd {\n    #[command(name = \"gen\")]\n    Generate,\n}\nstruct A {\n    #[arg(long, short)]\n    pub dry_run: bool,\n}\n",

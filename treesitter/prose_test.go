@@ -245,6 +245,7 @@ func TestShortFlags(t *testing.T) {
 		{"argparse long first", "cli.py", "p.add_argument(\"--verbose\", \"-v\")\n", []ShortFlag{{"-v", "verbose"}}},
 		{"commander", "cli.ts", "program.option('-f, --force-all', 'x');\n", []ShortFlag{{"-f", "force-all"}}},
 		{"clap short is the long name's first letter", "src/args.rs", "struct A {\n    #[arg(long, short, action)]\n    pub define: Vec<String>,\n    #[arg(long)]\n    pub plain: bool,\n}\n", []ShortFlag{{"-d", "define"}}},
+		{"urfave alias", "main.go", "package main\n\nvar f = &cli.StringFlag{\n\tName:    \"config\",\n\tAliases: []string{\"c\", \"conf\"},\n}\n", []ShortFlag{{"-c", "config"}}},
 		{"clap explicit short", "src/args.rs", "struct A {\n    #[arg(short = 'i', long = \"identity\")]\n    pub ssh_identity: Option<String>,\n}\n", []ShortFlag{{"-i", "identity"}}},
 	}
 	for _, tt := range tests {
@@ -283,6 +284,8 @@ func TestCLIDefinitions(t *testing.T) {
 		{"clap builder next to a qualified process Command", "src/main.rs", "use clap::Command;\n\nfn cli() -> Command {\n    Command::new(\"book\")\n}\n\nfn git() {\n    std::process::Command::new(\"git\").status().unwrap();\n}\n", []string{"command book"}},
 		{"a process Command in a file that names clap", "src/run.rs", "// parsed by clap elsewhere\nuse std::process::Command;\n\nfn run() {\n    Command::new(\"git\").status().unwrap();\n}\n", nil},
 		{"click command with nested parentheses", "cli.py", "@click.command(context_settings=dict(help_option_names=[\"-h\"]))\n@click.option(\"--dry-run\", is_flag=True)\ndef build_site(dry_run):\n    pass\n", []string{"command build-site", "flag dry-run"}},
+		{"urfave flags", "main.go", "package main\n\nvar app = &cli.App{\n\tFlags: []cli.Flag{\n\t\t&cli.StringFlag{\n\t\t\tName:    \"config\",\n\t\t\tAliases: []string{\"c\"},\n\t\t},\n\t\t&cli.BoolFlag{Name: \"dry-run\"},\n\t},\n}\n", []string{"flag config", "flag dry-run"}},
+		{"typer sub-application and click add_command names", "cli.py", "app.add_typer(users_app, name=\"users\")\ncli.add_command(build_cmd, name=\"build-all\")\ncli.add_command(sync, \"sync-now\")\n", []string{"command build-all", "command sync-now", "command users"}},
 		{"click group and a named subcommand", "cli.py", "@click.group()\ndef cli():\n    pass\n\n@cli.command(\"sync-all\")\ndef sync():\n    pass\n", []string{"command cli", "command sync-all"}},
 	}
 	for _, tt := range tests {
