@@ -70,7 +70,12 @@ func BenchmarkUpdateOneLine(b *testing.B) {
 // BenchmarkUpdateMarkdown: a one-line insert in a 120 KB Markdown file.
 func BenchmarkUpdateMarkdown(b *testing.B) {
 	unit := "## Section\n\nSome `code` and [link](a.md#x) and [[wiki]] text.\n\n- item `b()`\n\n```go\nfunc x() {}\n```\n\n"
-	src := []byte(strings.Repeat(unit, 1200))
+	benchUpdateMarkdown(b, []byte(strings.Repeat(unit, 1200)))
+}
+
+// benchUpdateMarkdown times Update of an open Markdown document src,
+// alternately with a line inserted in its middle and without.
+func benchUpdateMarkdown(b *testing.B, src []byte) {
 	edited := []byte(string(src[:len(src)/2]) + "new `line` here\n\n" + string(src[len(src)/2:]))
 	p := NewParser()
 	defer p.Close()
@@ -87,6 +92,30 @@ func BenchmarkUpdateMarkdown(b *testing.B) {
 		}
 		if _, err := d.Update(next); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdateMarkdownExamples: a one-line insert in a 120 KB Markdown
+// file whose examples construct values that its code spans name methods
+// through (instances.go reads every example on each update).
+func BenchmarkUpdateMarkdownExamples(b *testing.B) {
+	unit := "## Section\n\n```python\nclient = httpx.Client(timeout=5)\nr = client.get(url)\n```\n\nThen `client.get(url)` and `r.json()`.\n\n```rust\nlet md = MDBook::load(\"b\")?;\n```\n\nCall `md.build()`.\n\n"
+	benchUpdateMarkdown(b, []byte(strings.Repeat(unit, 600)))
+}
+
+// BenchmarkInstances: reading the constructions of the examples of
+// BenchmarkUpdateMarkdownExamples' file (1,200 examples), the part of its
+// update instances.go adds.
+func BenchmarkInstances(b *testing.B) {
+	examples := map[string][]string{}
+	for range 600 {
+		examples[LangPython] = append(examples[LangPython], "client = httpx.Client(timeout=5)\nr = client.get(url)\n")
+		examples[LangRust] = append(examples[LangRust], "let md = MDBook::load(\"b\")?;\n")
+	}
+	for b.Loop() {
+		if got := instances(examples); got["client"] != "Client" || got["md"] != "MDBook" {
+			b.Fatalf("instances %v", got)
 		}
 	}
 }

@@ -16,12 +16,18 @@ import (
 // names the command):
 //
 //	Go:     cobra Use: "sub [args]", urfave/cli &cli.Command{Name: "sub"},
-//	        cobra flags Flags().StringVarP(&v, "name", "n", ...)
+//	        cobra flags Flags().StringVarP(&v, "name", "n", ...), urfave/cli
+//	        flags &cli.StringFlag{Name: "name", Aliases: []string{"n"}}
 //	Python: click/typer @x.command(), @x.command("sub"), @x.group(),
-//	        argparse add_parser("sub"), click @click.option("--name"),
+//	        argparse add_parser("sub"), typer add_typer(app, name="sub"),
+//	        click add_command(cmd, "sub"), click @click.option("--name"),
 //	        argparse add_argument("--name")
 //	Rust:   clap #[command(name = "sub")], the variants of a
-//	        #[derive(Subcommand)] enum (kebab-case), #[arg(long)] fields
+//	        #[derive(Subcommand)] enum (kebab-case, or #[clap(name = "sub")]),
+//	        #[arg(long)] fields (clap 3's #[clap(long)], structopt's
+//	        #[structopt(long)]); the builder's Command::new("sub"),
+//	        App::new("sub"), SubCommand::with_name("sub") and .long("name")
+//	        in a file that uses clap (clapBuilder)
 //	JS/TS:  commander/yargs .command("sub ..."), .option("-n, --name")
 //
 // A short flag defined next to a long one (-n for --name) is not a
@@ -71,18 +77,22 @@ var cliPatterns = sync.OnceValue(func() map[string][]cliPattern {
 		LangGo: {
 			{gated: gate(`\bUse:\s*"([A-Za-z][\w-]*)`, "Use:"), kind: "command"},
 			{gated: gate(`cli\.Command\{\s*Name:\s*"([A-Za-z][\w-]*)"`, "cli.Command{"), kind: "command"},
+			{gated: gate(`cli\.\w*Flag\{\s*Name:\s*"([A-Za-z][\w-]+)"`, "Flag{"), kind: "flag"},
 			{gated: gate(`Flags\(\)\.\w+\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)"`, "Flags()."), kind: "flag"},
 		},
 		LangPython: {
-			{gated: gate(`@[\w.]*\b(?:command|group)\(([^)]*)\)\s*\n`, ".command(", "@command(", ".group(", "@group("), kind: "command", name: pyCommandName},
+			{gated: gate(`@[\w.]*\b(?:command|group)\(((?:[^()]|\([^()]*\))*)\)\s*\n`, ".command(", "@command(", ".group(", "@group("), kind: "command", name: pyCommandName},
 			{gated: gate(`\badd_parser\(\s*["']([A-Za-z][\w-]*)["']`, "add_parser("), kind: "command"},
+			{gated: gate(`\badd_(?:typer|command)\(\s*[\w.]+\s*,\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']`, "add_typer(", "add_command("), kind: "command"},
 			{gated: gate(`@[\w.]*\boption\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`, ".option(", "@option("), kind: "flag"},
 			{gated: gate(`\badd_argument\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)`, "add_argument("), kind: "flag"},
 		},
 		LangRust: {
 			{gated: gate(`#\[command\([^\]]*\bname\s*=\s*"([A-Za-z][\w-]*)"`, "#[command("), kind: "command"},
 			{gated: gate(`(?s)#\[derive\([^)]*\bSubcommand\b[^)]*\)\][^{]*\benum\s+\w+\s*\{`, "Subcommand"), kind: "command", name: nil},
-			{gated: gate(`#\[arg\(([^\]]*\blong\b[^\]]*)\)\]\s*(?:(?:///[^\n]*|#\[[^\n]*)\n\s*)*(?:pub(?:\([\w:]+\))?\s+)?(\w+)\s*:`, "#[arg("), kind: "flag", name: clapFlagName},
+			{gated: gate(`#\[(?:arg|clap|structopt)\(([^\]]*\blong\b[^\]]*)\)\]\s*(?:(?:///[^\n]*|#\[[^\n]*)\n\s*)*(?:pub(?:\([\w:]+\))?\s+)?(\w+)\s*:`, "#[arg(", "#[clap(", "#[structopt("), kind: "flag", name: clapFlagName},
+			{gated: gate(`\b(?:[\w:]*::)?(?:Command|App|SubCommand)::(?:new|with_name)\(\s*"([A-Za-z][\w-]*)"`, "Command::", "App::"), kind: "command", name: clapBuilder},
+			{gated: gate(`\.long\(\s*"([A-Za-z][\w-]+)"\s*\)`, ".long("), kind: "flag", name: clapBuilder},
 		},
 		LangJavaScript: jsCLI,
 		LangTypeScript: jsCLI,
@@ -93,8 +103,35 @@ var (
 	quotedName = lazyregexp.New(`^\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']|\bname\s*=\s*["']([A-Za-z][\w-]*)["']`)
 	pyNextDef  = lazyregexp.New(`(?m)^\s*(?:async\s+)?def\s+(\w+)`) // the function under the decorators
 	clapLong   = lazyregexp.New(`\blong\s*=\s*"([A-Za-z][\w-]*)"`)
-	variantRe  = lazyregexp.New(`(?m)^\s*(?:#\[[^\n]*\n\s*)*([A-Z]\w*)\s*[({,]`)
+	clapName   = lazyregexp.New(`#\[(?:command|clap)\([^\]]*\bname\s*=\s*"([A-Za-z][\w-]*)"`)
+	// processCommand matches an import of a process-spawning Command
+	// (std, tokio, async-std): Command::new("git") in its file runs git.
+	processCommand = lazyregexp.New(`\buse\s+[\w:]*\bprocess::(?:Command\b|\{[^}]*\bCommand\b)`)
 )
+
+// clapBuilder keeps a clap builder's command or flag (submatch 1) only in
+// a file that names clap, and a command only where Command is clap's: the
+// path before it is clap:: or nothing, and the file does not import a
+// process Command (std::process::Command::new("git") runs a program).
+func clapBuilder(src []byte, m []int) (int, int, string) {
+	if !bytes.Contains(src, []byte("clap")) {
+		return 0, 0, ""
+	}
+	call := src[m[0]:m[2]]
+	if bytes.HasPrefix(call, []byte(".long(")) {
+		return m[2], m[3], string(src[m[2]:m[3]])
+	}
+	path, _, _ := bytes.Cut(call, []byte("::new("))
+	path, _, _ = bytes.Cut(path, []byte("::with_name("))
+	if i := bytes.LastIndex(path, []byte("::")); i >= 0 {
+		if string(path[:i]) != "clap" {
+			return 0, 0, ""
+		}
+	} else if processCommand().Match(src) {
+		return 0, 0, ""
+	}
+	return m[2], m[3], string(src[m[2]:m[3]])
+}
 
 // pyCommandName is a click/typer command's name: the one given, else the
 // function's with _ as - (click 8.2 also drops a _command/_cmd suffix).
@@ -131,17 +168,21 @@ func clapFlagName(src []byte, m []int) (int, int, string) {
 	return m[4], m[5], strings.ReplaceAll(string(src[m[4]:m[5]]), "_", "-")
 }
 
-// kebab turns a Rust variant name into clap's default subcommand name.
+// kebab turns a Rust variant name into clap's default subcommand name:
+// a word starts at a capital after a lower-case letter or digit, and at
+// the last capital of a run followed by a lower-case letter
+// (SelfUpdate -> self-update, HTTPServer -> http-server).
 func kebab(s string) string {
+	rs := []rune(s)
 	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
+	for i, r := range rs {
+		if i > 0 && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) {
 				b.WriteByte('-')
 			}
-			r = unicode.ToLower(r)
 		}
-		b.WriteRune(r)
+		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
 }
@@ -171,37 +212,104 @@ func cliDefs(lang string, src []byte, add func(*def)) {
 }
 
 // subcommandVariants adds the variants of the enum body that starts at
-// open (just after its '{') as clap subcommands, unless a #[command(name)]
-// on the variant names it (that pattern adds those).
+// open (just after its '{') as clap subcommands: each kebab-cased, or as
+// #[clap(name = "x")] on the variant names it; one named by
+// #[command(name = "x")] is left to that pattern, which adds it.
 func subcommandVariants(src []byte, open int, add func(*def)) {
-	depth, end := 1, open
-	for end < len(src) && depth > 0 {
-		switch src[end] {
-		case '{', '(':
+	for _, v := range enumVariants(src, open) {
+		attrs := src[v.attrs:v.start]
+		if q := clapName().FindSubmatchIndex(attrs); q != nil {
+			if bytes.HasPrefix(attrs[q[0]:], []byte("#[command")) {
+				continue
+			}
+			s, e := v.attrs+q[2], v.attrs+q[3]
+			add(&def{Symbol: Symbol{Name: string(src[s:e]), Kind: "command"}, start: s, end: e, nameStart: s, nameEnd: e})
+			continue
+		}
+		add(&def{Symbol: Symbol{Name: kebab(string(src[v.start:v.end])), Kind: "command"}, start: v.start, end: v.end, nameStart: v.start, nameEnd: v.end})
+	}
+}
+
+// variant is one variant of a Rust enum body: the offset where its
+// attributes and comments begin, and its name's.
+type variant struct{ attrs, start, end int }
+
+// enumVariants lists the variants of the enum body that starts at open:
+// the pieces between the body's top-level commas, each its doc comments
+// and attributes, then a name starting with a capital.
+func enumVariants(src []byte, open int) []variant {
+	var out []variant
+	piece, depth := open, 0
+	for i := open; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '"':
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case c == '{' || c == '(' || c == '[' || c == '<':
 			depth++
-		case '}', ')':
+		case (c == ')' || c == ']' || c == '>' || c == '}') && depth > 0:
 			depth--
+		case c == '}' || c == ',' && depth == 0:
+			if v, ok := variantAt(src, piece, i); ok {
+				out = append(out, v)
+			}
+			if c == '}' {
+				return out
+			}
+			piece = i + 1
 		}
-		end++
 	}
-	body := src[open:end]
-	for _, m := range variantRe().FindAllSubmatchIndex(body, -1) {
-		line := body[m[0]:m[3]]
-		if bytes.Contains(line, []byte("name")) && bytes.Contains(line, []byte("#[command")) {
-			continue
+	return out
+}
+
+// variantAt reads the variant in src[from:to]: comments and #[...]
+// attributes, then the name.
+func variantAt(src []byte, from, to int) (variant, bool) {
+	i := from
+	for i < to {
+		switch {
+		case unicode.IsSpace(rune(src[i])):
+			i++
+		case bytes.HasPrefix(src[i:to], []byte("//")):
+			for i < to && src[i] != '\n' {
+				i++
+			}
+		case bytes.HasPrefix(src[i:to], []byte("#[")):
+			depth := 0
+			for ; i < to; i++ {
+				if src[i] == '[' {
+					depth++
+				} else if src[i] == ']' {
+					if depth--; depth == 0 {
+						i++
+						break
+					}
+				}
+			}
+		default:
+			e := i
+			for e < to && (src[e] == '_' || unicode.IsLetter(rune(src[e])) || unicode.IsDigit(rune(src[e]))) {
+				e++
+			}
+			if e == i || !unicode.IsUpper(rune(src[i])) {
+				return variant{}, false
+			}
+			return variant{attrs: from, start: i, end: e}, true
 		}
-		// only variants at the top level of the enum body
-		if d := bytes.Count(body[:m[2]], []byte("{")) + bytes.Count(body[:m[2]], []byte("(")) -
-			bytes.Count(body[:m[2]], []byte("}")) - bytes.Count(body[:m[2]], []byte(")")); d != 0 {
-			continue
-		}
-		s, e := open+m[2], open+m[3]
-		add(&def{Symbol: Symbol{Name: kebab(string(src[s:e])), Kind: "command"}, start: s, end: e, nameStart: s, nameEnd: e})
 	}
+	return variant{}, false
 }
 
 // ShortFlag is a one-letter flag ("-n") and the long flag it abbreviates
 // ("name"), defined together: cobra's StringVarP(&v, "name", "n", ...),
+// urfave/cli's first alias when it is one letter,
 // click's and argparse's ("-n", "--name"), commander's "-n, --name",
 // clap's #[arg(short, long)] (the first letter of the long name) or
 // #[arg(short = 'n')].
@@ -209,7 +317,10 @@ type ShortFlag struct{ Short, Long string }
 
 var shortPatterns = sync.OnceValue(func() map[string][]gated {
 	return map[string][]gated{ // submatches: long, short
-		LangGo: {gate(`Flags\(\)\.\w+P\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)",\s*"([A-Za-z0-9])"`, "Flags().")},
+		LangGo: {
+			gate(`Flags\(\)\.\w+P\((?:&[\w.]+,\s*)?"([A-Za-z][\w-]+)",\s*"([A-Za-z0-9])"`, "Flags()."),
+			gate(`cli\.\w*Flag\{\s*Name:\s*"([A-Za-z][\w-]+)",\s*Aliases:\s*\[\]string\{\s*"([A-Za-z0-9])"`, "Flag{"),
+		},
 		LangPython: {
 			gate(`(?:@[\w.]*\boption|\badd_argument)\(\s*["']--([A-Za-z][\w-]+)["'],\s*["']-([A-Za-z0-9])["']`, ".option(", "@option(", "add_argument("),
 		},

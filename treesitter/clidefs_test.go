@@ -27,11 +27,15 @@ func FuzzGatedRegexps(f *testing.F) {
 	for _, s := range []string{
 		"var c = &cobra.Command{\n\tUse: \"serve [addr]\",\n}\nc.Flags().StringVarP(&addr, \"listen-addr\", \"l\", \"\", \"\")\n",
 		"var c = &cli.Command{\n\tName: \"deploy\",\n}\n",
+		"f := &cli.StringFlag{\n\tName:    \"config\",\n\tAliases: []string{\"c\"},\n}\napp.add_typer(u, name=\"users\")\ncli.add_command(b, \"build\")\n",
 		"@cli.command()\n@click.option(\n    \"--dev-addr\",\n)\ndef build_command():\n    pass\n\n@cli.group(name=\"plugins\")\ndef p():\n    pass\n",
 		"@click.option(\"-n\", \"--name\")\np.add_argument(\"--verbose\", \"-v\")\nr = sub.add_parser(\"run\")\n",
 		"#[derive(Subcommand)]\nenum Cmd {\n    #[command(name = \"gen\")]\n    Generate,\n}\nstruct A {\n    #[arg(long, short)]\n    pub dry_run: bool,\n}\n",
 		"program.command('clone <src>').option('-f, --force-all', 'x');\n",
 		"@option(\"--x\")\n@command()\n@group()\ndef f():\n    close_option(a)\n",
+		"use clap::{Arg, Command};\nfn c() -> Command {\n    Command::new(\"x\").subcommand(SubCommand::with_name(\"y\")).arg(Arg::new(\"p\").long(\"port\"))\n}\nstd::process::Command::new(\"git\");\nApp::new(\"z\");\n",
+		"#[derive(Subcommand)]\nenum C { Serve, #[clap(name = \"b\")] Build { x: Vec<u8> }, Last }\nstruct O {\n    #[clap(long)]\n    a_b: bool,\n    #[structopt(long = \"c\")]\n    c: u8,\n}\n",
+		"@click.command(context_settings=dict(a=[\"-h\"]))\ndef build_site():\n    pass\n",
 	} {
 		f.Add([]byte(s))
 	}

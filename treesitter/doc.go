@@ -39,8 +39,9 @@
 // reference links; most paragraphs of documentation have none).
 //
 // Commands and flags of command-line programs (cobra, urfave/cli, click,
-// typer, argparse, clap, commander, yargs) are definitions of kind
-// "command" and "flag", found by a scan of the text (clidefs.go); Go
+// typer, argparse, clap's derive and builder APIs, structopt, commander,
+// yargs) are definitions of kind "command" and "flag", found by a scan of
+// the text (clidefs.go); Go
 // interface methods, Python class attributes and enum members, and
 // TypeScript interface and object-type members are definitions too (kinds
 // "method" and "field"). Symbol.Hidden marks what a bare name in prose does
@@ -48,7 +49,8 @@
 //
 // Reference kinds in code: "call" (the called name, also method calls and
 // Rust macros), "import" (the imported module/path and, for from-imports,
-// the imported names; quotes stripped), "identifier" (type names used in Go,
+// the imported names; quotes stripped; Target: the module a Python
+// from-imported name comes from, or a Rust pub use re-exports from), "identifier" (type names used in Go,
 // TypeScript, Rust, Java and C; names passed as arguments in Python,
 // JavaScript and TypeScript; Python decorators). Markdown limits: a setext
 // heading's span is the heading alone (the grammar opens no section for it);
@@ -69,7 +71,10 @@
 //
 // Graph (graph.go, resolve.go) resolves the references of every artifact
 // of a workspace against the definitions of the others; its doc gives the
-// rules. sitelinks.go adds the rules of documentation sites: a directory
+// rules. Prose follows stricter ones (prose.go), and reaches through
+// Python packages' and Rust crates' re-exports (reexports.go) and through
+// variables a document's examples construct (instances.go: a Markdown code
+// span `http.get` has Target "Client.get" after http = Client()). sitelinks.go adds the rules of documentation sites: a directory
 // is its README, page.html its page.md, GitHub's user-content- and
 // numbered anchors; what only a site generator resolves is Unverified. It holds name indexes only, so updating one artifact costs one file.
 //

@@ -75,10 +75,13 @@ func intern(kind string) string {
 
 // better reports whether a should replace b, both tagging the same node:
 // a call or import beats an identifier, then a qualified name beats a
-// bare one.
+// bare one, then a reference with a Target (a Rust pub use) one without.
 func better(a, b *ref) bool {
 	if ra, rb := a.Kind != "identifier", b.Kind != "identifier"; ra != rb {
 		return ra
+	}
+	if a.Name == b.Name && a.Kind == b.Kind {
+		return b.Target == "" && a.Target != "" // an import that says where from (a pub use)
 	}
 	return len(a.Name) > len(b.Name)
 }
@@ -276,6 +279,16 @@ func queryItems(g *grammar, qc *sitter.QueryCursor, root *sitter.Node, src []byt
 		if q := c.other["qualifier"]; q != nil {
 			text = q.Content(src) + "." + text
 		}
-		onRef(&ref{Reference: Reference{Name: text, Kind: kind}, start: ns, end: ne})
+		r := &ref{Reference: Reference{Name: text, Kind: kind}, start: ns, end: ne}
+		if m := c.other["module"]; m != nil {
+			// a name a from-import binds as itself: Target is its module
+			if a := c.other["alias"]; a == nil || a.Content(src) == text {
+				r.Target = m.Content(src)
+			}
+		}
+		if v := c.other["exported"]; v != nil && v.Content(src) == "pub" {
+			r.Target = rustUseModule(text) // a pub use: the module it re-exports from
+		}
+		onRef(r)
 	})
 }

@@ -26,7 +26,7 @@ var languageCases = []struct {
 			"import os 0 ",
 			"import config 1 ",
 			"import parse_config 1 ",
-			"import load 1 ",
+			"import load 1 config",
 			"call open 7 ",
 			"identifier path 7 ",
 			"call load 8 ",

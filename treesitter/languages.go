@@ -144,8 +144,9 @@ func Languages() []string {
 }
 
 // extractorVersion changes whenever the Go code that turns captures into
-// Files changes what it produces; Schema folds it in with the queries.
-const extractorVersion = "6"
+// Files changes what it produces, or the rules Graph resolves references
+// by change what they resolve to; Schema folds it in with the queries.
+const extractorVersion = "7"
 
 var schema = sync.OnceValue(func() string {
 	h := sha256.New()
@@ -159,7 +160,8 @@ var schema = sync.OnceValue(func() string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 })
 
-// Schema identifies what Parse produces: it changes when a query file or
-// the extraction code changes, so caches of parsed Files keyed by content
-// are discarded when it differs.
+// Schema identifies what Parse produces and how a Graph resolves it: it
+// changes when a query file, the extraction code or the resolution rules
+// change, so caches of parsed Files keyed by content, and anything saved
+// from resolutions, are discarded when it differs.
 func Schema() string { return schema() }

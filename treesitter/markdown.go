@@ -116,6 +116,7 @@ func (p *Parser) extractMarkdown(root *sitter.Node, src []byte, lines *Lines, ca
 			col.addRef(&r)
 		}
 	}
+	instanceTargets(col, src, fences)
 	return col.finish(&File{Language: LangMarkdown, Anchors: anchors}, src, lines), next, nil
 }
 

@@ -52,6 +52,21 @@ type Reference struct {
 	Role string `json:",omitempty"`
 }
 
+// Text is the reference as its text names what it points at: the
+// destination as written of a link, [[wiki]] link, include, doc or ref
+// (Target); otherwise the name. The Target of other kinds is not what the
+// text says: an example's language, the module an import comes from, the
+// type a code span names a member of through a variable.
+func (r Reference) Text() string {
+	switch r.Kind {
+	case "link", "wiki", "include", "doc", "ref":
+		if r.Target != "" {
+			return r.Target
+		}
+	}
+	return r.Name
+}
+
 // Roles of a Markdown code span (Reference.Role).
 const (
 	RoleCommand   = "command"

@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -9,14 +10,20 @@ import (
 // which say less than code and are read by people: see resolveProse.
 
 // rootNames are the lower-case names an artifact makes package roots: the
-// top-level directory it is in, and the package its manifest declares.
+// top-level directory it is in, and the package its manifest declares —
+// also with '-' as '_', the name code imports it by (the crate
+// mdbook-core is mdbook_core::, the Python distribution my-lib my_lib).
 func rootNames(e *Entry) []string {
 	var out []string
 	if dir, _, ok := strings.Cut(e.Path, "/"); ok {
 		out = append(out, strings.ToLower(dir))
 	}
 	if e.Package != "" {
-		out = append(out, strings.ToLower(e.Package))
+		pkg := strings.ToLower(e.Package)
+		out = append(out, pkg)
+		if u := strings.ReplaceAll(pkg, "-", "_"); u != pkg {
+			out = append(out, u)
+		}
 	}
 	return out
 }
@@ -79,7 +86,9 @@ func nonCandidate(p string) bool {
 //     same-named function or method;
 //   - a command line or "the `x` command" (RoleCommand) binds only to a
 //     command definition, by its last word, and only when the first word
-//     of a two- or three-word line is this workspace's tool (isTool);
+//     of a two- or three-word line is this workspace's tool (isTool); of
+//     several, the one declared under the parent the line names before it
+//     (underParent);
 //   - a flag (--x) binds only to a flag definition;
 //   - a variable or placeholder (RoleVariable) binds only to a field or
 //     constant, never to a function or method; a module, crate or package
@@ -92,6 +101,15 @@ func nonCandidate(p string) bool {
 //     vendored and minified files, and never to a flag; a plain lower-case
 //     word ("toc", "get") binds to a top-level definition, not a member,
 //     and a name written with a leading dot (".aread()") only to a member;
+//   - a member named through a variable the document's examples
+//     construct (http.get after http = Client()) binds to the type's
+//     member (Client.get) when exactly one matches (instances.go);
+//   - a name qualified by a Python package (httpx.get) that its own
+//     rules do not bind to exactly one definition binds to the one the
+//     package's __init__.py re-exports, when that is one, and a Rust path
+//     (mdbook::load_book) to what the crate's pub use re-exports
+//     (reexports.go); of several definitions of a bare name, the one
+//     its Python package or Rust crate root re-exports, when that is one;
 //   - a qualified name's qualifier matches a container case-insensitively
 //     (response.aread -> Response.aread), a file stem or a directory; a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches
@@ -106,6 +124,9 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 			return
 		}
 		cands = g.proseCandidates(words[len(words)-1], nil, func(s Symbol) bool { return s.Kind == "command" })
+		if len(cands) > 1 && len(words) > 2 {
+			cands = underParent(cands, words[len(words)-2])
+		}
 	case RoleFlag:
 		cands = g.proseCandidates(r.Name, nil, func(s Symbol) bool { return s.Kind == "flag" })
 	default:
@@ -128,7 +149,20 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 		case len(quals) == 0 && plainWord(name):
 			keep = func(s Symbol) bool { return s.Container == "" && s.Kind != "flag" }
 		}
+		if c := g.instanceCandidates(r); len(c) == 1 {
+			g.settle(e, res, c)
+			return
+		}
 		cands = g.proseCandidates(name, quals, keep)
+		if len(cands) != 1 && len(quals) > 0 { // a package's re-export (reexports.go)
+			c := g.reexported(quals, name, keep)
+			if len(c) != 1 {
+				c = g.rustReexported(quals, name, keep)
+			}
+			if len(c) == 1 {
+				cands = c
+			}
+		}
 		for len(cands) == 0 && len(quals) > 0 && g.isRoot(quals[0]) {
 			quals = quals[1:]
 			if cands = g.proseCandidates(name, quals, keep); len(cands) > 1 {
@@ -136,11 +170,32 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 				break
 			}
 		}
+		if len(cands) > 1 && len(quals) == 0 { // the one its package re-exports (reexports.go)
+			cands = g.exportedOf(cands, name, keep)
+		}
 	}
 	if len(cands) > 1 && r.Role == RoleSetting {
 		cands = configFields(cands)
 	}
 	g.settle(e, res, cands)
+}
+
+// instanceCandidates are the definitions a code span naming a member
+// through a constructed variable names through its type (r.Target,
+// "Client.get" for `http.get`: instances.go): the members of that name
+// whose container is the type.
+func (g *Graph) instanceCandidates(r Reference) []Target {
+	if r.Kind != "code" || r.Target == "" {
+		return nil
+	}
+	parts := splitQualified(r.Target)
+	if len(parts) != 2 {
+		return nil
+	}
+	typ, name := parts[0], parts[1]
+	return g.proseCandidates(name, parts[:1], func(s Symbol) bool {
+		return s.Container == typ && s.Kind != "flag" && s.Kind != "command"
+	})
 }
 
 // proseCandidates lists the definitions named name that keep accepts and
@@ -158,6 +213,29 @@ func (g *Graph) proseCandidates(name string, quals []string, keep func(Symbol) b
 		cands = appendTarget(cands, symbolTarget(b, s))
 	}
 	return cands
+}
+
+// underParent keeps, of several commands of one name, the one declared
+// under the parent command a command line names before it ("repo" in
+// `gh repo create`): in a directory of that name (cobra's
+// pkg/cmd/repo/create/create.go), a file whose name has it as a part
+// (cmd/repo_create.go), or a container that starts with it (clap's
+// RepoCommand enum). It returns cands unchanged unless exactly one is.
+func underParent(cands []Target, parent string) []Target {
+	var keep []Target
+	for _, c := range cands {
+		dir, base := path.Split(c.Path)
+		stem := strings.TrimSuffix(base, path.Ext(base))
+		parts := append(strings.Split(strings.Trim(dir, "/"), "/"), strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' || r == '.' })...)
+		if slices.ContainsFunc(parts, func(p string) bool { return strings.EqualFold(p, parent) }) ||
+			strings.HasPrefix(strings.ToLower(c.Container), strings.ToLower(parent)) {
+			keep = append(keep, c)
+		}
+	}
+	if len(keep) != 1 {
+		return cands
+	}
+	return keep
 }
 
 // plainWord reports whether name is a plain lower-case word ("toc",

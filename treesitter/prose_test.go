@@ -47,14 +47,30 @@ func proseResolve(t *testing.T, files map[string]string, doc string, pkgs map[st
 	return "no reference"
 }
 
+// proseCase is a table test of prose resolution: what the first code
+// span of doc resolves to among files (proseResolve).
+type proseCase struct {
+	name  string
+	files map[string]string
+	doc   string
+	want  string
+}
+
+// runProseCases runs each case as a named subtest.
+func runProseCases(t *testing.T, tests []proseCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
+				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
+			}
+		})
+	}
+}
+
 func TestProseRules(t *testing.T) {
 	goUser := "package ssh\n\ntype user struct{}\n\nfunc clean() {}\n\nfunc Serve() {}\n"
-	tests := []struct {
-		name  string
-		files map[string]string
-		doc   string
-		want  string
-	}{
+	runProseCases(t, []proseCase{
 		// visibility
 		{"bare name skips unexported Go struct", map[string]string{"ssh.go": goUser}, "Log in as `user` first.\n", "unresolved"},
 		{"bare name skips unexported Go func", map[string]string{"dev/tool.go": goUser}, "Run `clean` now.\n", "unresolved"},
@@ -120,6 +136,7 @@ func TestProseRules(t *testing.T) {
 		{"qualifier matches container case-insensitively", map[string]string{"r.py": "class Response:\n    async def aread(self):\n        pass\n"}, "Await `response.aread()`.\n", "r.py#Response.aread"},
 		{"package-root qualifier dropped when unique", map[string]string{"httpx/_transports/default.py": "class AsyncHTTPTransport:\n    pass\n"}, "Use `httpx.AsyncHTTPTransport()`.\n", "httpx/_transports/default.py#AsyncHTTPTransport"},
 		{"manifest package name is a root", map[string]string{"Cargo.toml": "[package]\nname = \"mdbook\"\n", "src/book.rs": "pub struct BookItem {}\n"}, "See `mdbook::BookItem`.\n", "src/book.rs#BookItem"},
+		{"a dashed crate name is a root with underscores", map[string]string{"Cargo.toml": "[package]\nname = \"mdbook-core\"\n", "src/book.rs": "pub struct BookItem {}\n"}, "See `mdbook_core::BookItem`.\n", "src/book.rs#BookItem"},
 		{"root qualifier not dropped when ambiguous", map[string]string{"httpx/_x/a.py": "def get_all():\n    pass\n", "httpx/_y/b.py": "def get_all():\n    pass\n"}, "Use `httpx.get_all`.\n", "unresolved"},
 		{"non-root qualifier is not dropped", map[string]string{"lib/s.py": "class Script:\n    path = 1\n"}, "Set `sys.path`.\n", "unresolved"},
 		// more definitions
@@ -127,14 +144,7 @@ func TestProseRules(t *testing.T) {
 		{"Python enum member", map[string]string{"e.py": "class Color(Enum):\n    DARK_RED = 1\n"}, "Use `Color.DARK_RED`.\n", "e.py#Color.DARK_RED"},
 		{"Python class attribute", map[string]string{"c.py": "class MkDocsConfig:\n    site_name = c.Type(str)\n"}, "Set `site_name`.\n", "c.py#MkDocsConfig.site_name"},
 		{"TS options member", map[string]string{"o.ts": "export type Options = {\n\tprefixUrl?: string;\n};\n"}, "Set `prefixUrl`.\n", "o.ts#Options.prefixUrl"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := proseResolve(t, tt.files, tt.doc, pkgsFor(tt.files)); got != tt.want {
-				t.Errorf("%q resolves to %s, want %s", strings.TrimSpace(tt.doc), got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // pkgsFor reads the package names of the test's manifests, as refindex
@@ -235,6 +245,7 @@ func TestShortFlags(t *testing.T) {
 		{"argparse long first", "cli.py", "p.add_argument(\"--verbose\", \"-v\")\n", []ShortFlag{{"-v", "verbose"}}},
 		{"commander", "cli.ts", "program.option('-f, --force-all', 'x');\n", []ShortFlag{{"-f", "force-all"}}},
 		{"clap short is the long name's first letter", "src/args.rs", "struct A {\n    #[arg(long, short, action)]\n    pub define: Vec<String>,\n    #[arg(long)]\n    pub plain: bool,\n}\n", []ShortFlag{{"-d", "define"}}},
+		{"urfave alias", "main.go", "package main\n\nvar f = &cli.StringFlag{\n\tName:    \"config\",\n\tAliases: []string{\"c\", \"conf\"},\n}\n", []ShortFlag{{"-c", "config"}}},
 		{"clap explicit short", "src/args.rs", "struct A {\n    #[arg(short = 'i', long = \"identity\")]\n    pub ssh_identity: Option<String>,\n}\n", []ShortFlag{{"-i", "identity"}}},
 	}
 	for _, tt := range tests {
@@ -265,6 +276,17 @@ func TestCLIDefinitions(t *testing.T) {
 		{"argparse", "cli.py", "sub = p.add_subparsers()\nr = sub.add_parser(\"run\")\nr.add_argument(\"-v\", \"--verbose\")\n", []string{"command run", "flag verbose"}},
 		{"clap", "src/args.rs", "#[derive(Subcommand)]\nenum Cmd {\n    Init(InitArgs),\n    #[command(name = \"gen\")]\n    Generate,\n    SelfUpdate { force: bool },\n}\n\nstruct A {\n    /// doc\n    #[arg(long, short)]\n    pub dry_run: bool,\n    #[arg(long = \"identity\")]\n    pub ssh_identity: Option<String>,\n}\n", []string{"command gen", "command init", "command self-update", "flag dry-run", "flag identity"}},
 		{"commander", "cli.ts", "program.command('clone <src>').option('-f, --force-all', 'x');\n", []string{"command clone", "flag force-all"}},
+		{"clap derive enum on one line, last variant without comma", "src/cli.rs", "#[derive(Debug, Subcommand)]\nenum Command { Serve, Init(InitArgs), Test { chapter: Option<String> }, Completions }\n", []string{"command completions", "command init", "command serve", "command test"}},
+		{"clap derive variants with doc comments and a clap(name)", "src/cli.rs", "#[derive(Subcommand)]\npub enum Cmd {\n    /// Watch the sources, rebuilding on change.\n    Watch(WatchArgs),\n    #[clap(name = \"self-check\")]\n    Check,\n    #[clap(about = \"x\")]\n    CleanAll\n}\n", []string{"command clean-all", "command self-check", "command watch"}},
+		{"clap 3 and structopt field flags", "src/opts.rs", "struct Opts {\n    #[clap(long)]\n    open_browser: bool,\n    #[structopt(short, long = \"dest-dir\")]\n    dest: PathBuf,\n    #[clap(name = \"FILE\")]\n    file: String,\n}\n", []string{"flag dest-dir", "flag open-browser"}},
+		{"clap builder", "src/main.rs", "use clap::{Arg, Command};\n\nfn cli() -> Command {\n    Command::new(\"mdtool\")\n        .subcommand(Command::new(\"serve\").arg(Arg::new(\"port\").short('p').long(\"port\")))\n        .subcommand(SubCommand::with_name(\"init\").arg(Arg::with_name(\"theme\").long(\"theme\").takes_value(true)))\n}\n", []string{"command init", "command mdtool", "command serve", "flag port", "flag theme"}},
+		{"std process Command is no command", "src/run.rs", "use std::process::Command;\n\nfn run() {\n    Command::new(\"git\").arg(\"init\").status().unwrap();\n}\n", nil},
+		{"clap builder next to a qualified process Command", "src/main.rs", "use clap::Command;\n\nfn cli() -> Command {\n    Command::new(\"book\")\n}\n\nfn git() {\n    std::process::Command::new(\"git\").status().unwrap();\n}\n", []string{"command book"}},
+		{"a process Command in a file that names clap", "src/run.rs", "// parsed by clap elsewhere\nuse std::process::Command;\n\nfn run() {\n    Command::new(\"git\").status().unwrap();\n}\n", nil},
+		{"click command with nested parentheses", "cli.py", "@click.command(context_settings=dict(help_option_names=[\"-h\"]))\n@click.option(\"--dry-run\", is_flag=True)\ndef build_site(dry_run):\n    pass\n", []string{"command build-site", "flag dry-run"}},
+		{"urfave flags", "main.go", "package main\n\nvar app = &cli.App{\n\tFlags: []cli.Flag{\n\t\t&cli.StringFlag{\n\t\t\tName:    \"config\",\n\t\t\tAliases: []string{\"c\"},\n\t\t},\n\t\t&cli.BoolFlag{Name: \"dry-run\"},\n\t},\n}\n", []string{"flag config", "flag dry-run"}},
+		{"typer sub-application and click add_command names", "cli.py", "app.add_typer(users_app, name=\"users\")\ncli.add_command(build_cmd, name=\"build-all\")\ncli.add_command(sync, \"sync-now\")\n", []string{"command build-all", "command sync-now", "command users"}},
+		{"click group and a named subcommand", "cli.py", "@click.group()\ndef cli():\n    pass\n\n@cli.command(\"sync-all\")\ndef sync():\n    pass\n", []string{"command cli", "command sync-all"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -229,6 +229,13 @@ func (g *Graph) resolveModule(e *Entry, name string) (string, bool) {
 		tries = append(tries, path.Join(d, mod+".py"), path.Join(d, mod, "__init__.py"))
 		if d == dir && name == rel {
 			tries = append(tries, path.Clean(mod+".py"), path.Join(mod, "__init__.py"))
+			// an absolute import from inside its own package (src/pkg/x.py
+			// importing pkg.models): from the directory holding the package
+			top, _, _ := strings.Cut(mod, "/")
+			if segs := strings.Split(dir, "/"); slices.Contains(segs, top) {
+				root := path.Join(segs[:slices.Index(segs, top)]...)
+				tries = append(tries, path.Join(root, mod+".py"), path.Join(root, mod, "__init__.py"))
+			}
 		}
 	case lang == LangC:
 		tries = append(tries, path.Join(dir, name), path.Clean(name))

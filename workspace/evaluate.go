@@ -136,10 +136,7 @@ func (ev *evaluator) evaluate(r treesitter.Resolution) (ref lunad.Reference, ok 
 	}
 	sp := span(r.Ref.Span)
 	ref = lunad.Reference{From: lunad.Location{ID: r.From, Path: from.entry.Path, Span: &sp},
-		Kind: r.Ref.Kind, Text: r.Ref.Name, State: lunad.RefOK}
-	if r.Ref.Target != "" && r.Ref.Kind != "example" { // an example's Target is its language
-		ref.Text = r.Ref.Target
-	}
+		Kind: r.Ref.Kind, Text: r.Ref.Text(), State: lunad.RefOK}
 	b, err := ev.baseline(r.From)
 	if err != nil {
 		return ref, false, err

@@ -140,3 +140,45 @@ func TestOldCacheRemoved(t *testing.T) {
 		t.Errorf("cache not written: %v", err)
 	}
 }
+
+// TestReferenceText: a reference reads as its text names its target — a
+// from-imported name as the name, a code span as written — not as where
+// resolution went through (the import's module, the constructed type).
+func TestReferenceText(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t)
+	for _, a := range []lunad.CreateSpec{
+		{Title: "config", Path: "config.py", Content: []byte("class Client:\n    def get(self):\n        pass\n\n\ndef parse_config(path):\n    pass\n")},
+		{Title: "other", Path: "other.py", Content: []byte("class Cache:\n    def get(self):\n        pass\n")},
+		{Title: "main", Path: "main.py", Content: []byte("from config import parse_config\n")},
+		{Title: "guide", Path: "guide.md", Content: []byte("# Guide\n\n```python\nhttp = Client()\n```\n\nThen `http.get()`; see [it](config.py#parse_config).\n")},
+	} {
+		if _, err := s.Create(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for path, want := range map[string][]string{
+		"main.py":  {"import config -> config.py", "import parse_config -> config.py#parse_config"},
+		"guide.md": {"code http.get -> config.py#Client.get", "example Client -> config.py#Client", "link config.py#parse_config -> config.py#parse_config"},
+	} {
+		refs, err := s.Outgoing(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range refs {
+			to := r.To.Path
+			if r.To.Symbol != "" {
+				to += "#" + r.To.Symbol
+				if r.To.Container != "" {
+					to = r.To.Path + "#" + r.To.Container + "." + r.To.Symbol
+				}
+			}
+			got = append(got, r.Kind+" "+r.Text+" -> "+to)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", path, got, want)
+		}
+	}
+}

@@ -22,8 +22,11 @@
 (import_statement name: (aliased_import name: (dotted_name) @name)) @reference.import
 (import_from_statement module_name: (dotted_name) @name) @reference.import
 (import_from_statement module_name: (relative_import) @name) @reference.import
-(import_from_statement name: (dotted_name) @name) @reference.import
-(import_from_statement name: (aliased_import name: (dotted_name) @name)) @reference.import
+; the names of a from-import, with the module they come from (@module)
+; and the name they are bound to (@alias): a package's __init__.py
+; re-exports them (resolution follows these, reexports.go)
+(import_from_statement module_name: (_) @module name: (dotted_name) @name) @reference.import
+(import_from_statement module_name: (_) @module name: (aliased_import name: (dotted_name) @name alias: (identifier) @alias)) @reference.import
 
 ; names passed as values: callbacks, decorators, base classes
 (argument_list (identifier) @reference.identifier)

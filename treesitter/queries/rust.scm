@@ -26,5 +26,8 @@
 (macro_invocation macro: (identifier) @name) @reference.call
 
 (use_declaration argument: (_) @name) @reference.import
+; a pub use re-exports what it imports (@exported: its visibility; resolution
+; follows it, reexports.go)
+(use_declaration (visibility_modifier) @exported argument: (_) @name) @reference.import
 
 (type_identifier) @reference.identifier
