@@ -2,6 +2,8 @@ package refindex
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -99,6 +101,12 @@ func (r *Live) SyncReporting(ctx context.Context, progress Progress) (*Index, er
 			continue
 		}
 		src, err := r.source(ctx, a)
+		if errors.Is(err, ErrNoFile) {
+			r.gen++
+			r.ix.Remove(a.ID)
+			r.indexed[a.ID] = stamp(a)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -154,6 +162,11 @@ func stamp(a lunad.Artifact) indexedAt { return indexedAt{a.Commit, a.Path, a.Ty
 
 func (r *Live) source(ctx context.Context, a lunad.Artifact) (Source, error) {
 	content, _, err := r.store.Read(ctx, a.ID, "")
+	if errors.Is(err, lunad.ErrNotFound) {
+		// Listed, but its file is gone from the commit (git rm): nothing
+		// to index, as for an artifact removed.
+		return Source{}, fmt.Errorf("%w: %s: %w", ErrNoFile, a.Path, err)
+	}
 	if err != nil {
 		return Source{}, err
 	}
