@@ -1,0 +1,178 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lunad/lunad/daemon/rpc"
+)
+
+// BenchmarkStale times `lunad stale` as a process on the generated
+// references tree of -bench.files artifacts (committed, adopted with
+// `lunad init`), without a daemon and through one, in the same run:
+//
+//   - without a daemon, nothing saved: the process builds the index from
+//     the parse cache `lunad init` saved and evaluates every reference;
+//   - without a daemon, again at the same state: the answer the last
+//     process saved;
+//   - after a `lunad edit` of a function other artifacts mention (no
+//     daemon): evaluated again, then saved;
+//   - through a daemon (`lunad serve`), once it has answered a first
+//     `lunad stale`: its answer kept in memory.
+//
+// The repeated runs are -bench.reps each, the median reported; every
+// answer at one state is checked to be the same, with and without the
+// daemon.
+func BenchmarkStale(b *testing.B) {
+	bin, root, tree, _ := adoptedTree(b, "stale-tree")
+	stale := func() (string, time.Duration) {
+		b.Helper()
+		cmd := exec.Command(bin, "stale")
+		cmd.Dir = root
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("lunad stale: %v\n%s", err, errb.String())
+		}
+		return out.String(), time.Since(t0)
+	}
+	repeat := func(want string) time.Duration {
+		b.Helper()
+		var ds []time.Duration
+		for range max(*flagReps, 1) {
+			got, d := stale()
+			if got != want {
+				b.Fatalf("lunad stale answered\n%s\nthen\n%s", want, got)
+			}
+			ds = append(ds, d)
+		}
+		return pct(ds, 0.5)
+	}
+	load0 := loadAvg()
+
+	first, cold := stale()
+	saved := repeat(first)
+
+	f := editedGoFile(b, root, tree)
+	search, replace := filepath.Join(scratch, "stale-search"), filepath.Join(scratch, "stale-replace")
+	os.WriteFile(search, []byte(f.editLine+"\n"), 0o644)
+	os.WriteFile(replace, []byte(editLine(f.lang, f.editIndent, f.editN+1)+"\n"), 0o644)
+	if out, err := exec.Command(bin, "--dir", root, "edit", f.path, "--search-file", search, "--replace-file", replace).CombinedOutput(); err != nil {
+		b.Fatalf("lunad edit %s: %v\n%s", f.path, err, out)
+	}
+	edited, afterEdit := stale()
+	if edited == first {
+		b.Fatalf("editing %s changed no stale reference", f.path)
+	}
+	savedAfterEdit := repeat(edited)
+
+	serve := exec.Command(bin, "serve")
+	serve.Dir = root
+	if err := serve.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		serve.Process.Signal(syscall.SIGTERM)
+		serve.Wait()
+	}()
+	waitDaemon(b, root)
+	viaDaemon, daemonFirst := stale()
+	if viaDaemon != edited {
+		b.Fatalf("through the daemon:\n%s\nwithout:\n%s", viaDaemon, edited)
+	}
+	daemon := repeat(edited)
+	load1 := loadAvg()
+
+	lines := strings.Count(edited, "\n")
+	fmt.Printf("\n`lunad stale` as a process, %d artifacts, %d lines of answer (%s); load %s → %s\n\n", len(tree.files), lines, machine(), load0, load1)
+	fmt.Printf("| `lunad stale` | ms | vs through the daemon |\n|---|---:|---:|\n")
+	for _, r := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"without a daemon, nothing saved (index from lunad init's parse cache, every reference evaluated)", cold},
+		{"without a daemon, the answer saved by the last process", saved},
+		{"without a daemon, after a `lunad edit` (evaluated again)", afterEdit},
+		{"without a daemon, the answer saved after the edit", savedAfterEdit},
+		{"through a daemon, its first answer (the saved one, read at its start)", daemonFirst},
+		{"through a daemon, its answer kept", daemon},
+	} {
+		fmt.Printf("| %s | %.1f | %.2f× |\n", r.name, ms(r.d), float64(r.d)/float64(daemon))
+	}
+	b.ReportMetric(ms(saved), "saved-ms")
+	b.ReportMetric(ms(afterEdit), "after-edit-ms")
+	b.ReportMetric(ms(daemon), "daemon-ms")
+}
+
+// editedGoFile is the first Go file of tree whose edit line is in a
+// function that a Markdown artifact names in a code span: editing it
+// makes references stale.
+func editedGoFile(b *testing.B, root string, tree *rwTree) *rwFile {
+	var docs [][]byte
+	for _, f := range tree.files {
+		if f.lang == rwMD {
+			data, err := os.ReadFile(filepath.Join(root, f.path))
+			if err != nil {
+				b.Fatal(err)
+			}
+			docs = append(docs, data)
+		}
+	}
+	for _, f := range tree.files {
+		if f.lang != rwGo || f.editLine == "" {
+			continue
+		}
+		content, err := os.ReadFile(filepath.Join(root, f.path))
+		if err != nil {
+			b.Fatal(err)
+		}
+		fn := bytes.LastIndex(content[:f.editAt], []byte("\nfunc "))
+		if fn < 0 {
+			continue
+		}
+		name := content[fn+len("\nfunc "):]
+		if name[0] == '(' { // a method: its name follows the receiver
+			name = name[bytes.IndexByte(name, ')')+2:]
+		}
+		name = name[:bytes.IndexByte(name, '(')]
+		span := append(append([]byte("."), name...), '`')
+		if slices.ContainsFunc(docs, func(d []byte) bool { return bytes.Contains(d, span) }) {
+			return f
+		}
+	}
+	b.Fatal("no Go function of the tree is named in its Markdown")
+	return nil
+}
+
+// waitDaemon waits until a daemon serves root.
+func waitDaemon(b *testing.B, root string) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		ws, err := rpc.Connect(context.Background(), root, rpc.ConnectOptions{})
+		if err == nil {
+			ws.Close()
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.Fatal("no daemon serves " + root + " after a minute")
+}
+
+// loadAvg is the one-minute load average.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(data))[0]
+}
