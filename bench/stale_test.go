@@ -63,7 +63,7 @@ func BenchmarkStale(b *testing.B) {
 	first, cold := stale()
 	saved := repeat(first)
 
-	f := editedGoFile(b, root, tree)
+	f, _, _ := editedGoFile(b, root, tree)
 	search, replace := filepath.Join(scratch, "stale-search"), filepath.Join(scratch, "stale-replace")
 	os.WriteFile(search, []byte(f.editLine+"\n"), 0o644)
 	os.WriteFile(replace, []byte(editLine(f.lang, f.editIndent, f.editN+1)+"\n"), 0o644)
@@ -116,16 +116,18 @@ func BenchmarkStale(b *testing.B) {
 
 // editedGoFile is the first Go file of tree whose edit line is in a
 // function that a Markdown artifact names in a code span: editing it
-// makes references stale.
-func editedGoFile(b *testing.B, root string, tree *rwTree) *rwFile {
+// makes references stale. It returns the function's name and the first
+// Markdown file that names it.
+func editedGoFile(b *testing.B, root string, tree *rwTree) (f *rwFile, fn, doc string) {
 	var docs [][]byte
+	var paths []string
 	for _, f := range tree.files {
 		if f.lang == rwMD {
 			data, err := os.ReadFile(filepath.Join(root, f.path))
 			if err != nil {
 				b.Fatal(err)
 			}
-			docs = append(docs, data)
+			docs, paths = append(docs, data), append(paths, f.path)
 		}
 	}
 	for _, f := range tree.files {
@@ -146,12 +148,12 @@ func editedGoFile(b *testing.B, root string, tree *rwTree) *rwFile {
 		}
 		name = name[:bytes.IndexByte(name, '(')]
 		span := append(append([]byte("."), name...), '`')
-		if slices.ContainsFunc(docs, func(d []byte) bool { return bytes.Contains(d, span) }) {
-			return f
+		if i := slices.IndexFunc(docs, func(d []byte) bool { return bytes.Contains(d, span) }); i >= 0 {
+			return f, string(name), paths[i]
 		}
 	}
 	b.Fatal("no Go function of the tree is named in its Markdown")
-	return nil
+	return nil, "", ""
 }
 
 // waitDaemon waits until a daemon serves root.
