@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,19 +116,31 @@ func BenchmarkStale(b *testing.B) {
 }
 
 // editedGoFile is the first Go file of tree whose edit line is in a
-// function that a Markdown artifact names in a code span: editing it
-// makes references stale. It returns the function's name and the first
-// Markdown file that names it.
+// top-level function that no other Go file defines and that a Markdown
+// artifact names in a code span qualified by its package: editing it
+// makes that reference stale. It returns the function's name and the
+// first Markdown file that names it.
 func editedGoFile(b *testing.B, root string, tree *rwTree) (f *rwFile, fn, doc string) {
 	var docs [][]byte
 	var paths []string
+	defined := map[string]int{} // Go function name -> files defining it
 	for _, f := range tree.files {
-		if f.lang == rwMD {
+		switch f.lang {
+		case rwMD:
 			data, err := os.ReadFile(filepath.Join(root, f.path))
 			if err != nil {
 				b.Fatal(err)
 			}
 			docs, paths = append(docs, data), append(paths, f.path)
+		case rwGo:
+			for _, name := range f.funcs {
+				defined[name]++
+			}
+			for _, ty := range f.types {
+				for _, name := range ty.methods {
+					defined[name]++
+				}
+			}
 		}
 	}
 	for _, f := range tree.files {
@@ -138,16 +151,16 @@ func editedGoFile(b *testing.B, root string, tree *rwTree) (f *rwFile, fn, doc s
 		if err != nil {
 			b.Fatal(err)
 		}
-		fn := bytes.LastIndex(content[:f.editAt], []byte("\nfunc "))
-		if fn < 0 {
+		at := bytes.LastIndex(content[:f.editAt], []byte("\nfunc "))
+		if at < 0 || content[at+len("\nfunc ")] == '(' { // none, or a method
 			continue
 		}
-		name := content[fn+len("\nfunc "):]
-		if name[0] == '(' { // a method: its name follows the receiver
-			name = name[bytes.IndexByte(name, ')')+2:]
-		}
+		name := content[at+len("\nfunc "):]
 		name = name[:bytes.IndexByte(name, '(')]
-		span := append(append([]byte("."), name...), '`')
+		if defined[string(name)] != 1 {
+			continue
+		}
+		span := []byte("`" + path.Base(f.dir) + "." + string(name) + "`")
 		if i := slices.IndexFunc(docs, func(d []byte) bool { return bytes.Contains(d, span) }); i >= 0 {
 			return f, string(name), paths[i]
 		}
