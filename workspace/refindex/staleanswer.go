@@ -65,15 +65,20 @@ var AnswerVersion = sync.OnceValue(func() string {
 })
 
 // executableBuildID is the running executable's Go build ID, read from
-// its ELF note (section .note.go.buildid); "" if there is none.
+// its ELF note (section .note.go.buildid); "" if there is none. It reads
+// /proc/self/exe, the file this process runs even once an upgrade has
+// replaced it at its path (a daemon started before the upgrade must not
+// save its answers under the new lunad's ID), else os.Executable.
 func executableBuildID() string {
-	exe, err := os.Executable()
+	f, err := elf.Open("/proc/self/exe")
 	if err != nil {
-		return ""
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		return ""
+		exe, xerr := os.Executable()
+		if xerr != nil {
+			return ""
+		}
+		if f, err = elf.Open(exe); err != nil {
+			return ""
+		}
 	}
 	defer f.Close()
 	sec := f.Section(".note.go.buildid")

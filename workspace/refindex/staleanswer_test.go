@@ -3,7 +3,9 @@ package refindex
 import (
 	"bytes"
 	"crypto/sha256"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -164,5 +166,49 @@ func TestAnswerVersion(t *testing.T) {
 	id := executableBuildID()
 	if id == "" || !strings.HasSuffix(AnswerVersion(), "/"+id) || !strings.HasPrefix(AnswerVersion(), answerFormat+"/") {
 		t.Fatalf("AnswerVersion() = %q, build ID %q", AnswerVersion(), id)
+	}
+}
+
+// TestAnswerVersionOfTheRunningFile: a process whose executable is
+// replaced at its path (an upgrade while a daemon runs) still versions its
+// answers by the code it runs. A copy of this test binary, run as a
+// child, replaces its own file by one that is not an executable, then
+// prints the build ID it reads: its own.
+func TestAnswerVersionOfTheRunningFile(t *testing.T) {
+	if os.Getenv("LUNAD_TEST_REPLACE_SELF") != "" {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmp := exe + ".new"
+		if err := os.WriteFile(tmp, []byte("replaced by an upgrade\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, exe); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("build ID %q\n", executableBuildID())
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(t.TempDir(), "refindex.test")
+	if err := os.WriteFile(copyPath, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(copyPath, "-test.run", "^TestAnswerVersionOfTheRunningFile$", "-test.v")
+	cmd.Env = append(os.Environ(), "LUNAD_TEST_REPLACE_SELF=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if want := fmt.Sprintf("build ID %q", executableBuildID()); !strings.Contains(string(out), want) {
+		t.Fatalf("the child read another build ID than the code it runs; want %s:\n%s", want, out)
 	}
 }
