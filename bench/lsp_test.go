@@ -164,12 +164,7 @@ func BenchmarkLSP(b *testing.B) {
 func BenchmarkEditorReady(b *testing.B) {
 	bin, root, tree, _ := adoptedTree(b, "ready-tree")
 	f, fn, doc := editedGoFile(b, root, tree)
-	search, replace := filepath.Join(scratch, "ready-search"), filepath.Join(scratch, "ready-replace")
-	os.WriteFile(search, []byte(f.editLine+"\n"), 0o644)
-	os.WriteFile(replace, []byte(editLine(f.lang, f.editIndent, f.editN+1)+"\n"), 0o644)
-	if out, err := exec.Command(bin, "--dir", root, "edit", f.path, "--search-file", search, "--replace-file", replace).CombinedOutput(); err != nil {
-		b.Fatalf("lunad edit %s: %v\n%s", f.path, err, out)
-	}
+	editWithLunad(b, bin, root, f)
 	text, err := os.ReadFile(filepath.Join(root, doc))
 	if err != nil {
 		b.Fatal(err)

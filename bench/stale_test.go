@@ -65,12 +65,7 @@ func BenchmarkStale(b *testing.B) {
 	saved := repeat(first)
 
 	f, _, _ := editedGoFile(b, root, tree)
-	search, replace := filepath.Join(scratch, "stale-search"), filepath.Join(scratch, "stale-replace")
-	os.WriteFile(search, []byte(f.editLine+"\n"), 0o644)
-	os.WriteFile(replace, []byte(editLine(f.lang, f.editIndent, f.editN+1)+"\n"), 0o644)
-	if out, err := exec.Command(bin, "--dir", root, "edit", f.path, "--search-file", search, "--replace-file", replace).CombinedOutput(); err != nil {
-		b.Fatalf("lunad edit %s: %v\n%s", f.path, err, out)
-	}
+	editWithLunad(b, bin, root, f)
 	edited, afterEdit := stale()
 	if edited == first {
 		b.Fatalf("editing %s changed no stale reference", f.path)
@@ -167,6 +162,18 @@ func editedGoFile(b *testing.B, root string, tree *rwTree) (f *rwFile, fn, doc s
 	}
 	b.Fatal("no Go function of the tree is named in its Markdown")
 	return nil, "", ""
+}
+
+// editWithLunad changes f's edit line (the first statement of a function)
+// with a `lunad edit` process, without a daemon.
+func editWithLunad(b *testing.B, bin, root string, f *rwFile) {
+	b.Helper()
+	search, replace := filepath.Join(scratch, "edit-search"), filepath.Join(scratch, "edit-replace")
+	os.WriteFile(search, []byte(f.editLine+"\n"), 0o644)
+	os.WriteFile(replace, []byte(editLine(f.lang, f.editIndent, f.editN+1)+"\n"), 0o644)
+	if out, err := exec.Command(bin, "--dir", root, "edit", f.path, "--search-file", search, "--replace-file", replace).CombinedOutput(); err != nil {
+		b.Fatalf("lunad edit %s: %v\n%s", f.path, err, out)
+	}
 }
 
 // waitDaemon waits until a daemon serves root.
