@@ -45,6 +45,14 @@
 // (see their doc comments); BenchmarkMCP times reads and edits against the
 // same operations made with the command line, through the same daemon.
 //
+// BenchmarkStale times `lunad stale` as a process on the adopted
+// references tree without a daemon (nothing saved, the answer the last
+// process saved, after a `lunad edit`) and through `lunad serve`, in the
+// same run, checking that every answer at one state is the same.
+// BenchmarkEditorReady times a usable editor: `lunad lsp` started with no
+// daemon to the first diagnostic on an open document, with the daemon's
+// index cold and from the parse cache.
+//
 // BenchmarkRuns runs the DSMO paper's workloads — W1 linear
 // A→B→C, W2 conditional A→(B|C)→D, W3 random timeouts and transient
 // failures in B and C, W4 50 runs at once through 4 slots with retries —

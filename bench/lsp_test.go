@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,6 +147,88 @@ func BenchmarkLSP(b *testing.B) {
 	b.ReportMetric(ms(pct(hovD, 0.99)), "hover-p99-ms")
 	b.ReportMetric(ms(pct(diagD, 0.50)), "diagnostics-p50-ms")
 	b.ReportMetric(mib(max(rss, daemonRSS)), "rss-MiB")
+}
+
+// BenchmarkEditorReady measures what a person waits for when opening an
+// editor on a repository of -bench.files artifacts (the references tree,
+// adopted with `lunad init`, then one function that a Markdown artifact
+// names edited with `lunad edit`): from starting `lunad lsp`, with no
+// daemon running, to the first diagnostic published for that Markdown
+// document naming the edited function — initialize, then the document
+// opened at once. The language server starts the daemon, which builds the
+// reference index: cold (no parse cache, as on a first start before
+// `lunad init` saved one, or after an upgrade) and warm (the parse cache
+// the last daemon saved at its exit). Diagnostics need the whole index: a
+// name is unresolved only if no artifact defines it, which is not known
+// before every artifact is parsed.
+func BenchmarkEditorReady(b *testing.B) {
+	bin, root, tree, _ := adoptedTree(b, "ready-tree")
+	f, fn, doc := editedGoFile(b, root, tree)
+	editWithLunad(b, bin, root, f)
+	text, err := os.ReadFile(filepath.Join(root, doc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := uri.File(filepath.Join(root, doc))
+	ready := func() (time.Duration, time.Duration) {
+		b.Helper()
+		if _, pid := daemonMemory(root); pid != 0 {
+			b.Fatalf("a daemon (pid %d) already serves %s", pid, root)
+		}
+		t0 := time.Now()
+		cl := newLSPClient(b, bin, root)
+		closed := false
+		defer func() {
+			if !closed {
+				cl.close()
+			}
+		}()
+		ctx := context.Background()
+		rootURI := uri.File(root)
+		if _, err := cl.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI}); err != nil {
+			b.Fatal(err)
+		}
+		if err := cl.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
+			b.Fatal(err)
+		}
+		cl.open(b, u, string(text))
+		if !cl.waitDiags(b, u, func(ds []protocol.Diagnostic) bool {
+			return slices.ContainsFunc(ds, func(d protocol.Diagnostic) bool { return strings.Contains(fmt.Sprint(d.Message), fn) })
+		}, 20*time.Minute) {
+			b.Fatalf("no diagnostic naming %s on %s", fn, doc)
+		}
+		d := time.Since(t0)
+		_, pid := daemonMemory(root)
+		if pid == 0 {
+			b.Fatal("no daemon serving " + root)
+		}
+		cpu := procCPU(pid)
+		// The server first: it would start a new daemon when its own ends.
+		cl.close()
+		closed = true
+		syscall.Kill(pid, syscall.SIGTERM) // it saves its parse cache as it exits
+		for deadline := time.Now().Add(time.Minute); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				b.Fatalf("the daemon (pid %d) did not exit", pid)
+			}
+		}
+		return d, cpu
+	}
+	cache := filepath.Join(root, ".git", "luna", "cache", "refs.cache")
+	load0 := loadAvg()
+	if err := os.Remove(cache); err != nil {
+		b.Fatal(err)
+	}
+	cold, coldCPU := ready()
+	if _, err := os.Stat(cache); err != nil {
+		b.Fatalf("the daemon saved no parse cache: %v", err)
+	}
+	warm, warmCPU := ready()
+	fmt.Printf("\ntime to a usable editor: `lunad lsp` started → first diagnostic on an open document, %d artifacts (%s); load %s → %s\n\n", len(tree.files), machine(), load0, loadAvg())
+	fmt.Printf("| daemon's index | ms | daemon CPU s |\n|---|---:|---:|\n")
+	fmt.Printf("| cold (no parse cache) | %.0f | %.1f |\n| warm (the parse cache saved at the last exit) | %.0f | %.1f |\n", ms(cold), coldCPU.Seconds(), ms(warm), warmCPU.Seconds())
+	b.ReportMetric(ms(cold), "cold-ready-ms")
+	b.ReportMetric(ms(warm), "warm-ready-ms")
 }
 
 // probe is a position in a document.

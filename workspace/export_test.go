@@ -26,3 +26,6 @@ func SetIndexHook(s *Service, hook func(done, total int)) { s.building.hook = ho
 
 // MergeStageWrite is the store's merger of stage writes, for its table test.
 var MergeStageWrite = mergeStageWrite
+
+// StaleFile is where the Stale answer is saved, for the tests of its life.
+func (s *Service) StaleFile() string { return s.staleFile() }

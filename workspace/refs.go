@@ -27,9 +27,11 @@ func (s *Service) removeOldCache() {
 	}
 }
 
-// closeRefIndex persists the parse cache and frees the index.
+// closeRefIndex persists the parse cache and the latest Stale answer, and
+// frees the index.
 func (s *Service) closeRefIndex() error {
 	s.removeOldCache()
+	s.saveStale()
 	return s.refs.Close()
 }
 

@@ -3,10 +3,12 @@ package workspace
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/workspace/refindex"
 )
 
 // Stale evaluates every reference of the workspace: at 10,000 artifacts
@@ -33,11 +35,16 @@ type staleFlight struct {
 }
 
 // staleCache keeps the latest evaluation (singleflight-style: callers at
-// the state of the one in flight wait for it).
+// the state of the one in flight wait for it), and the answer a process
+// saved (refindex.SaveStale), read at the first call.
 type staleCache struct {
 	mu    sync.Mutex
 	cur   *staleFlight // the latest evaluation started; nil for none
 	evals atomic.Int64 // evaluations run, for tests
+
+	loaded    bool              // the saved answer was looked for
+	saved     refindex.StaleKey // its key; the zero key for none
+	savedRefs []lunad.Reference
 }
 
 // staleKey reads the state Stale's answer depends on, after bringing the
@@ -59,6 +66,9 @@ func (s *Service) staleKey(ctx context.Context) (staleKey, error) {
 // move while it was evaluated. Callers get their own slice; the
 // References' pointed-to values are shared and must not be changed.
 func (s *Service) cachedStale(ctx context.Context) ([]lunad.Reference, error) {
+	if refs, ok := s.SavedStale(); ok {
+		return refs, nil
+	}
 	c := &s.stale
 	for {
 		key, err := s.staleKey(ctx)
@@ -105,4 +115,70 @@ func clone(refs []lunad.Reference) []lunad.Reference {
 		return nil
 	}
 	return append(make([]lunad.Reference, 0, len(refs)), refs...)
+}
+
+// The answer outlives the process: Close saves the latest one kept, and
+// the next process's first Stale at the same HEAD, slug rule and lunad
+// returns it without building the reference index (refindex.StaleKey).
+
+// staleFile is where the answer is saved, beside the parse cache.
+func (s *Service) staleFile() string { return filepath.Join(s.store.CacheDir(), "stale.answer") }
+
+// savedKey is the key of an answer evaluated now.
+func (s *Service) savedKey(head string, loose bool) refindex.StaleKey {
+	return refindex.StaleKey{Version: refindex.AnswerVersion(), Head: head, Loose: loose}
+}
+
+// SavedStale returns the Stale answer a former process saved, if it was
+// evaluated at the current state (Stale returns it too): what a command
+// asks before it shows the index being built for Stale. The file is read
+// at the first call; one that cannot be used is logged and left for Close
+// to replace.
+func (s *Service) SavedStale() ([]lunad.Reference, bool) {
+	_, head, err := s.store.Head()
+	if err != nil {
+		return nil, false // the evaluation reports it
+	}
+	want := s.savedKey(head, s.looseSlugs.Load())
+	c := &s.stale
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.loaded {
+		c.loaded = true
+		refs, ok, err := refindex.LoadStale(s.staleFile(), want)
+		if err != nil {
+			s.log.Warn("saved stale answer ignored; evaluating again", "err", err)
+		}
+		if ok {
+			c.saved, c.savedRefs = want, refs
+		}
+	}
+	if c.saved.Version == "" || c.saved != want {
+		return nil, false
+	}
+	return clone(c.savedRefs), true
+}
+
+// saveStale saves the latest answer kept, unless it is the one on disk or
+// none was evaluated. A cache: failing to write it is logged, not an error.
+func (s *Service) saveStale() {
+	c := &s.stale
+	c.mu.Lock()
+	f, onDisk := c.cur, c.saved
+	c.mu.Unlock()
+	if f == nil {
+		return
+	}
+	select {
+	case <-f.done:
+	default:
+		return // still being evaluated: nothing to save
+	}
+	key := s.savedKey(f.key.head, f.key.loose)
+	if f.err != nil || key == onDisk {
+		return
+	}
+	if err := refindex.SaveStale(s.staleFile(), key, f.refs); err != nil {
+		s.log.Warn("stale answer not saved", "err", err)
+	}
 }

@@ -86,8 +86,8 @@ With --check, exits with code 6 when there is any (for scripts and CI).
 With --json, prints an array of references.`,
 	run: func(m *Main, ctx context.Context, fs *flagSet, args []string) error {
 		check := fs.Bool("check", false, "exit 6 if any reference is stale or broken")
-		return fs.withIndex(ctx, args, func(svc lunad.Workspace, pos []string) error {
-			refs, err := svc.Stale(ctx)
+		return fs.withWorkspace(ctx, args, func(svc lunad.Workspace, pos []string) error {
+			refs, err := staleRefs(ctx, m, svc)
 			if err != nil {
 				return err
 			}
@@ -111,6 +111,26 @@ With --json, prints an array of references.`,
 			return err
 		})
 	},
+}
+
+// savedStaler is a workspace opened in-process, which may hold the
+// answer a former process saved for the current state.
+type savedStaler interface {
+	SavedStale() ([]lunad.Reference, bool)
+}
+
+// staleRefs is ws.Stale, waiting for the index with a bar on a terminal
+// (as withIndex does) only when no saved answer is current.
+func staleRefs(ctx context.Context, m *Main, ws lunad.Workspace) ([]lunad.Reference, error) {
+	if s, ok := ws.(savedStaler); ok {
+		if refs, ok := s.SavedStale(); ok {
+			return refs, nil
+		}
+	}
+	if err := m.awaitIndex(ctx, ws); err != nil {
+		return nil, err
+	}
+	return ws.Stale(ctx)
 }
 
 // staleError is the result of `stale --check` when references are stale.

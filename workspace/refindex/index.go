@@ -2,6 +2,7 @@ package refindex
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -65,10 +66,15 @@ func (ix *Index) Build(ctx context.Context, srcs []Source, workers int) error {
 	return ix.BuildFrom(ctx, len(srcs), func(i int) (Source, error) { return srcs[i], nil }, workers)
 }
 
+// ErrNoFile is what a source returns for an artifact that has no file to
+// index (listed by its metadata, its file removed with git rm): the build
+// leaves it out.
+var ErrNoFile = errors.New("the artifact has no file")
+
 // BuildFrom is Build for n sources read by the workers as they go
 // (source(i) is called once for each i, from any worker): only the
 // contents being parsed are in memory, not the workspace's. It returns
-// the first error of source, or ctx's.
+// the first error of source other than ErrNoFile, or ctx's.
 func (ix *Index) BuildFrom(ctx context.Context, n int, source func(i int) (Source, error), workers int) error {
 	return ix.BuildWith(ctx, n, source, BuildOptions{Workers: workers})
 }
@@ -104,6 +110,11 @@ func (ix *Index) BuildWith(ctx context.Context, n int, source func(i int) (Sourc
 			defer p.Close()
 			for i := range work {
 				s, err := source(i)
+				if errors.Is(err, ErrNoFile) {
+					parsed <- i // files[i] stays nil: left out
+					done.add()
+					continue
+				}
 				if err == nil {
 					files[i], err = ix.cache.parse(p, s.Type, s.Content)
 				}
@@ -162,6 +173,9 @@ func (ix *Index) file(g *treesitter.Graph, parsed <-chan int, files []*treesitte
 		ready[i] = true
 		for ; next < len(files) && ready[next]; next++ {
 			s, f := srcs[next], files[next]
+			if f == nil {
+				continue // ErrNoFile
+			}
 			f.Intern(in.s)
 			e := entry(s, nil)
 			e.Package = pkgs[next]

@@ -46,6 +46,24 @@ func TestBuildFrom(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a source with no file", func(t *testing.T) {
+		ix := NewIndex()
+		defer ix.Close()
+		err := ix.BuildFrom(ctx, len(cacheSrcs), func(i int) (Source, error) {
+			if i == 0 {
+				return Source{}, fmt.Errorf("%w: removed with git rm", ErrNoFile)
+			}
+			return cacheSrcs[i], nil
+		}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		ix.View(func(g *treesitter.Graph) { ids = g.IDs() })
+		if !reflect.DeepEqual(ids, []string{cacheSrcs[1].ID}) {
+			t.Fatalf("indexed %v, want only %s", ids, cacheSrcs[1].ID)
+		}
+	})
 	t.Run("read error", func(t *testing.T) {
 		ix := NewIndex()
 		defer ix.Close()

@@ -2,6 +2,8 @@ package refindex
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -15,6 +17,9 @@ type Store interface {
 	Head() (branch, commit string, err error)
 	List(ctx context.Context) ([]lunad.Artifact, error)
 	Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error)
+	// Changed is the IDs of the artifacts whose file or metadata differ
+	// between two commits, content committed with plain git included.
+	Changed(ctx context.Context, from, to string) ([]string, error)
 }
 
 // Live is the reference index of a store's current branch and what it
@@ -67,6 +72,7 @@ func (r *Live) SyncReporting(ctx context.Context, progress Progress) (*Index, er
 	if err != nil {
 		return nil, err
 	}
+	from := r.head
 	r.head = head
 	if r.ix == nil {
 		if progress != nil && len(arts) > 0 {
@@ -92,13 +98,33 @@ func (r *Live) SyncReporting(ctx context.Context, progress Progress) (*Index, er
 		}
 		return r.ix, nil
 	}
+	// An artifact's latest version says what lunad changed; a commit made
+	// with plain git changes content without making one, so the trees
+	// are compared too: the index is HEAD's whoever moved it.
+	changed, all := map[string]bool{}, false
+	if from != "" {
+		ids, err := r.store.Changed(ctx, from, head)
+		if err != nil {
+			r.log.Warn("reference index: commits not compared, re-reading every artifact", "from", from, "to", head, "err", err)
+			all = true
+		}
+		for _, id := range ids {
+			changed[id] = true
+		}
+	}
 	seen := make(map[string]bool, len(arts))
 	for _, a := range arts {
 		seen[a.ID] = true
-		if r.indexed[a.ID] == stamp(a) {
+		if !all && !changed[a.ID] && r.indexed[a.ID] == stamp(a) {
 			continue
 		}
 		src, err := r.source(ctx, a)
+		if errors.Is(err, ErrNoFile) {
+			r.gen++
+			r.ix.Remove(a.ID)
+			r.indexed[a.ID] = stamp(a)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -154,6 +180,11 @@ func stamp(a lunad.Artifact) indexedAt { return indexedAt{a.Commit, a.Path, a.Ty
 
 func (r *Live) source(ctx context.Context, a lunad.Artifact) (Source, error) {
 	content, _, err := r.store.Read(ctx, a.ID, "")
+	if errors.Is(err, lunad.ErrNotFound) {
+		// Listed, but its file is gone from the commit (git rm): nothing
+		// to index, as for an artifact removed.
+		return Source{}, fmt.Errorf("%w: %s: %w", ErrNoFile, a.Path, err)
+	}
 	if err != nil {
 		return Source{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/treesitter"
 )
 
 // memStore is a store of artifacts in memory: each artifact's latest
@@ -18,6 +19,8 @@ type memStore struct {
 	head     string
 	arts     map[string]lunad.Artifact
 	contents map[string]string
+	commits  []string            // oldest first
+	changes  map[string][]string // commit -> the artifacts it changed
 }
 
 func (m *memStore) Head() (string, string, error) {
@@ -42,19 +45,83 @@ func (m *memStore) Read(_ context.Context, ref, _ string) ([]byte, lunad.Artifac
 	return []byte(m.contents[ref]), m.arts[ref], nil
 }
 
+// Changed is the artifacts changed by the commits after from up to to.
+func (m *memStore) Changed(_ context.Context, from, to string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i, j := slices.Index(m.commits, from), slices.Index(m.commits, to)
+	if i < 0 || j < 0 {
+		return nil, lunad.ErrNotFound
+	}
+	var out []string
+	for _, c := range m.commits[i+1 : j+1] {
+		out = append(out, m.changes[c]...)
+	}
+	return out, nil
+}
+
 // commit moves HEAD to commit, setting the content of the artifacts in
 // set (latest commit: this one) and removing those set to "".
-func (m *memStore) commit(commit string, set map[string]string) {
+func (m *memStore) commit(commit string, set map[string]string) { m.record(commit, set, true) }
+
+// handCommit is commit made with plain git: contents change, and no
+// artifact's latest version.
+func (m *memStore) handCommit(commit string, set map[string]string) { m.record(commit, set, false) }
+
+func (m *memStore) record(commit string, set map[string]string, version bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.head = commit
+	m.commits = append(m.commits, commit)
+	if m.changes == nil {
+		m.changes = map[string][]string{}
+	}
 	for id, c := range set {
+		m.changes[commit] = append(m.changes[commit], id)
 		if c == "" {
 			delete(m.arts, id)
 			continue
 		}
-		m.arts[id] = lunad.Artifact{ID: id, Path: id + ".py", Type: "text/x-python", Commit: commit}
+		if a, ok := m.arts[id]; !ok || version {
+			m.arts[id] = lunad.Artifact{ID: id, Path: id + ".py", Type: "text/x-python", Commit: commit}
+		} else {
+			m.arts[id] = a
+		}
 		m.contents[id] = c
+	}
+}
+
+// TestLiveFollowsHandCommits: content committed with plain git, which
+// makes no version, is re-indexed by the next Sync without being told
+// (Forget): the index is HEAD's, so an answer derived from it can be kept
+// for HEAD.
+func TestLiveFollowsHandCommits(t *testing.T) {
+	ctx := context.Background()
+	st := &memStore{arts: map[string]lunad.Artifact{}, contents: map[string]string{}}
+	st.commit("c1", map[string]string{"a": "def old_name():\n    return 1\n"})
+	live := NewLive(st, "", slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { live.Close() })
+	symbols := func() []string {
+		t.Helper()
+		ix, err := live.Sync(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		ix.View(func(g *treesitter.Graph) {
+			e, _ := g.Entry("a")
+			for _, s := range e.File.Symbols {
+				names = append(names, s.Name)
+			}
+		})
+		return names
+	}
+	if got := symbols(); !slices.Equal(got, []string{"old_name"}) {
+		t.Fatalf("indexed %v", got)
+	}
+	st.handCommit("c2", map[string]string{"a": "def new_name():\n    return 1\n"})
+	if got := symbols(); !slices.Equal(got, []string{"new_name"}) {
+		t.Fatalf("after a commit made with git: indexed %v, want [new_name]", got)
 	}
 }
 
