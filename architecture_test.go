@@ -75,7 +75,7 @@ func TestArchitecture(t *testing.T) {
 		// The goal's agents: the sandbox, the policy and the test harness
 		// through their types and small interfaces of their own; no git, no
 		// parser, no protocol, no engine.
-		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stage", mod + "/agents/goal/tree", mod + "/agents/policy", mod + "/sandbox", mod + "/agents/goal/harness"}},
+		{pkg: "agents/goal", noCgo: true, siblings: []string{mod, mod + "/editor", mod + "/agents/llm", mod + "/agents/memory", mod + "/agents/tools", mod + "/agents/window", mod + "/agents/guard", mod + "/agents/stage", mod + "/agents/goal/tree", mod + "/agents/policy", mod + "/sandbox", mod + "/sandbox/shim", mod + "/agents/goal/harness", mod + "/internal/lazyregexp"}},
 		// A goal's worktree, read and written beneath its root without
 		// following a link: the system calls, nothing else.
 		{pkg: "agents/goal/tree", siblings: []string{}, noCgo: true, external: []string{"golang.org/x/sys/"}},
@@ -93,12 +93,18 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "agents/llm/anthropic", siblings: []string{mod, mod + "/agents/llm"}, forbidden: []string{"github.com/openai/"}},
 		// The test harness runs commands through a Runner interface it
 		// declares: it knows the sandbox's types, not how it isolates.
-		{pkg: "agents/goal/harness", noCgo: true, siblings: []string{mod, mod + "/sandbox"}},
+		{pkg: "agents/goal/harness", noCgo: true, siblings: []string{mod, mod + "/sandbox", mod + "/sandbox/shim", mod + "/internal/lazyregexp"}},
 		// The policy engine: pure decisions over the vocabulary, its file
 		// read with toml.
-		{pkg: "agents/policy", siblings: []string{mod}, noCgo: true, external: []string{"github.com/BurntSushi/toml"}},
+		{pkg: "agents/policy", siblings: []string{mod, mod + "/internal/lazyregexp"}, noCgo: true, external: []string{"github.com/BurntSushi/toml"}},
 		// The command sandbox knows only the vocabulary and the kernel.
-		{pkg: "sandbox", siblings: []string{mod}, noCgo: true, external: []string{"golang.org/x/sys/", "github.com/elastic/go-seccomp-bpf", "golang.org/x/net/bpf"}},
+		{pkg: "sandbox", siblings: []string{mod, mod + "/sandbox/shim", mod + "/internal/lazyregexp"}, noCgo: true, external: []string{"golang.org/x/sys/", "github.com/elastic/go-seccomp-bpf", "golang.org/x/net/bpf"}},
+		// The Landlock shim starts for every sandboxed command: the
+		// standard library and the system calls, nothing else to
+		// initialise, no cgo (it is built with CGO_ENABLED=0).
+		{pkg: "sandbox/shim", siblings: []string{}, noCgo: true, external: []string{"golang.org/x/sys/"}},
+		{pkg: "cmd/lunad-shim", siblings: []string{mod + "/sandbox/shim"}, noCgo: true, external: []string{"golang.org/x/sys/"}},
+		{pkg: "sandbox/shim/shimtest", siblings: []string{}, noCgo: true, stdOnly: true},
 		// Owner-only unix sockets and directories: the kernel, nothing else.
 		{pkg: "internal/unixsock", siblings: []string{}, noCgo: true, stdOnly: true},
 		// Finding a directory's checkout: the vocabulary and the standard
@@ -116,7 +122,7 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "daemon", forbidden: []string{"go.lsp.dev/protocol", mod + "/lsp", mod + "/cmd/"}},
 		// The queue checks a stage against its clone's workflow file and runs
 		// its command through the sandbox's types.
-		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/runs/workflow", mod + "/sandbox", mod + "/internal/atomicfile"}},
+		{pkg: "runs/natsqueue", forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", "github.com/modelcontextprotocol/", "go.lsp.dev/"}, noCgo: true, siblings: []string{mod, mod + "/runs/procagent", mod + "/runs/workflow", mod + "/sandbox", mod + "/sandbox/shim", mod + "/internal/atomicfile", mod + "/internal/lazyregexp"}},
 	}
 	for _, c := range cases {
 		t.Run(c.pkg, func(t *testing.T) {
@@ -182,7 +188,7 @@ func TestNothingImportsDaemon(t *testing.T) {
 // sit at the top. Directories whose name starts with a dot (the CI's
 // scripts, git's) are tooling, not architecture, and are not listed.
 var topLevel = map[string]string{
-	"cmd":        "the program, lunad: its commands wire the parts for a person at a terminal",
+	"cmd":        "the programs: lunad, whose commands wire the parts for a person at a terminal, and lunad-shim, the Landlock shim",
 	"config":     "the workspace's configuration, which the program and the daemon both read",
 	"daemon":     "the daemon lunad serve runs, with the parts only it uses: the socket protocol, the watcher, the executable's page trimming",
 	"workspace":  "the workspace service, with the parts only it uses: the reference index and the event hub",

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Redacted is what stands in a URL for what RedactURL hides.
@@ -19,8 +20,9 @@ const Redacted = "REDACTED"
 var publicQuery = map[string]bool{"api-version": true}
 
 // plainQuery is what a query parameter's name, or a public value, looks
-// like; anything else is hidden whole.
-var plainQuery = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,64}$`)
+// like; anything else is hidden whole. Compiled on first use (the root
+// imports no sibling, so not through internal/lazyregexp).
+var plainQuery = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,64}$`) })
 
 // RedactURL is raw as a message, a log, an event or a configuration
 // snapshot may show it: its user information (a password, or a token
@@ -55,9 +57,9 @@ func redactQuery(q string) string {
 		}
 		switch {
 		case p == "":
-		case !hasValue || !plainQuery.MatchString(name):
+		case !hasValue || !plainQuery().MatchString(name):
 			parts[i] = Redacted
-		case publicQuery[strings.ToLower(name)] && plainQuery.MatchString(value):
+		case publicQuery[strings.ToLower(name)] && plainQuery().MatchString(value):
 		default:
 			parts[i] = url.QueryEscape(name) + "=" + Redacted
 		}
@@ -109,7 +111,7 @@ func URLSecrets(raw string) []string {
 		name, value, hasValue := strings.Cut(p, "=")
 		if !hasValue {
 			value = name // a bare parameter may be the key itself
-		} else if n, err := url.QueryUnescape(name); err == nil && publicQuery[strings.ToLower(n)] && plainQuery.MatchString(value) {
+		} else if n, err := url.QueryUnescape(name); err == nil && publicQuery[strings.ToLower(n)] && plainQuery().MatchString(value) {
 			continue
 		}
 		add(value)

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -278,11 +279,18 @@ func runCLI(bin, dir string, seq []edit, pass int) (st stats) {
 	return
 }
 
-// buildLunad builds cmd/lunad once.
+var flagLunad = flag.String("bench.lunad", "", "the lunad executable the ways (c) and (c') run (another build, an earlier commit's); default cmd/lunad built as `make build` builds it")
+
+// buildLunad builds cmd/lunad once, as `make build` does (a release
+// build: -trimpath, no symbol table or DWARF), unless -bench.lunad names
+// an executable.
 func buildLunad() (string, error) {
+	if *flagLunad != "" {
+		return filepath.Abs(*flagLunad)
+	}
 	bin := filepath.Join(scratch, "lunad")
 	_, file, _, _ := runtime.Caller(0)
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/lunad/lunad/cmd/lunad")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "github.com/lunad/lunad/cmd/lunad")
 	cmd.Dir = filepath.Dir(filepath.Dir(file)) // the module root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("cmd/lunad does not build: %v\n%s", err, out)

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/lunad/lunad/gitstore"
-	"github.com/lunad/lunad/sandbox"
 )
 
 var (
@@ -32,7 +31,6 @@ var (
 var scratch string
 
 func TestMain(m *testing.M) {
-	sandbox.Init() // BenchmarkSandboxStart binds this test binary as the Landlock shim
 	flag.Parse()
 	if *flagDir != "" {
 		scratch, _ = filepath.Abs(*flagDir)

@@ -4,10 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/lunad/lunad/sandbox"
+	"github.com/lunad/lunad/sandbox/shim/shimtest"
 )
 
 func TestMain(m *testing.M) {
-	sandbox.Init() // the goal host's commands bind this test binary as the Landlock shim
-	os.Exit(m.Run())
+	removeShim := shimtest.Install() // lunad-shim next to this test binary, where the goal host's sandbox finds it
+	code := m.Run()
+	removeShim()
+	os.Exit(code)
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/lunad/lunad/sandbox/shim"
 )
 
 // systemDirs are the host directories a sandboxed command sees,
@@ -121,8 +123,8 @@ type bwrapConfig struct {
 // covered, the working directory, then the command. The environment is
 // not passed as arguments (--setenv would put it in the world-readable
 // /proc/PID/cmdline): bwrap hands its own, the scrubbed one, on. With a
-// shim (the host path of lunad's executable), the command is run
-// through the Landlock shim, bound read-only at ShimPath.
+// shim (the host path of lunad-shim), the command is run
+// through the Landlock shim, bound read-only at shim.Path.
 func bwrapArgs(p *plan, c bwrapConfig) []string {
 	args := []string{"--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"}
 	if c.uid != 0 {
@@ -160,11 +162,11 @@ func bwrapArgs(p *plan, c bwrapConfig) []string {
 	}
 	args = append(args, coverArgs(p.hiddenFiles, p.hiddenDirs)...)
 	if c.shim != "" {
-		args = append(args, "--ro-bind", c.shim, ShimPath)
+		args = append(args, "--ro-bind", c.shim, shim.Path)
 	}
 	args = append(args, "--chdir", p.dir, "--")
 	if c.shim != "" {
-		args = append(args, ShimPath)
+		args = append(args, shim.Path)
 	}
 	return append(args, p.argv...)
 }

@@ -110,17 +110,26 @@
 // Where the kernel has Landlock (ABI 2 or later; Capabilities.Landlock,
 // LandlockApplied), Run adds it beneath bwrap. Landlock forbids mount(2)
 // to a restricted process, so lunad cannot restrict itself before bwrap
-// mounts; instead bwrap's command is a shim: lunad's own executable
-// (Options.Shim names another), bound read-only at ShimPath
-// (/run/lunad/landlock), run with the command's argv. Init, the first
-// thing lunad's main (and the TestMain of a test binary that runs
-// sandboxed commands) does, recognises it by argv[0]: it reads its spec
-// from a pipe (descriptor 5: the ruleset, kept off the world-readable
-// /proc/PID/cmdline), locks its OS thread, creates the ruleset, sets
-// PR_SET_NO_NEW_PRIVS and calls landlock_restrict_self on that thread,
-// sets RLIMIT_AS, and execs the command on the same thread: the command
-// inherits the domain, and so does everything it starts. The process
-// tree is bwrap's as before (the shim becomes the command).
+// mounts; instead bwrap's command is a shim: lunad-shim (cmd/lunad-shim,
+// package sandbox/shim), a small static program bound read-only at
+// shim.Path (/run/lunad/landlock) and run with the command's argv. It
+// reads its spec from a pipe (descriptor 5: the ruleset, kept off the
+// world-readable /proc/PID/cmdline), locks its OS thread, creates the
+// ruleset, sets PR_SET_NO_NEW_PRIVS and calls landlock_restrict_self on
+// that thread, sets RLIMIT_AS, and execs the command on the same thread:
+// the command inherits the domain, and so does everything it starts. The
+// process tree is bwrap's as before (the shim becomes the command).
+//
+// New finds the shim next to lunad's own executable (`make build` puts
+// bin/lunad-shim beside bin/lunad), else in PATH's absolute directories
+// (Options.Shim names another). Where Landlock is applied and there is
+// no shim, or one that someone other than root or lunad's user could
+// replace, New refuses with an error saying where it looked and how to
+// build it — never a sandbox without Landlock in silence; `lunad doctor`
+// shows that error. The shim links the standard library and
+// golang.org/x/sys alone, so it starts in about a millisecond
+// (BenchmarkSandboxStart), where lunad re-executed as its own shim paid
+// every package initialisation of its binary for every command.
 //
 // The rules: read and execute on what bwrap shows read-only (the system
 // directories, /etc/resolv.conf's target, the read-only Spec.Binds); read
@@ -147,17 +156,16 @@
 // The shim is a Go program, which cannot start under a small RLIMIT_AS
 // (the runtime reserves address space up front): with the shim, lunad
 // leaves RLIMIT_AS to it, and it sets the limit just before its exec,
-// having allocated what the exec needs. A shim that fails — its ruleset
-// refused, its program missing or not executable — runs nothing: it
-// writes why on its status pipe (descriptor 6, closed on exec) and exits
-// 126 or 127, and Run returns a *StartError. Without Landlock (no
-// kernel support, disabled, ABI 1) bwrap alone is the sandbox, as
-// Capabilities.String (`lunad doctor`) says; unsandboxed Runners do not
-// use the shim. Whatever the path, a command starts with stdin, stdout
+// having allocated what the exec needs. A shim that fails — no spec, a
+// spec it does not understand whole (lunad and lunad-shim of different
+// builds), its ruleset refused, its program missing or not executable —
+// runs nothing: it writes why on its status pipe (descriptor 6, closed
+// on exec) and exits 126 or 127, and Run returns a *StartError. Without
+// Landlock (no kernel support, disabled, ABI 1) bwrap alone is the
+// sandbox, as Capabilities.String (`lunad doctor`) says; unsandboxed
+// Runners do not use the shim. Whatever the path, a command starts with stdin, stdout
 // and stderr only: Init marks what lunad inherited close-on-exec, and the
-// shim marks what reached it. go-landlock is not used: its restriction covers every
-// thread through libpsx, C code under cgo, where the shim needs one
-// thread and three system calls.
+// shim marks what reached it.
 //
 // The seccomp filter is compiled by go-seccomp-bpf (seccomp.go); a bwrap
 // another user could replace or change is not run (trust.go).

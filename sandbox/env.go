@@ -3,11 +3,11 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // defaultPath is the command's PATH when none of lunad's own PATH is
@@ -15,10 +15,10 @@ import (
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // localeRe is what a LANG passed through may look like.
-var localeRe = regexp.MustCompile(`^[A-Za-z0-9_.@-]{1,64}$`)
+var localeRe = lazyregexp.New(`^[A-Za-z0-9_.@-]{1,64}$`)
 
 // envKeyRe is what a variable's name may look like.
-var envKeyRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envKeyRe = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // scrubbedEnv is the whole environment of a command: PATH (lunad's own
 // PATH, keeping only directories visible to the command), HOME, LANG
@@ -34,7 +34,7 @@ func scrubbedEnv(getenv func(string) string, visible func(string) bool, home, tm
 		"TERM":   "dumb",
 		"TMPDIR": tmp,
 	}
-	if l := getenv("LANG"); localeRe.MatchString(l) {
+	if l := getenv("LANG"); localeRe().MatchString(l) {
 		m["LANG"] = l
 	}
 	for k, v := range extra {
@@ -70,7 +70,7 @@ func commandPath(path string, visible func(string) bool) string {
 // checkEnv refuses variables a process cannot be given.
 func checkEnv(env map[string]string) error {
 	for k, v := range env {
-		if !envKeyRe.MatchString(k) {
+		if !envKeyRe().MatchString(k) {
 			return fmt.Errorf("sandbox: Spec.Env has the variable name %q: a name is letters, digits and _, not starting with a digit: %w", k, lunad.ErrInvalid)
 		}
 		if strings.ContainsRune(v, 0) {

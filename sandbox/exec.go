@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lunad/lunad/sandbox/shim"
 )
 
 // gateScript holds the command back until lunad has put it in its cgroup
@@ -185,7 +187,7 @@ func (r *Runner) start(p *plan, env []string, files *pipes) (*started, error) {
 	s := &started{cmd: cmd, exited: make(chan struct{}), outR: outR, errR: errR,
 		stdout: newCapture(p.limits.Output), stderr: newCapture(p.limits.Output)}
 	var infoR, specW, statusR *os.File
-	var spec shimSpec
+	var spec shim.Spec
 	if r.sandboxed {
 		var infoW *os.File
 		if infoR, infoW, err = files.pipe(); err != nil {
@@ -200,9 +202,9 @@ func (r *Runner) start(p *plan, env []string, files *pipes) (*started, error) {
 			if statusR, statusW, err = files.pipe(); err != nil {
 				return nil, err
 			}
-			cmd.ExtraFiles = append(cmd.ExtraFiles, specR, statusW) // shimSpecFD, shimStatusFD
+			cmd.ExtraFiles = append(cmd.ExtraFiles, specR, statusW) // shim.SpecFD, shim.StatusFD
 			spec = newShimSpec(p, r.mounts, r.caps.Landlock)
-			s.landlock = landlockDescribe(spec.FS, spec.Net, spec.Scoped)
+			s.landlock = shim.Describe(spec.FS, spec.Net, spec.Scoped)
 		}
 		c := bwrapConfig{mounts: r.mounts, shim: r.shim, uid: r.caps.commandUID()}
 		if r.seccomp != nil {
@@ -273,10 +275,10 @@ func (r *Runner) start(p *plan, env []string, files *pipes) (*started, error) {
 	if specW != nil {
 		// The write ends when the shim has read the spec, or when the
 		// sandbox is gone (EPIPE).
-		s.wg.Go(func() { specW.Write(spec.encode()); specW.Close() })
+		s.wg.Go(func() { specW.Write(spec.Encode()); specW.Close() })
 		// EOF once bwrap's processes, which hold the write end, are gone
 		// (the command never has it: close-on-exec).
-		s.wg.Go(func() { io.Copy(&s.shimStatus, io.LimitReader(statusR, shimStatusLimit)) })
+		s.wg.Go(func() { io.Copy(&s.shimStatus, io.LimitReader(statusR, shim.StatusLimit)) })
 	}
 	return s, nil
 }

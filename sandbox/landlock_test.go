@@ -3,10 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/sandbox/shim"
 )
 
 // The tests below run each command twice where it matters: in a sandbox
@@ -27,6 +26,9 @@ import (
 func landlockRunners(t *testing.T) (with, without *Runner, home string) {
 	t.Helper()
 	with, home = newRunner(t)
+	if filepath.Base(with.shim) != ShimName {
+		t.Fatalf("the Landlock tests run commands through %q, not %s", with.shim, ShimName)
+	}
 	if with.caps.LandlockApplied != "files, tcp, scopes" || with.shim == "" {
 		t.Fatalf("this host's Landlock (ABI %d: %q, applied %q) cannot run the Landlock tests: they need ABI 6 or later", with.caps.Landlock, with.caps.LandlockError, with.caps.LandlockApplied)
 	}
@@ -216,66 +218,6 @@ func TestShimStartErrors(t *testing.T) {
 	}
 }
 
-// TestShimRefusesBadSpec runs this test binary as the shim, outside any
-// sandbox, with specs it must refuse: it exits 126 without running the
-// command, and says why on its status pipe.
-func TestShimRefusesBadSpec(t *testing.T) {
-	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	marker := filepath.Join(t.TempDir(), "ran")
-	tests := []struct {
-		name, spec, want string
-	}{
-		{"not JSON", "{", "the spec from lunad does not decode"},
-		{"an unknown ABI", `{"abi":99,"fs":1,"paths":[]}`, "Landlock ABI 99"},
-		{"a right the ABI lacks", `{"abi":2,"fs":32767,"paths":[]}`, "rights ABI 2 does not know"},
-		{"a relative path", `{"abi":7,"fs":1,"paths":[{"path":"usr","access":1}]}`, `the path "usr"`},
-		{"an unhandled right", `{"abi":7,"fs":1,"paths":[{"path":"/usr","access":3}]}`, "grants /usr rights it does not handle"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			specR, specW, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			statusR, statusW, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd := &exec.Cmd{Path: exe, Args: []string{ShimPath, "/bin/sh", "-c", "touch " + marker},
-				ExtraFiles: []*os.File{os.Stdin, os.Stdin, specR, statusW}} // fds 3, 4, 5 (spec), 6 (status)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			specR.Close()
-			statusW.Close()
-			specW.WriteString(tt.spec)
-			specW.Close()
-			status, _ := readAll(statusR)
-			err = cmd.Wait()
-			if cmd.ProcessState.ExitCode() != 126 || !strings.HasPrefix(status, "126 ") || !strings.Contains(status, tt.want) {
-				t.Errorf("exit %v, status %q; want 126 saying %q", err, status, tt.want)
-			}
-			if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("the command ran: %v", err)
-			}
-			if se, ok := shimFailure(status).(*StartError); !ok || se.Code != 126 || !strings.Contains(se.Reason, tt.want) {
-				t.Errorf("shimFailure(%q) = %v", status, shimFailure(status))
-			}
-		})
-	}
-}
-
-func readAll(f *os.File) (string, error) {
-	defer f.Close()
-	b, err := io.ReadAll(f)
-	return string(b), err
-}
-
 // TestCapabilitiesLandlock: what doctor says of Landlock at each ABI,
 // and that a Runner uses the shim only where Landlock is applied.
 func TestCapabilitiesLandlock(t *testing.T) {
@@ -346,19 +288,19 @@ func TestShimSpecGolden(t *testing.T) {
 		p.network = tt.network
 		s := newShimSpec(p, mounts, tt.abi)
 		golden(t, fmt.Sprintf("shim_spec_abi%d_network_%v.golden", tt.abi, tt.network), specText(s))
-		back, err := decodeShimSpec(s.encode())
+		back, err := shim.Decode(s.Encode())
 		if err != nil || !reflect.DeepEqual(back, s) {
 			t.Errorf("ABI %d: decoded %+v, %v; want %+v", tt.abi, back, err, s)
 		}
 	}
 	p.home = ""
-	if s := newShimSpec(p, mounts, 7); !slices.Contains(s.Paths, pathRule{Path: "/home/u", Access: s.FS}) {
+	if s := newShimSpec(p, mounts, 7); !slices.Contains(s.Paths, shim.PathRule{Path: "/home/u", Access: s.FS}) {
 		t.Errorf("without Spec.Home, the tmpfs over the user's home is the command's home and must be writable: %+v", s.Paths)
 	}
 }
 
 // specText is s with the rights named, one rule a line.
-func specText(s shimSpec) string {
+func specText(s shim.Spec) string {
 	fsNames := []string{"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file", "make_char", "make_dir",
 		"make_reg", "make_sock", "make_fifo", "make_block", "make_sym", "refer", "truncate", "ioctl_dev"}
 	names := func(mask uint64, names []string) string {
@@ -377,33 +319,6 @@ func specText(s shimSpec) string {
 		fmt.Fprintf(&b, "%s: %s\n", r.Path, names(r.Access, fsNames))
 	}
 	return b.String()
-}
-
-// FuzzDecodeShimSpec: the shim's decoder never panics, and what it
-// accepts encodes and decodes to itself and grants only handled rights
-// on absolute paths.
-func FuzzDecodeShimSpec(f *testing.F) {
-	p := &plan{root: "/ws", home: "/h", limits: Limits{Memory: 1 << 20}}
-	f.Add(newShimSpec(p, []string{"--ro-bind", "/usr", "/usr"}, 7).encode())
-	f.Add([]byte(`{"abi":2,"fs":16383,"paths":[{"path":"/","access":1}]}`))
-	f.Add([]byte(`{"abi":7,"fs":1,"net":3,"scoped":3,"paths":null,"memory":1}`))
-	f.Add([]byte(`{"abi":1}`))
-	f.Add([]byte(`[]`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := decodeShimSpec(b)
-		if err != nil {
-			return
-		}
-		for _, r := range s.Paths {
-			if !filepath.IsAbs(r.Path) || r.Access&^s.FS != 0 {
-				t.Fatalf("accepted %+v", r)
-			}
-		}
-		back, err := decodeShimSpec(s.encode())
-		if err != nil || !reflect.DeepEqual(back, s) {
-			t.Fatalf("%+v encodes and decodes to %+v, %v", s, back, err)
-		}
-	})
 }
 
 // TestNoInheritedDescriptors: a command starts with stdin, stdout and

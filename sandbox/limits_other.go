@@ -25,12 +25,3 @@ func processLimit() (mechanism, dir, note string) {
 func memoryLimit() (mechanism, dir, note string) {
 	return LimitNone, "", "not enforced on " + runtime.GOOS + ": only Linux has prlimit and memory cgroups"
 }
-
-// runShim: a shim runs only inside bwrap, on Linux.
-func runShim(argv []string) int {
-	os.Stderr.WriteString("lunad: the Landlock shim runs only on Linux\n")
-	return 126
-}
-
-// closeInheritedOnExec has nothing to do where commands are not sandboxed.
-func closeInheritedOnExec() {}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lunad/lunad/sandbox/shim"
 )
 
 // Capabilities is what this host offers for sandboxing commands, as Probe
@@ -141,7 +143,7 @@ func (c Capabilities) LandlockStatus() string {
 	switch applied := c.landlockApplied(); {
 	case applied != "":
 		return fmt.Sprintf("ABI %d (applied: %s)", c.Landlock, applied)
-	case c.Landlock >= landlockMinABI:
+	case c.Landlock >= shim.MinABI:
 		return fmt.Sprintf("ABI %d (not applied: no usable sandbox)", c.Landlock)
 	case c.Landlock > 0:
 		return fmt.Sprintf("ABI %d (not applied: ABI %d cannot let commands rename between directories; bwrap alone is the sandbox)", c.Landlock, c.Landlock)
@@ -155,7 +157,7 @@ func (c Capabilities) landlockApplied() string {
 	if !c.Usable() {
 		return ""
 	}
-	return landlockDescribe(landlockHandled(c.Landlock, false))
+	return shim.Describe(shim.Handled(c.Landlock, false))
 }
 
 func okOr(ok bool, why string) string {

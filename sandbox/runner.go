@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/lunad/lunad"
@@ -35,9 +34,12 @@ type Options struct {
 	// capabilities, the uid that is not 0 and the seccomp filter alone
 	// then keep commands in, and every Result says so (Warning).
 	AllowRootWithoutLandlock bool
-	// Shim is the executable a sandbox runs as the Landlock shim (see
-	// Init); "" means this process's own (os.Executable), which must
-	// call Init first. Unused where Landlock is not applied
+	// Shim is the executable a sandbox runs as the Landlock shim
+	// (cmd/lunad-shim); "" means ShimName next to this process's
+	// executable, else on PATH (Getenv's). New refuses to make a Runner
+	// that applies Landlock without one (lunad.ErrNotFound), or with one
+	// another user could replace (lunad.ErrInvalid): never a weaker
+	// sandbox in silence. Unused where Landlock is not applied
 	// (Capabilities.LandlockApplied is "").
 	Shim string
 	// Clock times commands; nil means time.Now.
@@ -117,7 +119,7 @@ func New(caps Capabilities, o Options) (*Runner, error) {
 		r.log.Warn("sandbox: commands will run WITHOUT a sandbox", "reason", why)
 	} else {
 		r.mounts = systemMounts()
-		if r.shim, err = shimExecutable(caps, o.Shim); err != nil {
+		if r.shim, err = shimExecutable(caps, o.Shim, r.getenv); err != nil {
 			return nil, err
 		}
 		if caps.Root && r.shim == "" {
@@ -153,27 +155,13 @@ func New(caps Capabilities, o Options) (*Runner, error) {
 	return r, nil
 }
 
-// shimExecutable is the Landlock shim's executable, symlinks resolved:
-// shim, else this process's own; "" when caps apply no Landlock.
-func shimExecutable(caps Capabilities, shim string) (string, error) {
+// shimExecutable is the Landlock shim's executable (findShim); "" when
+// caps apply no Landlock.
+func shimExecutable(caps Capabilities, shim string, getenv func(string) string) (string, error) {
 	if caps.landlockApplied() == "" {
 		return "", nil
 	}
-	if shim == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return "", fmt.Errorf("sandbox: Landlock is applied through lunad's own executable, which cannot be found (%v): %w", err, lunad.ErrNotFound)
-		}
-		shim = exe
-	}
-	real, err := filepath.EvalSymlinks(shim)
-	if err == nil && !isExecutable(real) {
-		err = errors.New("not an executable file")
-	}
-	if err != nil {
-		return "", fmt.Errorf("sandbox: the Landlock shim %s (Options.Shim, else lunad's own executable): %v: %w", shim, err, lunad.ErrNotFound)
-	}
-	return real, nil
+	return findShim(shim, shimDirs(getenv))
 }
 
 // Sandboxed reports whether the Runner's commands run in a sandbox.

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/sandbox/shim"
+	"github.com/lunad/lunad/sandbox/shim/shimtest"
 )
 
 // The tests below run real commands in real bwrap sandboxes (bubblewrap
@@ -40,8 +42,10 @@ func hostCaps(t *testing.T) Capabilities {
 }
 
 func TestMain(m *testing.M) {
-	Init() // the Landlock shim: this test binary is bound as one
+	Init()                           // as lunad's main: what this process inherited stays here
+	removeShim := shimtest.Install() // lunad-shim next to this test binary, where New finds it
 	code := m.Run()
+	removeShim()
 	// No command leaves its cgroup behind, whatever way it ended.
 	if probed.CgroupDir != "" {
 		left, _ := filepath.Glob(filepath.Join(probed.CgroupDir, fmt.Sprintf("%s%d-*", cgroupPrefix, os.Getpid())))
@@ -130,7 +134,7 @@ func TestProbe(t *testing.T) {
 	if (c.Landlock > 0) == (c.LandlockError != "") {
 		t.Errorf("landlock ABI %d with error %q", c.Landlock, c.LandlockError)
 	}
-	if c.LandlockApplied != landlockDescribe(landlockHandled(c.Landlock, false)) || !strings.Contains(c.String(), "\nlandlock: "+c.LandlockStatus()+"\n") {
+	if c.LandlockApplied != shim.Describe(shim.Handled(c.Landlock, false)) || !strings.Contains(c.String(), "\nlandlock: "+c.LandlockStatus()+"\n") {
 		t.Errorf("landlock applied %q at ABI %d:\n%s", c.LandlockApplied, c.Landlock, c)
 	}
 	s := c.String()

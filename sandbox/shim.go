@@ -1,53 +1,83 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/sandbox/shim"
 )
 
-// ShimPath is where a sandbox shows lunad's own executable, read-only,
-// when it applies Landlock: bwrap runs it there as the Landlock shim
-// (argv[0] ShimPath, then the command's argv), which restricts itself
-// and execs the command. It is under /run, never under a workspace.
-const ShimPath = "/run/lunad/landlock"
+// ShimName is the Landlock shim's executable (cmd/lunad-shim): New
+// looks for it next to lunad's own executable, then on PATH.
+const ShimName = "lunad-shim"
 
-// The shim's descriptors: the spec it reads (lunad writes it, then
-// closes its end) and the status pipe it writes only when it fails (the
-// exec closes it otherwise: close-on-exec).
-const (
-	shimSpecFD   = 5
-	shimStatusFD = 6
-)
-
-// Init runs the Landlock shim and never returns when this process was
-// started as one (argv[0] is ShimPath); otherwise it marks every
-// descriptor this process inherited beyond stdin, stdout and stderr
-// close-on-exec (a terminal's or a parent's open directory must not
-// reach a sandboxed command, which could open files through it beneath
-// bwrap's mounts) and returns.
-// It must be the first thing main does, and TestMain of every test
-// binary whose tests run sandboxed commands — like docker's reexec.Init:
+// Init marks every descriptor this process inherited beyond stdin,
+// stdout and stderr close-on-exec: a terminal's or a parent's open
+// directory must not reach a sandboxed command, which could open files
+// through it beneath bwrap's mounts. It should be the first thing the
+// main of a program that makes Runners does:
 //
 //	func main() {
 //		sandbox.Init()
 //		…
 //	}
-//
-// A Runner shows this process's executable as the shim (Options.Shim
-// names another), so a program that makes Runners and does not call Init
-// would run as itself inside every sandbox. Package initialisation runs
-// before Init: the shim's start costs what the binary's inits cost
-// (docs/benchmarks.md, BenchmarkSandboxStart).
 func Init() {
-	if len(os.Args) == 0 || os.Args[0] != ShimPath {
-		closeInheritedOnExec()
-		return
+	shim.CloseInheritedOnExec()
+}
+
+// shimDirs are where New looks for ShimName, in order: the directory of
+// this process's executable (symlinks resolved), then PATH's absolute
+// directories.
+func shimDirs(getenv func(string) string) []string {
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		dirs = append(dirs, filepath.Dir(exe))
 	}
-	os.Exit(runShim(os.Args[1:]))
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		if filepath.IsAbs(dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+// findShim is the Landlock shim's executable, symlinks resolved: given
+// when set (Options.Shim), else the first ShimName in dirs. It must be a
+// file no one but root or lunad's user could replace or change: lunad
+// trusts it to restrict every command, as it trusts bwrap.
+func findShim(given string, dirs []string) (string, error) {
+	path := given
+	if path == "" {
+		for _, dir := range dirs {
+			if p := filepath.Join(dir, ShimName); isExecutable(p) {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			return "", fmt.Errorf("sandbox: Landlock is applied through the shim %s, which is neither next to lunad's executable nor on PATH (%s): build it with `make build` (bin/%s beside bin/lunad), or `CGO_ENABLED=0 go build -o DIR/%s ./cmd/lunad-shim` into lunad's directory: %w",
+				ShimName, strings.Join(dirs, ":"), ShimName, ShimName, lunad.ErrNotFound)
+		}
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err == nil && !isExecutable(real) {
+		err = errors.New("not an executable file")
+	}
+	if err != nil {
+		return "", fmt.Errorf("sandbox: the Landlock shim %s (Options.Shim, else %s next to lunad or on PATH): %v: %w", path, ShimName, err, lunad.ErrNotFound)
+	}
+	if err := trustedExecutable(path); err != nil {
+		return "", fmt.Errorf("sandbox: the Landlock shim %s is not run: %v; lunad trusts it to restrict every command, so it and the directories above it must be owned by root or lunad's user and writable by no one else: %w", path, err, lunad.ErrInvalid)
+	}
+	return real, nil
 }
 
 // StartError is Run's error when the command did not start inside its
@@ -86,6 +116,3 @@ func shimFailure(status string) error {
 	}
 	return &StartError{Code: n, Reason: reason}
 }
-
-// shimStatusLimit bounds what lunad reads of the status pipe.
-const shimStatusLimit = 4 << 10

@@ -27,6 +27,7 @@ import (
 	"github.com/lunad/lunad/internal/wstest"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/sandbox"
+	"github.com/lunad/lunad/sandbox/shim/shimtest"
 	"github.com/lunad/lunad/workspace"
 )
 
@@ -226,8 +227,10 @@ type envOptions struct {
 }
 
 func TestMain(m *testing.M) {
-	sandbox.Init() // the sandbox binds this test binary as the Landlock shim
-	os.Exit(m.Run())
+	removeShim := shimtest.Install() // lunad-shim next to this test binary, where the sandbox finds it
+	code := m.Run()
+	removeShim()
+	os.Exit(code)
 }
 
 // sandboxRunner is the real sandbox, as lunad runs it (Landlock beneath

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // maxDepth bounds how deep wrappers, shells and substitutions nest in
@@ -118,7 +119,7 @@ func (a *analysis) command(argv []string, dir string, depth int) {
 		a.chmod(n)
 	case prog == "git":
 		a.git(n, depth)
-	case python.MatchString(prog):
+	case python().MatchString(prog):
 		a.python(n, depth)
 	}
 	a.launched(n, depth)
@@ -234,9 +235,9 @@ func readsStdin(argv []string) bool {
 	switch {
 	case contains(shells, prog):
 		code = []string{"-c"}
-	case python.MatchString(prog):
+	case python().MatchString(prog):
 		code = []string{"-c", "-m"}
-	case interpreter.MatchString(prog):
+	case interpreter().MatchString(prog):
 		code = []string{"-e", "-E", "--eval", "-p", "--print", "-r"}
 	default:
 		return false
@@ -252,8 +253,8 @@ func readsStdin(argv []string) bool {
 }
 
 var (
-	python      = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
-	interpreter = regexp.MustCompile(`^(perl|ruby|node|nodejs|php|lua|deno|bun)[0-9.]*$`)
+	python      = lazyregexp.New(`^(python|pypy)[0-9.]*$`)
+	interpreter = lazyregexp.New(`^(perl|ruby|node|nodejs|php|lua|deno|bun)[0-9.]*$`)
 )
 
 // runsCode reports whether argv runs code given to it in its arguments:
@@ -265,7 +266,7 @@ func runsCode(argv []string) bool {
 		return false
 	}
 	prog := path.Base(argv[0])
-	return contains(shells, prog) || python.MatchString(prog) || interpreter.MatchString(prog) ||
+	return contains(shells, prog) || python().MatchString(prog) || interpreter().MatchString(prog) ||
 		prog == "eval" || prog == "source" || prog == "."
 }
 

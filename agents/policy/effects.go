@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // The files a command deletes, changes the mode of, or writes.
@@ -17,7 +18,7 @@ func (a *analysis) found(n *node, d *Decision) {
 
 // homeWord matches the ways a shell names a home directory: ~, ~user,
 // $HOME, ${HOME}, each alone or followed by a path.
-var homeWord = regexp.MustCompile(`^(~[A-Za-z0-9_.-]*|\$HOME|\$\{HOME\})(/.*)?$`)
+var homeWord = lazyregexp.New(`^(~[A-Za-z0-9_.-]*|\$HOME|\$\{HOME\})(/.*)?$`)
 
 // scratch is where a command may write and delete outside the workspace:
 // the sandbox's private /tmp and the devices every program writes to.
@@ -83,7 +84,7 @@ func (a *analysis) rmRule(dir, op string, recursive bool) string {
 	if filepath.IsAbs(op) && scratch(op) {
 		return ""
 	}
-	if m := homeWord.FindStringSubmatch(op); m != nil {
+	if m := homeWord().FindStringSubmatch(op); m != nil {
 		rest := strings.TrimRight(m[2], "/")
 		if rest == "" || rest == "/*" || rest == "/." || home == "" || m[1] != "~" && m[1][0] == '~' {
 			return RuleRmHome
@@ -120,22 +121,22 @@ func (a *analysis) rmRule(dir, op string, recursive bool) string {
 }
 
 var (
-	octalMode    = regexp.MustCompile(`^[0-7]{1,4}$`)
-	symbolicMode = regexp.MustCompile(`^[ugoa]*([-+=][rwxXstugo]*)+(,[ugoa]*([-+=][rwxXstugo]*)+)*$`)
-	modeClause   = regexp.MustCompile(`([ugoa]*)((?:[-+=][rwxXstugo]*)+)`)
-	modeOp       = regexp.MustCompile(`[-+=][rwxXstugo]*`)
+	octalMode    = lazyregexp.New(`^[0-7]{1,4}$`)
+	symbolicMode = lazyregexp.New(`^[ugoa]*([-+=][rwxXstugo]*)+(,[ugoa]*([-+=][rwxXstugo]*)+)*$`)
+	modeClause   = lazyregexp.New(`([ugoa]*)((?:[-+=][rwxXstugo]*)+)`)
+	modeOp       = lazyregexp.New(`[-+=][rwxXstugo]*`)
 )
 
 // worldWritable reports whether a chmod mode lets every user write.
 func worldWritable(mode string) bool {
-	if octalMode.MatchString(mode) {
+	if octalMode().MatchString(mode) {
 		return (mode[len(mode)-1]-'0')&2 != 0
 	}
-	for _, m := range modeClause.FindAllStringSubmatch(mode, -1) {
+	for _, m := range modeClause().FindAllStringSubmatch(mode, -1) {
 		if !strings.ContainsAny(m[1], "ao") {
 			continue
 		}
-		for _, op := range modeOp.FindAllString(m[2], -1) {
+		for _, op := range modeOp().FindAllString(m[2], -1) {
 			if op[0] != '-' && strings.ContainsRune(op, 'w') {
 				return true
 			}
@@ -165,7 +166,7 @@ func (a *analysis) chmod(n *node) {
 		case strings.HasPrefix(x, "--reference"):
 			ref = true
 		case strings.HasPrefix(x, "--"):
-		case !modeSeen && !ref && (octalMode.MatchString(x) || symbolicMode.MatchString(x)):
+		case !modeSeen && !ref && (octalMode().MatchString(x) || symbolicMode().MatchString(x)):
 			mode, modeSeen = x, true
 		case len(x) > 1 && x[0] == '-':
 			recursive = recursive || strings.ContainsRune(x, 'R')
@@ -245,7 +246,7 @@ func (a *analysis) target(n *node, dir, t string, followLast bool) {
 	if filepath.IsAbs(t) && scratch(t) {
 		return
 	}
-	if m := homeWord.FindStringSubmatch(t); m != nil {
+	if m := homeWord().FindStringSubmatch(t); m != nil {
 		if m[1] != "~" && m[1][0] == '~' || a.c.space.home == "" {
 			a.found(n, deny(RuleOutside, fmt.Sprintf(reasonOutside, quoteWord(t))))
 			return

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // Launchers are programs that run another program named in their
@@ -23,11 +25,11 @@ func (a *analysis) launched(n *node, depth int) {
 	switch {
 	case prog == "find":
 		a.findExec(n, depth)
-	case awk.MatchString(prog):
+	case awk().MatchString(prog):
 		for _, code := range awkCode(n.argv[1:]) {
 			a.inlineCommands(n, awkCommands(code), depth)
 		}
-	case prog == "perl" || prog == "ruby" || perlLike.MatchString(prog):
+	case prog == "perl" || prog == "ruby" || perlLike().MatchString(prog):
 		for _, code := range optionValues(n.argv[1:], "eE") {
 			a.perlCommands(n, code, depth)
 		}
@@ -35,8 +37,8 @@ func (a *analysis) launched(n *node, depth int) {
 }
 
 var (
-	awk      = regexp.MustCompile(`^(awk|gawk|mawk|nawk|busybox-awk)$`)
-	perlLike = regexp.MustCompile(`^(perl|ruby)[0-9.]+$`)
+	awk      = lazyregexp.New(`^(awk|gawk|mawk|nawk|busybox-awk)$`)
+	perlLike = lazyregexp.New(`^(perl|ruby)[0-9.]+$`)
 )
 
 // findExec reads find's -exec, -execdir, -ok and -okdir commands, each up
@@ -117,15 +119,15 @@ var (
 	awkString = `"((?:[^"\\]|\\.)*)"`
 	// system("cmd"), print … | "cmd", "cmd" | getline: a literal command
 	// string run by /bin/sh.
-	awkSystem = regexp.MustCompile(`\bsystem\s*\(\s*` + awkString + `\s*\)`)
-	awkPipeTo = regexp.MustCompile(`\|&?\s*` + awkString)
-	awkPipeIn = regexp.MustCompile(awkString + `\s*\|&?\s*getline`)
+	awkSystem = lazyregexp.New(`\bsystem\s*\(\s*` + awkString + `\s*\)`)
+	awkPipeTo = lazyregexp.New(`\|&?\s*` + awkString)
+	awkPipeIn = lazyregexp.New(awkString + `\s*\|&?\s*getline`)
 )
 
 // awkCommands are the literal command strings of an awk program.
 func awkCommands(code string) []string {
 	var out []string
-	for _, re := range []*regexp.Regexp{awkSystem, awkPipeTo, awkPipeIn} {
+	for _, re := range []*regexp.Regexp{awkSystem(), awkPipeTo(), awkPipeIn()} {
 		for _, m := range re.FindAllStringSubmatch(code, -1) {
 			out = append(out, unescapeDouble(m[1]))
 		}
@@ -154,10 +156,10 @@ var (
 	perlLiteral = `(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`
 	// exec / system with literal arguments: exec "make", "deploy";
 	// system("make deploy").
-	perlCall = regexp.MustCompile(`\b(?:exec|system|spawn)\s*\(?\s*(` + perlLiteral + `(?:\s*,\s*` + perlLiteral + `)*)`)
-	perlWord = regexp.MustCompile(perlLiteral)
+	perlCall = lazyregexp.New(`\b(?:exec|system|spawn)\s*\(?\s*(` + perlLiteral + `(?:\s*,\s*` + perlLiteral + `)*)`)
+	perlWord = lazyregexp.New(perlLiteral)
 	// `cmd`, qx{cmd}, qx(cmd), %x(cmd): run through /bin/sh.
-	perlBacktick = regexp.MustCompile("`([^`]*)`|\\b(?:qx|%x)\\s*[{(\\[]([^})\\]]*)[})\\]]")
+	perlBacktick = lazyregexp.New("`([^`]*)`|\\b(?:qx|%x)\\s*[{(\\[]([^})\\]]*)[})\\]]")
 )
 
 // perlCommands reads the commands perl or ruby inline code runs with
@@ -165,8 +167,8 @@ var (
 // (perl splits one without shell characters into words, as the shell
 // would read it).
 func (a *analysis) perlCommands(n *node, code string, depth int) {
-	for _, m := range perlCall.FindAllStringSubmatch(code, -1) {
-		words := perlWord.FindAllString(m[1], -1)
+	for _, m := range perlCall().FindAllStringSubmatch(code, -1) {
+		words := perlWord().FindAllString(m[1], -1)
 		for i, w := range words {
 			words[i] = perlUnquote(w)
 		}
@@ -176,7 +178,7 @@ func (a *analysis) perlCommands(n *node, code string, depth int) {
 			a.command(words, n.dir, depth+1)
 		}
 	}
-	for _, m := range perlBacktick.FindAllStringSubmatch(code, -1) {
+	for _, m := range perlBacktick().FindAllStringSubmatch(code, -1) {
 		a.inlineCommands(n, []string{m[1] + m[2]}, depth)
 	}
 }

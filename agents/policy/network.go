@@ -2,8 +2,9 @@ package policy
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // What the policy can tell from a command's argv about the network. It
@@ -57,7 +58,7 @@ var offlineFlags = map[string][]string{
 	"bun": {"--offline"}, "cargo": {"--offline", "--frozen"}, "uv": {"--offline"}, "poetry": {"--no-network"},
 }
 
-var pipName = regexp.MustCompile(`^pip[0-9.]*$`)
+var pipName = lazyregexp.New(`^pip[0-9.]*$`)
 
 // offline records a command that reaches the network, unless the
 // policy allows the network.
@@ -70,7 +71,7 @@ func (a *analysis) offline(n *node, what string) {
 // network records a program that reaches the network.
 func (a *analysis) network(n *node) {
 	prog := path.Base(n.argv[0])
-	if pipName.MatchString(prog) {
+	if pipName().MatchString(prog) {
 		prog = "pip"
 	}
 	if contains(netPrograms, prog) {
@@ -79,7 +80,7 @@ func (a *analysis) network(n *node) {
 	}
 	if prog == "rsync" {
 		for _, x := range parseOpts(n.argv[1:], "e", "--rsh").operands {
-			if strings.Contains(x, "::") || strings.HasPrefix(x, "rsync://") || remoteSpec.MatchString(x) {
+			if strings.Contains(x, "::") || strings.HasPrefix(x, "rsync://") || remoteSpec().MatchString(x) {
 				a.offline(n, "rsync")
 				return
 			}
@@ -113,7 +114,7 @@ func (a *analysis) network(n *node) {
 
 // remoteSpec is rsync's HOST:PATH (not a local path with a colon after a
 // slash).
-var remoteSpec = regexp.MustCompile(`^[^/:]+:`)
+var remoteSpec = lazyregexp.New(`^[^/:]+:`)
 
 // matchWords reports whether words begin with want; a final "@" in want
 // stands for a later word holding an @.
@@ -158,9 +159,9 @@ func (a *analysis) inlineCode(n *node) {
 	prog := path.Base(n.argv[0])
 	var code []string
 	switch {
-	case python.MatchString(prog):
+	case python().MatchString(prog):
 		code = []string{"-c"}
-	case interpreter.MatchString(prog):
+	case interpreter().MatchString(prog):
 		code = []string{"-e", "-E", "--eval", "-p", "--print", "-r"}
 	default:
 		return

@@ -2,10 +2,11 @@ package policy
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // opts is a command's argv after the program, read as POSIX and GNU
@@ -165,9 +166,9 @@ func unwrap(argv []string) (inner []string, chdir string, ok bool) {
 	return argv[i:], chdir, true
 }
 
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
-func isAssignment(s string) bool { return assignment.MatchString(s) }
+func isAssignment(s string) bool { return assignment().MatchString(s) }
 
 // splitWords splits a string into words as a shell would (env -S, git
 // aliases), without expanding anything.

@@ -3,7 +3,6 @@ package policy
 import (
 	"errors"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // The keys each table of a policy file may have.
@@ -22,7 +22,7 @@ var (
 	ruleKeys  = []string{"name", "reason", "tools", "program", "args", "paths", "writes"}
 )
 
-var ruleName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+var ruleName = lazyregexp.New(`^[a-z0-9][a-z0-9_.-]*$`)
 
 // Parse reads a policy file's content; name is what its problems are
 // reported under. It returns a *lunad.CheckError (wrapping lunad.ErrInvalid)

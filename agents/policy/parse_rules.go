@@ -49,7 +49,7 @@ func (ps parser) rule(m map[string]any, kind Verdict, at keyPath, names map[stri
 	case !ok && m["name"] == nil:
 		ps.at(at, "a %s rule needs a name, which denials and the report show", what)
 	case !ok:
-	case !ruleName.MatchString(name):
+	case !ruleName().MatchString(name):
 		ps.at(at.child("name"), "rule name %q: use lower-case letters, digits, '-', '_' and '.'", name)
 	case builtinName(name):
 		ps.at(at.child("name"), "rule name %q is one of lunad's own rules; choose another name", name)

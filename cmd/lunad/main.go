@@ -24,8 +24,8 @@ import (
 )
 
 func main() {
-	// Inside a sandbox, lunad's executable is the Landlock shim: that
-	// comes before anything else (sandbox.Init never returns then).
+	// What lunad inherited beyond stdin, stdout and stderr must never
+	// reach a sandboxed command: marked close-on-exec first.
 	sandbox.Init()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	m := NewMain()

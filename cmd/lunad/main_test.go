@@ -12,15 +12,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lunad/lunad/sandbox"
+	"github.com/lunad/lunad/sandbox/shim/shimtest"
 )
 
 // lunadBin is the binary under test, built once by TestMain.
 var lunadBin string
 
 func TestMain(m *testing.M) {
-	sandbox.Init() // goals run in-process bind this test binary as the Landlock shim
-	os.Exit(buildAndRun(m))
+	removeShim := shimtest.Install() // lunad-shim next to this test binary, for goals run in-process
+	code := buildAndRun(m)
+	removeShim()
+	os.Exit(code)
 }
 
 func buildAndRun(m *testing.M) int {
@@ -43,6 +45,11 @@ func buildAndRun(m *testing.M) int {
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building lunad:", err)
+		return 1
+	}
+	// lunad-shim next to lunad, as `make build` puts it.
+	if _, err := shimtest.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()

@@ -18,16 +18,18 @@ import (
 
 	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/internal/wstest"
-	"github.com/lunad/lunad/sandbox"
+	"github.com/lunad/lunad/sandbox/shim/shimtest"
 )
 
 func TestMain(m *testing.M) {
-	sandbox.Init() // the worker's sandbox binds this test binary as the Landlock shim
 	if url := os.Getenv(helperURL); url != "" {
-		runChildWorker(url)
+		runChildWorker(url) // the parent installed lunad-shim next to this binary
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	removeShim := shimtest.Install() // lunad-shim next to this test binary, where the worker's sandbox finds it
+	code := m.Run()
+	removeShim()
+	os.Exit(code)
 }
 
 // The passwords of the two users of testdata/nats-server.conf.

@@ -92,7 +92,9 @@ const cacheMagic = "lunad parse cache\n"
 // its content, which is at most treesitter.MaxFileSize).
 const maxCacheEntry = 1 << 30
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is made on first use: a one-shot command that never reads the
+// parse cache does not pay for its tables at start.
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // load reads a cache saved by save; a missing, damaged or outdated file
 // leaves the cache empty (the error says which, for the log). A file of
@@ -138,7 +140,7 @@ func (c *parseCache) load(path string) error {
 			return damaged(err)
 		}
 		body, sum := buf[:len(buf)-4], binary.LittleEndian.Uint32(buf[len(buf)-4:])
-		if crc32.Checksum(body, crcTable) != sum {
+		if crc32.Checksum(body, crcTable()) != sum {
 			return damaged(errors.New("an entry's checksum does not match"))
 		}
 		k := cacheKey(body[:len(cacheKey{})])
@@ -231,7 +233,7 @@ func encodeCache(out io.Writer, keys []cacheKey, files []*treesitter.PackedFile)
 		}
 		buf = binary.AppendUvarint(buf[:0], uint64(len(body)-len(cacheKey{})))
 		buf = append(buf, body...)
-		buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(body, crcTable))
+		buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(body, crcTable()))
 		_, err = w.Write(buf)
 	}
 	if err != nil {

@@ -3,11 +3,11 @@ package harness
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // kind is how a test command's verdict is read.
@@ -33,7 +33,7 @@ type invocation struct {
 
 // python matches the interpreters that may run pytest as a module:
 // python, python3, python3.11, …
-var python = regexp.MustCompile(`^python[0-9.]*$`)
+var python = lazyregexp.New(`^python[0-9.]*$`)
 
 // rewrite makes argv a command whose verdict can be parsed: go test gets
 // -json (unless it has it), pytest (pytest, py.test, pytest-3, or
@@ -115,7 +115,7 @@ func pytestAt(prog string, argv []string) (int, bool) {
 	switch {
 	case prog == "pytest" || prog == "py.test" || prog == "pytest-3":
 		return 1, true
-	case !python.MatchString(prog):
+	case !python().MatchString(prog):
 		return 0, false
 	}
 	// python [options] -m pytest [args]: skip the interpreter's options

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/lazyregexp"
 )
 
 // ParseJUnit reads a JUnit XML report (pytest's --junitxml; a
@@ -135,7 +135,7 @@ func caseName(class, name string) string {
 
 // location is pytest's last traceback line: the failing line and the
 // exception ("test_calc.py:16: AssertionError").
-var location = regexp.MustCompile(`^\S+:\d+: \S+$`)
+var location = lazyregexp.New(`^\S+:\d+: \S+$`)
 
 // junitMessage is the message attribute, the explanation lines (E …) of
 // the traceback it does not already hold, and the failing line; the
@@ -158,7 +158,7 @@ func junitMessage(message, text string) string {
 		}
 		out = append(out, l)
 	}
-	if last := strings.TrimSpace(lines[len(lines)-1]); location.MatchString(last) {
+	if last := strings.TrimSpace(lines[len(lines)-1]); location().MatchString(last) {
 		out = append(out, last)
 	}
 	if len(out) == 0 {
