@@ -33,10 +33,14 @@ type Options struct {
 	PageSize int
 	// MaxSessions caps the live sessions of Serve (streamable HTTP), and
 	// MaxSessionsPerAddress those from one client address: a request that
-	// would open one more is refused (503, 429) saying so. 0 means
+	// would open one more evicts the longest-idle session that is not
+	// active, or is refused (503, 429) saying so when all are. 0 means
 	// DefaultMaxSessions, DefaultMaxSessionsPerAddress.
 	MaxSessions           int
 	MaxSessionsPerAddress int
+	// SessionActive is how long after its last request a session counts
+	// as active (never evicted); 0 means DefaultSessionActive.
+	SessionActive time.Duration
 	// SessionTimeout ends a session of Serve that has made no request for
 	// that long (its client must initialize a new one); 0 means
 	// DefaultSessionTimeout, negative never.
@@ -44,7 +48,8 @@ type Options struct {
 	// GoalTests are the test commands a goal runs when the goal tool's
 	// call gives none (the workspace's [tests] commands).
 	GoalTests [][]string
-	// Clock is the rate limiter's clock (time.Now when nil).
+	// Clock is the rate limiter's and the session caps' clock (time.Now
+	// when nil).
 	Clock func() time.Time
 	// Logger, if set, logs server activity.
 	Logger *slog.Logger
@@ -61,6 +66,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: mcp page size %d cannot be negative", lunad.ErrInvalid, o.PageSize)
 	case o.MaxSessions < 0 || o.MaxSessionsPerAddress < 0:
 		return fmt.Errorf("%w: mcp session caps %d and %d cannot be negative (0 means the default)", lunad.ErrInvalid, o.MaxSessions, o.MaxSessionsPerAddress)
+	case o.SessionActive < 0:
+		return fmt.Errorf("%w: mcp session active time %v cannot be negative (0 means the default)", lunad.ErrInvalid, o.SessionActive)
 	}
 	return nil
 }
