@@ -89,9 +89,11 @@ type Server struct {
 	ws   lunad.Workspace
 	opts Options
 
-	// tools maps a tool's name to the arguments it takes, for errors.
-	tools map[string]string
-	limit *limiter
+	// tools maps a tool's name to the arguments it takes, for errors;
+	// optional to its optional arguments, which completeArgs fills in.
+	tools    map[string]string
+	optional map[string][]string
+	limit    *limiter
 
 	mu     sync.Mutex
 	listed map[string]listing // artifacts on the resource list, by ID
@@ -113,7 +115,7 @@ func New(ctx context.Context, ws lunad.Workspace, opts Options) (*Server, error)
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	s := &Server{ws: ws, opts: opts, tools: map[string]string{}, listed: map[string]listing{}}
+	s := &Server{ws: ws, opts: opts, tools: map[string]string{}, optional: map[string][]string{}, listed: map[string]listing{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       warnings(opts.Logger), // the SDK logs every notification at Info
