@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/version"
 )
 
 // Opener opens the workspace containing dir (the client's root folder).
@@ -156,7 +157,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 			CodeLensProvider:        &protocol.CodeLensOptions{ResolveProvider: new(bool)},
 			ExecuteCommandProvider:  protocol.ExecuteCommandOptions{Commands: commands, WorkDoneProgressOptions: protocol.WorkDoneProgressOptions{WorkDoneProgress: &yes}},
 		},
-		ServerInfo: protocol.ServerInfo{Name: "lunad", Version: protocol.NewOptional("0.1")},
+		ServerInfo: protocol.ServerInfo{Name: "lunad", Version: protocol.NewOptional(version.String())},
 	}, nil
 }
 

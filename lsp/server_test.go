@@ -168,6 +168,7 @@ type session struct {
 	done   chan error
 	cancel context.CancelFunc
 	conn   jsonrpc2.Conn
+	init   *protocol.InitializeResult // the server's answer to initialize
 }
 
 // start makes a workspace with config.py and guide.md, serves it in-process
@@ -250,7 +251,7 @@ func startConfigured(t *testing.T, c startConfig) *session {
 		<-s.done
 	})
 	rootURI := uri.File(root)
-	if _, err := s.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI, Capabilities: c.caps}); err != nil {
+	if s.init, err = s.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI, Capabilities: c.caps}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {

@@ -12,12 +12,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/version"
 )
 
 // Options configure a Server.
 type Options struct {
 	// Name and Version are the server's implementation info ("lunad" and
-	// "dev" when empty).
+	// the build's version, version.String, when empty).
 	Name    string
 	Version string
 	// Agent is the agent recorded for writes when neither the call nor the
@@ -110,7 +111,7 @@ func New(ctx context.Context, ws lunad.Workspace, opts Options) (*Server, error)
 		opts.Name = "lunad"
 	}
 	if opts.Version == "" {
-		opts.Version = "dev"
+		opts.Version = version.String()
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
