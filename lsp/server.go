@@ -86,7 +86,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}, stopping: make(chan struct{}), connected: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
-	_, conn, client := protocol.NewServer(s.ctx, s, tolerant{jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame))})
+	_, conn, client := protocol.NewServer(s.ctx, s, newCancels(tolerant{jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame))}))
 	s.client = client
 	close(s.connected)
 	select {
@@ -306,13 +306,20 @@ func (s *Server) progress(token protocol.String, value any) {
 	}
 }
 
-// rpcError maps lunad's sentinel errors to JSON-RPC errors at this edge.
+// rpcError maps lunad's sentinel errors to JSON-RPC errors at this edge;
+// a request whose context was cancelled is RequestCancelled (cancels tells
+// the client's cancellations from others), one whose deadline passed
+// RequestFailed.
 func rpcError(err error) error {
 	if err == nil {
 		return nil
 	}
 	code := jsonrpc2.InternalError
 	switch {
+	case errors.Is(err, context.Canceled):
+		code = protocol.CodeRequestCancelled
+	case errors.Is(err, context.DeadlineExceeded):
+		code = jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)
 	case errors.Is(err, lunad.ErrInvalid), errors.Is(err, lunad.ErrNotApplied):
 		code = jsonrpc2.InvalidParams
 	case errors.Is(err, lunad.ErrNotFound), errors.Is(err, lunad.ErrNotWorkspace):

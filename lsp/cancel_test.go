@@ -1,0 +1,142 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/workspace"
+)
+
+// stalling is a Workspace whose Read, while armed, fails as fail says:
+// with the context's error once the request's context ends (fail nil),
+// or at once with fail's error.
+type stalling struct {
+	lunad.Workspace
+	armed   atomic.Bool
+	fail    error
+	entered chan struct{}
+}
+
+func (w *stalling) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error) {
+	if !w.armed.Load() {
+		return w.Workspace.Read(ctx, ref, at)
+	}
+	if w.fail != nil {
+		return nil, lunad.Artifact{}, fmt.Errorf("reading %s: %w", ref, w.fail)
+	}
+	select {
+	case w.entered <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return nil, lunad.Artifact{}, fmt.Errorf("reading %s: %w", ref, ctx.Err())
+}
+
+// TestCancelledRequests: every request handler that waits on the
+// workspace answers a request the
+// client cancelled ($/cancelRequest) with RequestCancelled (-32800), as
+// VS Code expects of a request it dropped while the user types, and a
+// request whose context ended otherwise with its own code —
+// ServerCancelled when cancelled by the server's side (a daemon call cut
+// off), RequestFailed when its deadline passed — never -32603 "context
+// canceled".
+func TestCancelledRequests(t *testing.T) {
+	pos := at(guideMd, "parse_config")
+	requests := []struct {
+		method string
+		params func(s *session) any
+	}{
+		{"textDocument/documentSymbol", func(s *session) any {
+			return &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.docURI}}
+		}},
+		{"textDocument/hover", func(s *session) any {
+			return &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.docURI}, Position: pos}}
+		}},
+		{"textDocument/definition", func(s *session) any {
+			return &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.docURI}, Position: pos}}
+		}},
+		{"textDocument/references", func(s *session) any {
+			return &protocol.ReferenceParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.docURI}, Position: pos}}
+		}},
+		{"textDocument/codeLens", func(s *session) any {
+			return &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.docURI}}
+		}},
+	}
+	for _, cause := range []struct {
+		name string
+		fail error // nil: the client cancels
+		code int
+		msg  string
+	}{
+		{"cancelled by the client", nil, -32800, "was cancelled by the client"},
+		{"cancelled by the server", fmt.Errorf("the daemon's call: %w", context.Canceled), -32802, "was cancelled by the server before it finished; send it again"},
+		{"deadline passed", fmt.Errorf("the daemon's call: %w", context.DeadlineExceeded), -32803, "context deadline exceeded"},
+	} {
+		for _, r := range requests {
+			t.Run(cause.name+"/"+r.method, func(t *testing.T) {
+				ws := &stalling{fail: cause.fail, entered: make(chan struct{}, 1)}
+				errs := make(chan []byte, 8)
+				s := startConfigured(t, startConfig{
+					wrap: func(svc *workspace.Service) lunad.Workspace { ws.Workspace = svc; return ws },
+					wire: func(body []byte) {
+						var m struct {
+							ID    any             `json:"id"`
+							Error json.RawMessage `json:"error"`
+						}
+						if json.Unmarshal(body, &m) == nil && m.ID != nil && m.Error != nil {
+							errs <- body
+						}
+					},
+				})
+				// The diagnostics of the opened guide were read: no read
+				// but the request's follows.
+				s.cl.waitFor(t, "the guide's diagnostics", func() bool { _, ok := s.cl.diags[s.docURI]; return ok })
+				ws.armed.Store(true)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				go protocol.Call(ctx, s.conn, r.method, r.params(s), new(json.RawMessage))
+				if cause.fail == nil {
+					select {
+					case <-ws.entered:
+					case <-time.After(10 * time.Second):
+						t.Fatal("the request never reached the workspace")
+					}
+					cancel()
+				}
+				var body []byte
+				select {
+				case body = <-errs:
+				case <-time.After(10 * time.Second):
+					t.Fatal("no error answer")
+				}
+				var m struct {
+					Error struct {
+						Code    int
+						Message string
+					}
+				}
+				json.Unmarshal(body, &m)
+				if m.Error.Code != cause.code || !containsAll(m.Error.Message, cause.msg) {
+					t.Errorf("answer %s, want code %d saying %q", body, cause.code, cause.msg)
+				}
+			})
+		}
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
