@@ -39,7 +39,7 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 		}
 	}
 	m := newMapper(loc.content)
-	header := fmt.Sprintf("v%d · %d dependents", rep.Artifact.Version, len(rep.Incoming))
+	header := fmt.Sprintf("v%d · %s", rep.Artifact.Version, count(len(rep.Incoming), "dependent"))
 	if own > 0 {
 		header += fmt.Sprintf(" · %d stale", own)
 	}
@@ -57,7 +57,7 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 		if deps == 0 {
 			continue
 		}
-		title := fmt.Sprintf("%d dependents", deps)
+		title := count(deps, "dependent")
 		if stale > 0 {
 			title += fmt.Sprintf(" · %d stale", stale)
 		}
@@ -75,4 +75,12 @@ func command(title, name string, args ...any) protocol.Command {
 		c.Arguments = append(c.Arguments, protocol.LSPAny(raw))
 	}
 	return c
+}
+
+// count is n things in words: "1 dependent", "3 dependents".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -423,7 +423,7 @@ func TestSymbolsAndLenses(t *testing.T) {
 	for _, l := range lenses {
 		titles = append(titles, l.Command.Title+" → "+l.Command.Command)
 	}
-	want := "v1 · 1 dependents → luna.history|1 dependents → luna.references"
+	want := "v1 · 1 dependent → luna.history|1 dependent → luna.references"
 	if strings.Join(titles, "|") != want {
 		t.Fatalf("lenses = %q, want %q", strings.Join(titles, "|"), want)
 	}
