@@ -2,11 +2,14 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/lunad/lunad"
 )
 
 // TestCodeActionOnly: code actions are filtered by the request's
@@ -99,5 +102,76 @@ func TestLensAndHoverCounts(t *testing.T) {
 	}
 	if text := hover.Contents.(*protocol.MarkupContent).Value; !strings.Contains(text, "· v1 · 1 dependent") || strings.Contains(text, "dependents") {
 		t.Errorf("hover %q, want 1 dependent", text)
+	}
+}
+
+// TestLensRefresh: when what an open document's code lenses show changes
+// — here a new article outside the editor mentions parse_config, so
+// config.py has 2 dependents — the server sends workspace/codeLens/refresh
+// once, to a client that declared refreshSupport only; a change that
+// leaves the lenses as they were sends none.
+func TestLensRefresh(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		support bool
+		want    int
+	}{
+		{"refreshSupport", true, 1},
+		{"no refreshSupport", false, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			support := c.support
+			s := startConfigured(t, startConfig{caps: protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{
+				CodeLens: &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: &support}}}})
+			ctx := context.Background()
+			if err := s.srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: s.cfgURI, LanguageID: "python", Version: 1, Text: configPy}}); err != nil {
+				t.Fatal(err)
+			}
+			lensTitles := func() []string {
+				lenses, err := s.srv.CodeLens(ctx, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.cfgURI}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var titles []string
+				for _, l := range lenses {
+					titles = append(titles, l.Command.Title)
+				}
+				return titles
+			}
+			if got := lensTitles(); !slices.Equal(got, []string{"v1 · 1 dependent", "1 dependent"}) {
+				t.Fatalf("lenses %q", got)
+			}
+			// barrier makes a change no lens shows and waits until the
+			// server has handled it: it refreshes in order, the lenses
+			// after the diagnostics.
+			n := 0
+			barrier := func() {
+				n++
+				s.cl.mu.Lock()
+				before := s.cl.published
+				s.cl.mu.Unlock()
+				if _, err := s.svc.Create(ctx, lunad.CreateSpec{Title: fmt.Sprint("other ", n), Path: fmt.Sprintf("other%d.txt", n), Content: []byte("nothing\n")}); err != nil {
+					t.Fatal(err)
+				}
+				s.cl.waitFor(t, "diagnostics after the change", func() bool { return s.cl.published >= before+2 })
+			}
+			barrier()
+			barrier()
+			refreshes := func() int { s.cl.mu.Lock(); defer s.cl.mu.Unlock(); return s.cl.lensRefreshes }
+			if got := refreshes(); got != 0 {
+				t.Fatalf("%d lens refreshes after changes no lens shows, want 0", got)
+			}
+			if _, err := s.svc.Create(ctx, lunad.CreateSpec{Title: "Notes", Path: "notes.md", Content: []byte("# Notes\n\nSee `parse_config`.\n")}); err != nil {
+				t.Fatal(err)
+			}
+			barrier()
+			barrier()
+			if got := refreshes(); got != c.want {
+				t.Errorf("%d lens refreshes after a new dependent, want %d", got, c.want)
+			}
+			if got := lensTitles(); !slices.Equal(got, []string{"v1 · 2 dependents", "2 dependents"}) {
+				t.Errorf("lenses after it %q", got)
+			}
+		})
 	}
 }

@@ -61,6 +61,8 @@ type Server struct {
 	// showDocument: the client takes window/showDocument (a goal's
 	// report is offered to open only then).
 	showDocument bool
+	// lensRefresh: the client takes workspace/codeLens/refresh.
+	lensRefresh bool
 
 	ctx    context.Context // the session's; cancelled when it ends
 	cancel context.CancelFunc
@@ -140,6 +142,9 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 	}
 	if w := params.Capabilities.Window; w != nil && w.ShowDocument != nil {
 		s.showDocument = w.ShowDocument.Support
+	}
+	if w := params.Capabilities.Workspace; w != nil && w.CodeLens != nil && w.CodeLens.RefreshSupport != nil {
+		s.lensRefresh = *w.CodeLens.RefreshSupport
 	}
 	s.mu.Unlock()
 	sync := protocol.TextDocumentSyncKindIncremental

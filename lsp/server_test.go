@@ -47,6 +47,9 @@ type client struct {
 	choose   string
 	shown    []uri.URI
 	seen     chan struct{}
+	// published counts publishDiagnostics, lensRefreshes
+	// workspace/codeLens/refresh.
+	published, lensRefreshes int
 }
 
 func (c *client) ShowMessageRequest(_ context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
@@ -76,6 +79,15 @@ func (c *client) ShowDocument(_ context.Context, p *protocol.ShowDocumentParams)
 func (c *client) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
 	c.mu.Lock()
 	c.diags[p.URI] = p.Diagnostics
+	c.published++
+	c.mu.Unlock()
+	c.poke()
+	return nil
+}
+
+func (c *client) CodeLensRefresh(context.Context) error {
+	c.mu.Lock()
+	c.lensRefreshes++
 	c.mu.Unlock()
 	c.poke()
 	return nil
