@@ -3,12 +3,14 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/lunad/lunad"
@@ -139,4 +141,47 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// TestCancelsBounded: a client sending $/cancelRequest for IDs that are
+// not in flight (never sent, or answered already) makes the stream hold
+// nothing; it holds a call only until it is answered.
+func TestCancelsBounded(t *testing.T) {
+	client, server := jsonrpc2.NewChannelStreamPair(16)
+	c := newCancels(server)
+	ctx := context.Background()
+	send := func(msg jsonrpc2.Message) {
+		t.Helper()
+		if _, err := client.Write(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel := func(id int) jsonrpc2.Message {
+		return jsonrpc2.NewNotification(protocol.MethodCancelRequest, jsonrpc2.RawMessage(fmt.Sprintf(`{"id":%d}`, id)))
+	}
+	for i := range 1000 {
+		send(cancel(i))
+	}
+	send(jsonrpc2.NewCall(jsonrpc2.NewNumberID(7), "textDocument/hover", jsonrpc2.RawMessage(`{}`)))
+	send(cancel(7))
+	if _, err := c.Write(ctx, jsonrpc2.NewResponse(jsonrpc2.NewNumberID(7), nil, fmt.Errorf("reading: %w", context.Canceled))); err != nil {
+		t.Fatal(err)
+	}
+	msg, _, err := client.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rerr *jsonrpc2.Error
+	if r, ok := msg.(*jsonrpc2.Response); !ok || !errors.As(r.Err(), &rerr) || rerr.Code != protocol.CodeRequestCancelled {
+		t.Errorf("answer %#v, want RequestCancelled", msg)
+	}
+	send(cancel(7)) // answered already
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.inFlight) != 0 || len(c.cancelled) != 0 {
+		t.Errorf("the stream holds %d calls and %d cancellations, want none", len(c.inFlight), len(c.cancelled))
+	}
 }
