@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,7 +70,7 @@ func (c *cancels) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 
 // Write passes msg on, a response to a cancelled request rewritten with
 // its code. The connection hands responses over in its own wire form, so
-// a response is encoded and decoded here to be read.
+// a response is encoded here, and its envelope decoded, to be read.
 func (c *cancels) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	if _, call := msg.(*jsonrpc2.Call); call {
 		return c.Stream.Write(ctx, msg)
@@ -77,6 +78,12 @@ func (c *cancels) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error
 	b, err := jsonrpc2.EncodeMessage(msg)
 	if err != nil {
 		return c.Stream.Write(ctx, msg)
+	}
+	// A result, perhaps large, need not be decoded: only the envelope
+	// before it, which holds the ID. (`,"result":` cannot occur earlier:
+	// a string ID's quotes are escaped.)
+	if i := bytes.Index(b, []byte(`,"result":`)); i >= 0 {
+		b = append(b[:i:i], `,"result":null}`...)
 	}
 	decoded, err := jsonrpc2.DecodeMessage(b)
 	r, ok := decoded.(*jsonrpc2.Response)
