@@ -112,6 +112,8 @@ func TestArchitecture(t *testing.T) {
 		{pkg: "internal/gitdir", siblings: []string{mod}, noCgo: true, stdOnly: true},
 		// Replacing a file in one step: the standard library, nothing else.
 		{pkg: "internal/atomicfile", siblings: []string{}, noCgo: true, stdOnly: true},
+		// The build's version: the standard library's build information.
+		{pkg: "internal/version", siblings: []string{}, noCgo: true, stdOnly: true},
 		// The configuration is values: read by the command line and the
 		// daemon alike, it links nothing the daemon runs.
 		{pkg: "config", noCgo: true, forbidden: []string{"github.com/go-git/", "github.com/fsnotify/", "github.com/smacker/", mod + "/daemon", mod + "/workspace", mod + "/workspace/refindex", mod + "/gitstore", mod + "/treesitter", mod + "/runs", mod + "/agents/ask", mod + "/agents/goal", mod + "/daemon/watch", mod + "/daemon/exemem"}},

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -16,7 +17,8 @@ import (
 // reads the clipboard and calls luna.edit); on any file of the workspace,
 // "ask the agents about this artifact…" (luna.askPrompt, run by the editor
 // extension, which asks for the request and sends luna.ask with the buffer
-// as the active artifact).
+// as the active artifact). Only the kinds the request's context asks for
+// are given (only).
 func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	if _, err := s.ready(); err != nil {
 		return nil, err
@@ -55,5 +57,30 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		refactor := protocol.CodeActionKindRefactorRewrite
 		out = append(out, &protocol.CodeAction{Title: edit.Title, Kind: &refactor, Command: edit})
 	}
-	return out, nil
+	return only(out, params.Context.Only), nil
+}
+
+// only keeps the actions of the kinds a client asked for (the request's
+// context.only; all when it names none): a kind matches itself and the
+// kinds below it, "refactor" matching "refactor.rewrite" — by prefix, as
+// the specification says. VS Code asks for one kind at a time (quick
+// fixes, a refactoring menu) and logs and drops actions of other kinds.
+func only(actions []protocol.CommandOrCodeAction, kinds []protocol.CodeActionKind) []protocol.CommandOrCodeAction {
+	if len(kinds) == 0 {
+		return actions
+	}
+	out := []protocol.CommandOrCodeAction{}
+	for _, a := range actions {
+		ca, ok := a.(*protocol.CodeAction)
+		if !ok || ca.Kind == nil {
+			continue
+		}
+		for _, k := range kinds {
+			if *ca.Kind == k || strings.HasPrefix(string(*ca.Kind), string(k)+".") {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -19,6 +19,7 @@ type document struct {
 	text      []byte // the buffer as the client has it
 	committed []byte // the artifact's content the server last showed for it
 	version   int32
+	lenses    string // what the code lenses the client was given show (lensKey)
 }
 
 // DidOpen starts tracking a buffer and publishes its diagnostics.

@@ -87,7 +87,7 @@ func describeSymbol(b *strings.Builder, pt lunad.Point) {
 			stale++
 		}
 	}
-	fmt.Fprintf(b, "**%s** (%s) in `%s` · v%d · %d dependents", pt.Symbol.Name, pt.Symbol.Kind, pt.Artifact.Path, pt.Artifact.Version, len(pt.Dependents))
+	fmt.Fprintf(b, "**%s** (%s) in `%s` · v%d · %s", pt.Symbol.Name, pt.Symbol.Kind, pt.Artifact.Path, pt.Artifact.Version, count(len(pt.Dependents), "dependent"))
 	if stale > 0 {
 		fmt.Fprintf(b, " · %d stale", stale)
 	}

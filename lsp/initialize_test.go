@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lunad/lunad/internal/version"
 )
 
 // TestInitializeBadRoot: `lunad lsp` answers an initialize whose root
@@ -77,5 +79,14 @@ func readFrame(t *testing.T, r *bufio.Reader, v any) {
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("%s: %v", body, err)
+	}
+}
+
+// TestServerInfo: initialize names the server and its build's version.
+func TestServerInfo(t *testing.T) {
+	s := start(t)
+	info := s.init.ServerInfo
+	if v, _ := info.Version.Get(); info.Name != "lunad" || v != version.String() {
+		t.Errorf("serverInfo = %s %q, want lunad %s", info.Name, v, version.String())
 	}
 }

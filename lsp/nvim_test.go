@@ -346,8 +346,8 @@ wait:
 
 	var lens struct{ Titles []string }
 	r.get("codelens", &lens)
-	if len(lens.Titles) == 0 || lens.Titles[0] != "v1 · 1 dependents" {
-		t.Errorf("code lenses on config.py = %q, want the header \"v1 · 1 dependents\" first", lens.Titles)
+	if len(lens.Titles) == 0 || lens.Titles[0] != "v1 · 1 dependent" {
+		t.Errorf("code lenses on config.py = %q, want the header \"v1 · 1 dependent\" first", lens.Titles)
 	}
 
 	var hist struct{ Lines []string }

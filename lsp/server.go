@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/version"
 )
 
 // Opener opens the workspace containing dir (the client's root folder).
@@ -60,6 +61,8 @@ type Server struct {
 	// showDocument: the client takes window/showDocument (a goal's
 	// report is offered to open only then).
 	showDocument bool
+	// lensRefresh: the client takes workspace/codeLens/refresh.
+	lensRefresh bool
 
 	ctx    context.Context // the session's; cancelled when it ends
 	cancel context.CancelFunc
@@ -85,7 +88,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	s := &Server{opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}, stopping: make(chan struct{}), connected: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
-	_, conn, client := protocol.NewServer(s.ctx, s, tolerant{jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame))})
+	_, conn, client := protocol.NewServer(s.ctx, s, newCancels(tolerant{jsonrpc2.NewHeaderStream(guarded(rwc, MaxFrame))}))
 	s.client = client
 	close(s.connected)
 	select {
@@ -140,6 +143,9 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 	if w := params.Capabilities.Window; w != nil && w.ShowDocument != nil {
 		s.showDocument = w.ShowDocument.Support
 	}
+	if w := params.Capabilities.Workspace; w != nil && w.CodeLens != nil && w.CodeLens.RefreshSupport != nil {
+		s.lensRefresh = *w.CodeLens.RefreshSupport
+	}
 	s.mu.Unlock()
 	sync := protocol.TextDocumentSyncKindIncremental
 	open, yes := true, true
@@ -156,7 +162,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 			CodeLensProvider:        &protocol.CodeLensOptions{ResolveProvider: new(bool)},
 			ExecuteCommandProvider:  protocol.ExecuteCommandOptions{Commands: commands, WorkDoneProgressOptions: protocol.WorkDoneProgressOptions{WorkDoneProgress: &yes}},
 		},
-		ServerInfo: protocol.ServerInfo{Name: "lunad", Version: protocol.NewOptional("0.1")},
+		ServerInfo: protocol.ServerInfo{Name: "lunad", Version: protocol.NewOptional(version.String())},
 	}, nil
 }
 
@@ -305,13 +311,20 @@ func (s *Server) progress(token protocol.String, value any) {
 	}
 }
 
-// rpcError maps lunad's sentinel errors to JSON-RPC errors at this edge.
+// rpcError maps lunad's sentinel errors to JSON-RPC errors at this edge;
+// a request whose context was cancelled is RequestCancelled (cancels tells
+// the client's cancellations from others), one whose deadline passed
+// RequestFailed.
 func rpcError(err error) error {
 	if err == nil {
 		return nil
 	}
 	code := jsonrpc2.InternalError
 	switch {
+	case errors.Is(err, context.Canceled):
+		code = protocol.CodeRequestCancelled
+	case errors.Is(err, context.DeadlineExceeded):
+		code = jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)
 	case errors.Is(err, lunad.ErrInvalid), errors.Is(err, lunad.ErrNotApplied):
 		code = jsonrpc2.InvalidParams
 	case errors.Is(err, lunad.ErrNotFound), errors.Is(err, lunad.ErrNotWorkspace):

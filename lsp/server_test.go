@@ -47,6 +47,9 @@ type client struct {
 	choose   string
 	shown    []uri.URI
 	seen     chan struct{}
+	// published counts publishDiagnostics, lensRefreshes
+	// workspace/codeLens/refresh.
+	published, lensRefreshes int
 }
 
 func (c *client) ShowMessageRequest(_ context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
@@ -76,6 +79,15 @@ func (c *client) ShowDocument(_ context.Context, p *protocol.ShowDocumentParams)
 func (c *client) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
 	c.mu.Lock()
 	c.diags[p.URI] = p.Diagnostics
+	c.published++
+	c.mu.Unlock()
+	c.poke()
+	return nil
+}
+
+func (c *client) CodeLensRefresh(context.Context) error {
+	c.mu.Lock()
+	c.lensRefreshes++
 	c.mu.Unlock()
 	c.poke()
 	return nil
@@ -168,6 +180,7 @@ type session struct {
 	done   chan error
 	cancel context.CancelFunc
 	conn   jsonrpc2.Conn
+	init   *protocol.InitializeResult // the server's answer to initialize
 }
 
 // start makes a workspace with config.py and guide.md, serves it in-process
@@ -250,7 +263,7 @@ func startConfigured(t *testing.T, c startConfig) *session {
 		<-s.done
 	})
 	rootURI := uri.File(root)
-	if _, err := s.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI, Capabilities: c.caps}); err != nil {
+	if s.init, err = s.srv.Initialize(ctx, &protocol.InitializeParams{RootURI: &rootURI, Capabilities: c.caps}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
@@ -422,7 +435,7 @@ func TestSymbolsAndLenses(t *testing.T) {
 	for _, l := range lenses {
 		titles = append(titles, l.Command.Title+" → "+l.Command.Command)
 	}
-	want := "v1 · 1 dependents → luna.history|1 dependents → luna.references"
+	want := "v1 · 1 dependent → luna.history|1 dependent → luna.references"
 	if strings.Join(titles, "|") != want {
 		t.Fatalf("lenses = %q, want %q", strings.Join(titles, "|"), want)
 	}

@@ -35,7 +35,7 @@ func (s *Server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSy
 	for _, sym := range syms {
 		detail := sym.Container
 		out = append(out, protocol.DocumentSymbol{Name: sym.Name, Detail: &detail, Kind: kindOf(sym.Kind),
-			Range: m.span(sym.Span), SelectionRange: m.rangeOf(sym.Span.Start.Byte, sym.Span.Start.Byte)})
+			Range: m.span(sym.Span), SelectionRange: m.rangeOf(nameIn(loc.content, sym.Span, sym.Name))})
 	}
 	return out, nil
 }

@@ -12,7 +12,9 @@ import (
 // follow reacts to workspace events until the session ends: after a burst
 // (Debounce), open documents whose artifact changed get the new content
 // (when their buffer has no unsaved changes) and every open document gets
-// fresh diagnostics — the stale ones appear when code they mention changes.
+// fresh diagnostics — the stale ones appear when code they mention changes
+// — and, if their code lenses went stale, the client is asked to refresh
+// them.
 func (s *Server) follow(events <-chan lunad.Event) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -60,6 +62,7 @@ func (s *Server) refresh(changed map[string]bool, all bool) {
 		}
 		s.publish(s.ctx, d)
 	}
+	s.refreshLenses()
 }
 
 // reload brings an open buffer to the artifact's new content with

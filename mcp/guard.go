@@ -53,9 +53,13 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 		if problem := badText(call.Params.Arguments); problem != "" {
 			return errorResult(fmt.Sprintf("nothing was written: invalid input: %s; send text as UTF-8 (JSON strings escape only valid characters).", problem)), nil
 		}
+		call.Params.Arguments = completeArgs(call.Params.Arguments, s.optional[call.Params.Name])
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.IsError && schemaError(r) {
 			tc := r.Content[0].(*sdk.TextContent)
+			// The schema validator prints a JSON null as the reflect.Value
+			// it decodes to.
+			tc.Text = strings.ReplaceAll(tc.Text, "<invalid reflect.Value>", "null")
 			tc.Text += fmt.Sprintf("\nNothing was done. %s takes: %s. Call it again with only these arguments, of these types.", call.Params.Name, args)
 		}
 		return res, err

@@ -80,8 +80,9 @@ func (l *unixListener) Close() error {
 // anything else is looked at. An empty token is lunad.ErrInvalid. Requests whose Host is not a loopback name (DNS rebinding: the SDK) and
 // cross-origin requests from browsers are refused with 403; a request that
 // would open a session over Options.MaxSessionsPerAddress or MaxSessions
-// with 429 or 503 (sessionCap); a session idle for Options.SessionTimeout
-// is ended.
+// evicts the longest-idle session, or is refused with 429 or 503 when
+// every session is active (sessionCap); a session idle for
+// Options.SessionTimeout is ended.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, token string) error {
 	if token == "" {
 		return fmt.Errorf("%w: MCP over HTTP needs a token (WriteToken)", lunad.ErrInvalid)
@@ -93,7 +94,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, token string) error
 		MaxRequestBodyBytes: maxRequestBody,
 		SessionTimeout:      max(timeout, 0),
 	})
-	caps := newSessionCap(s.sdk, cmp.Or(s.opts.MaxSessions, DefaultMaxSessions), cmp.Or(s.opts.MaxSessionsPerAddress, DefaultMaxSessionsPerAddress), timeout)
+	caps := newSessionCap(s.sdk, cmp.Or(s.opts.MaxSessions, DefaultMaxSessions), cmp.Or(s.opts.MaxSessionsPerAddress, DefaultMaxSessionsPerAddress),
+		timeout, cmp.Or(s.opts.SessionActive, DefaultSessionActive), s.opts.Clock)
 	// A web page the user visits must not drive the workspace: browsers
 	// mark cross-origin requests (Sec-Fetch-Site, Origin), refused here.
 	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(caps.handler(mcpHandler)))

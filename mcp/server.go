@@ -12,12 +12,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lunad/lunad"
+	"github.com/lunad/lunad/internal/version"
 )
 
 // Options configure a Server.
 type Options struct {
 	// Name and Version are the server's implementation info ("lunad" and
-	// "dev" when empty).
+	// the build's version, version.String, when empty).
 	Name    string
 	Version string
 	// Agent is the agent recorded for writes when neither the call nor the
@@ -33,10 +34,14 @@ type Options struct {
 	PageSize int
 	// MaxSessions caps the live sessions of Serve (streamable HTTP), and
 	// MaxSessionsPerAddress those from one client address: a request that
-	// would open one more is refused (503, 429) saying so. 0 means
+	// would open one more evicts the longest-idle session that is not
+	// active, or is refused (503, 429) saying so when all are. 0 means
 	// DefaultMaxSessions, DefaultMaxSessionsPerAddress.
 	MaxSessions           int
 	MaxSessionsPerAddress int
+	// SessionActive is how long after its last request a session counts
+	// as active (never evicted); 0 means DefaultSessionActive.
+	SessionActive time.Duration
 	// SessionTimeout ends a session of Serve that has made no request for
 	// that long (its client must initialize a new one); 0 means
 	// DefaultSessionTimeout, negative never.
@@ -44,7 +49,8 @@ type Options struct {
 	// GoalTests are the test commands a goal runs when the goal tool's
 	// call gives none (the workspace's [tests] commands).
 	GoalTests [][]string
-	// Clock is the rate limiter's clock (time.Now when nil).
+	// Clock is the rate limiter's and the session caps' clock (time.Now
+	// when nil).
 	Clock func() time.Time
 	// Logger, if set, logs server activity.
 	Logger *slog.Logger
@@ -61,6 +67,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: mcp page size %d cannot be negative", lunad.ErrInvalid, o.PageSize)
 	case o.MaxSessions < 0 || o.MaxSessionsPerAddress < 0:
 		return fmt.Errorf("%w: mcp session caps %d and %d cannot be negative (0 means the default)", lunad.ErrInvalid, o.MaxSessions, o.MaxSessionsPerAddress)
+	case o.SessionActive < 0:
+		return fmt.Errorf("%w: mcp session active time %v cannot be negative (0 means the default)", lunad.ErrInvalid, o.SessionActive)
 	}
 	return nil
 }
@@ -82,9 +90,11 @@ type Server struct {
 	ws   lunad.Workspace
 	opts Options
 
-	// tools maps a tool's name to the arguments it takes, for errors.
-	tools map[string]string
-	limit *limiter
+	// tools maps a tool's name to the arguments it takes, for errors;
+	// optional to its optional arguments, which completeArgs fills in.
+	tools    map[string]string
+	optional map[string][]string
+	limit    *limiter
 
 	mu     sync.Mutex
 	listed map[string]listing // artifacts on the resource list, by ID
@@ -101,12 +111,12 @@ func New(ctx context.Context, ws lunad.Workspace, opts Options) (*Server, error)
 		opts.Name = "lunad"
 	}
 	if opts.Version == "" {
-		opts.Version = "dev"
+		opts.Version = version.String()
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	s := &Server{ws: ws, opts: opts, tools: map[string]string{}, listed: map[string]listing{}}
+	s := &Server{ws: ws, opts: opts, tools: map[string]string{}, optional: map[string][]string{}, listed: map[string]listing{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       warnings(opts.Logger), // the SDK logs every notification at Info

@@ -116,30 +116,144 @@ func wantRefused(t *testing.T, c *http.Client, url string, code int, want ...str
 	}
 }
 
-// TestSessionCaps: MCP over HTTP opens at most MaxSessionsPerAddress
-// sessions from one address (429) and MaxSessions in all (503), each
-// refusal saying so; a session its client ends makes room for a new one.
+// TestSessionCaps: while every session is active, MCP over HTTP opens at
+// most MaxSessionsPerAddress sessions from one address (429) and
+// MaxSessions in all (503), each refusal saying so; a session its client
+// ends makes room for a new one.
 func TestSessionCaps(t *testing.T) {
-	url, _ := httpServe(t, Options{MaxSessions: 3, MaxSessionsPerAddress: 2, SessionTimeout: -1})
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	url, _ := httpServe(t, Options{MaxSessions: 3, MaxSessionsPerAddress: 2, SessionTimeout: -1, Clock: func() time.Time { return now }})
 	one, two, three := from("127.0.0.1"), from("127.0.0.2"), from("127.0.0.3")
 	first := wantOpen(t, one, url)
 	wantOpen(t, one, url)
-	wantRefused(t, one, url, http.StatusTooManyRequests, "at most 2 sessions from one address (127.0.0.1 has 2)", "mcp.max_sessions_per_address", "HTTP DELETE")
+	wantRefused(t, one, url, http.StatusTooManyRequests, "at most 2 sessions from one address and 127.0.0.1 has 2 active (a request in the last 1m0s)", "mcp.max_sessions_per_address", "HTTP DELETE")
 	wantOpen(t, two, url)
-	wantRefused(t, three, url, http.StatusServiceUnavailable, "at most 3 sessions and has 3", "mcp.max_sessions;")
+	wantRefused(t, three, url, http.StatusServiceUnavailable, "at most 3 sessions and all 3 are active", "mcp.max_sessions;")
 
-	req, _ := http.NewRequest("DELETE", url, nil)
-	req.Header.Set(sessionIDHeader, first)
-	resp, err := one.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("DELETE: %s", resp.Status)
+	if code, _ := request(t, one, "DELETE", url, first, ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", code)
 	}
 	wantOpen(t, three, url)
 	wantRefused(t, one, url, http.StatusServiceUnavailable, "at most 3 sessions")
+}
+
+// request sends one request of session id (none if "") with body, and
+// returns the status and the body of the answer.
+func request(t *testing.T, c *http.Client, method, url, id, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	if id != "" {
+		req.Header.Set(sessionIDHeader, id)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// oneShot is what the MCP Inspector's CLI sends after initialize, and
+// then it exits without ending its session.
+const (
+	initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	listTools   = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+)
+
+// TestSessionEviction: one-shot clients that never end their sessions do
+// not lock others out. At a cap, a new session evicts the longest-idle one
+// (its address's at the address's cap), whose client's next request gets
+// 404 saying the session expired, and which initializes anew and works;
+// an active session — a request in the last SessionActive, or one still
+// open like a GET stream — is never evicted, so a client opening sessions
+// in a loop is refused once its own are all active.
+func TestSessionEviction(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	url, _ := httpServe(t, Options{MaxSessions: 3, MaxSessionsPerAddress: 2, SessionTimeout: -1, SessionActive: time.Minute, Clock: clock})
+	one, two, three, four := from("127.0.0.1"), from("127.0.0.2"), from("127.0.0.3"), from("127.0.0.4")
+	oneShot := func(c *http.Client) string {
+		id := wantOpen(t, c, url)
+		if code, body := request(t, c, "POST", url, id, initialized); code != http.StatusAccepted {
+			t.Fatalf("initialized: %d %s", code, body)
+		}
+		if code, body := request(t, c, "POST", url, id, listTools); code != http.StatusOK || !strings.Contains(body, "read_artifact") {
+			t.Fatalf("tools/list: %d %s", code, body)
+		}
+		return id
+	}
+	works := func(c *http.Client, id string) {
+		t.Helper()
+		if code, body := request(t, c, "POST", url, id, listTools); code != http.StatusOK || !strings.Contains(body, "read_artifact") {
+			t.Fatalf("tools/list of session %s: %d %s", id, code, body)
+		}
+	}
+
+	a := oneShot(one)
+	advance(10 * time.Second)
+	b := oneShot(one)
+	advance(2 * time.Minute)
+	c := oneShot(one) // one's cap: evicts a, its idlest
+	code, body := request(t, one, "POST", url, a, listTools)
+	if want := "session expired: lunad mcp ended this session, idle for 2m10s, to admit a new one (at most 3 sessions, 2 sessions from one address); initialize a new session"; code != http.StatusNotFound || strings.TrimSpace(body) != want {
+		t.Fatalf("request of the evicted session: %d %q, want 404 %q", code, body, want)
+	}
+	works(one, b)
+	works(one, c)
+
+	// The server's cap: the idlest session of all goes.
+	advance(10 * time.Second)
+	d := oneShot(two)
+	advance(2 * time.Minute)
+	works(one, c)
+	e := oneShot(three) // evicts b, idle since before d opened
+	if code, body := request(t, one, "POST", url, b, listTools); code != http.StatusNotFound || !strings.Contains(body, "session expired") {
+		t.Fatalf("b after the server's cap: %d %s, want 404", code, body)
+	}
+	works(two, d)
+	wantRefused(t, four, url, http.StatusServiceUnavailable, "at most 3 sessions and all 3 are active")
+
+	// An open GET stream keeps its session active however long; a client
+	// opening sessions in a loop evicts the idle ones, then is refused.
+	cancel := getStream(t, two, url, d)
+	defer cancel()
+	advance(time.Hour)
+	wantOpen(t, four, url)
+	wantOpen(t, four, url)
+	wantRefused(t, four, url, http.StatusTooManyRequests, "127.0.0.4 has 2 active")
+	for _, id := range []string{c, e} {
+		if code, _ := request(t, one, "POST", url, id, listTools); code != http.StatusNotFound {
+			t.Errorf("session %s, idle for an hour: %d, want 404 (evicted)", id, code)
+		}
+	}
+	works(two, d)
+}
+
+// getStream opens the standalone GET stream of session id, as clients do
+// to be sent notifications, and returns what closes it.
+func getStream(t *testing.T, c *http.Client, url, id string) (closeStream func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Set(sessionIDHeader, id)
+	resp, err := (&http.Client{Transport: c.Transport}).Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		cancel()
+		t.Fatalf("GET stream: %s", resp.Status)
+	}
+	return func() { cancel(); resp.Body.Close() }
 }
 
 // TestSessionTimeout: a session with no request for SessionTimeout ends,
@@ -149,7 +263,7 @@ func TestSessionTimeout(t *testing.T) {
 	url, _ := httpServe(t, Options{MaxSessions: 1, SessionTimeout: timeout})
 	c := from("127.0.0.1")
 	wantOpen(t, c, url)
-	wantRefused(t, c, url, http.StatusServiceUnavailable, "at most 1 session and has 1", "no request for 300ms ends (mcp.session_timeout)")
+	wantRefused(t, c, url, http.StatusServiceUnavailable, "at most 1 session and all 1 are active", "no request for 300ms ends (mcp.session_timeout)")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		code, id, body := open(t, c, url)

@@ -108,31 +108,57 @@ func (s *Server) addTools() {
 }
 
 // addTool adds a typed tool (the SDK derives and enforces its schemas) and
-// remembers the arguments it takes, which argument errors repeat.
+// remembers the arguments it takes, which argument errors repeat. Its
+// input schema is made strict (strictSchema).
 func addTool[In, Out any](s *Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 	}
-	notNull(in)
+	strictSchema(in)
 	t.InputSchema = in
 	sdk.AddTool(s.sdk, t, h)
 	s.tools[t.Name] = signature(reflect.TypeFor[In]())
+	s.optional[t.Name] = optionalArgs(in)
 }
 
-// notNull makes the arrays of an input schema plain arrays: the inferred
-// schema of a Go slice also allows null, which no argument needs (an
-// absent optional argument is left out).
-func notNull(s *jsonschema.Schema) {
+// strictSchema makes an inferred input schema one that OpenAI's strict
+// mode and Anthropic's strict tool use take: every object lists its
+// properties (an empty map for a tool without arguments), all of them
+// required, and no others (additionalProperties false); an optional
+// argument (omitempty) is required but nullable ("type": ["integer",
+// "null"]), null meaning the same as leaving it out. A Go slice's inferred
+// schema also allows null; a required one is made a plain array.
+func strictSchema(s *jsonschema.Schema) {
 	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
 		s.Type, s.Types = s.Types[slices.Index(s.Types, "null")^1], nil
 	}
-	for _, p := range s.Properties {
-		notNull(p)
-	}
 	if s.Items != nil {
-		notNull(s.Items)
+		strictSchema(s.Items)
 	}
+	if s.Type != "object" {
+		return
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	names := s.PropertyOrder
+	if len(names) != len(s.Properties) {
+		names = names[:0:0]
+		for name := range s.Properties {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+	}
+	for _, name := range names {
+		p := s.Properties[name]
+		strictSchema(p)
+		if !slices.Contains(s.Required, name) && p.Type != "" {
+			p.Type, p.Types = "", []string{p.Type, "null"}
+		}
+	}
+	s.Required = slices.Clone(names)
 }
 
 // signature describes a tool's input struct for a model: "id (string,

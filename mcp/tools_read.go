@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -108,7 +109,7 @@ func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*
 		out.Content = strings.Join(lines[start-1:end], "")
 		out.StartLine, out.EndLine = start, end
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Content}}}, out, nil
+	return textAndJSON(out.Content, out), out, nil
 }
 
 func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, listOut, error) {
@@ -148,7 +149,7 @@ func (s *Server) diff(ctx context.Context, _ *sdk.CallToolRequest, in diffIn) (*
 		return nil, diffOut{}, s.explainRead(err)
 	}
 	out := diffOut{ID: a.ID, From: from, To: to, Diff: d}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: d}}}, out, nil
+	return textAndJSON(d, out), out, nil
 }
 
 func (s *Server) refs(ctx context.Context, _ *sdk.CallToolRequest, in refsIn) (*sdk.CallToolResult, refsOut, error) {
@@ -180,4 +181,17 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// textAndJSON is the content of a result whose text, shown first, is not
+// its structured result: the text, then the structured result as JSON —
+// what the MCP specification recommends for a tool with an output schema,
+// so that a client that gives its model only the content still shows it
+// the version (to pass as base_version) and the rest.
+func textAndJSON(text string, out any) *sdk.CallToolResult {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}, &sdk.TextContent{Text: string(b)}}}
 }

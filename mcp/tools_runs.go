@@ -18,11 +18,35 @@ import (
 // The engine chooses every next stage; these tools only start and show.
 
 type runWorkflowIn struct {
-	Workflow string            `json:"workflow" jsonschema:"the workflow's name: its file is .luna/workflows/NAME.toml (see list_workflows)"`
-	Inputs   []string          `json:"inputs,omitempty" jsonschema:"artifacts the run reads, by ID or workspace path"`
-	Params   map[string]string `json:"params,omitempty" jsonschema:"the run's parameters: string values by name"`
-	Key      string            `json:"key,omitempty" jsonschema:"an idempotency key: a second call with it starts nothing and returns the run it started"`
-	Wait     bool              `json:"wait,omitempty" jsonschema:"wait until the run finishes (completed, aborted, cancelled or dead_lettered) before returning; otherwise return at once with the run as started"`
+	Workflow string   `json:"workflow" jsonschema:"the workflow's name: its file is .luna/workflows/NAME.toml (see list_workflows)"`
+	Inputs   []string `json:"inputs,omitempty" jsonschema:"artifacts the run reads, by ID or workspace path"`
+	Params   []param  `json:"params,omitempty" jsonschema:"the run's parameters, each a name and its string value (an object of string values by name is taken too)"`
+	Key      string   `json:"key,omitempty" jsonschema:"an idempotency key: a second call with it starts nothing and returns the run it started"`
+	Wait     bool     `json:"wait,omitempty" jsonschema:"wait until the run finishes (completed, aborted, cancelled or dead_lettered) before returning; otherwise return at once with the run as started"`
+}
+
+// param is one of a run's parameters. run_workflow takes them as a list
+// of pairs rather than a map: a strict tool schema (OpenAI's, Anthropic's)
+// cannot describe an object of arbitrary keys. The guard turns the older
+// form, an object of values by name, into this one.
+type param struct {
+	Name  string `json:"name" jsonschema:"the parameter's name"`
+	Value string `json:"value" jsonschema:"its value"`
+}
+
+// paramMap is params by name; a name given twice is lunad.ErrInvalid.
+func paramMap(params []param) (map[string]string, error) {
+	if params == nil {
+		return nil, nil
+	}
+	m := make(map[string]string, len(params))
+	for _, p := range params {
+		if _, dup := m[p.Name]; dup {
+			return nil, fmt.Errorf("%w: parameter %q is given twice; give each parameter once", lunad.ErrInvalid, p.Name)
+		}
+		m[p.Name] = p.Value
+	}
+	return m, nil
 }
 
 type runStatusIn struct {
@@ -115,7 +139,11 @@ func (s *Server) addRunTools() {
 }
 
 func (s *Server) runWorkflow(ctx context.Context, _ *sdk.CallToolRequest, in runWorkflowIn) (*sdk.CallToolResult, runOut, error) {
-	info, err := s.ws.StartRun(ctx, lunad.RunRequest{Workflow: in.Workflow, Inputs: in.Inputs, Params: in.Params, Key: in.Key})
+	params, err := paramMap(in.Params)
+	if err != nil {
+		return nil, runOut{}, s.explainRun(err, "no run was started")
+	}
+	info, err := s.ws.StartRun(ctx, lunad.RunRequest{Workflow: in.Workflow, Inputs: in.Inputs, Params: params, Key: in.Key})
 	if err != nil {
 		return nil, runOut{}, s.explainRun(err, "no run was started")
 	}

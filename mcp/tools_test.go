@@ -1,8 +1,12 @@
 package mcp
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestRewriteDiffLink: rewrite_artifact replaces the content (and refuses
@@ -35,7 +39,7 @@ func TestRewriteDiffLink(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("diff: %s", text(res))
 	}
-	if d.From != 1 || d.To != 2 || !strings.Contains(d.Diff, "-print('hi')\n+print('hello')\n") || text(res) != d.Diff {
+	if d.From != 1 || d.To != 2 || !strings.Contains(d.Diff, "-print('hi')\n+print('hello')\n") || res.Content[0].(*sdk.TextContent).Text != d.Diff {
 		t.Errorf("diff = %+v, text %q", d, text(res))
 	}
 	if res := call(t, cs, "diff_versions", map[string]any{"id": code.ID, "from": 2, "to": 9}, nil); !res.IsError {
@@ -60,5 +64,44 @@ func TestRewriteDiffLink(t *testing.T) {
 	call(t, cs, "list_stale", map[string]any{}, &stale)
 	if len(stale.References) != 1 || stale.References[0].From.ID != doc.ID || stale.References[0].Kind != "explicit" || stale.References[0].Text != "explains" {
 		t.Errorf("stale = %+v, want the guide's explains link", stale.References)
+	}
+}
+
+// TestTextResultsCarryJSON: read_artifact and diff_versions, whose first
+// text block is the content or the diff, also give their structured
+// result as a JSON text block, so a client that shows its model only the
+// content still shows it the version to pass as base_version.
+func TestTextResultsCarryJSON(t *testing.T) {
+	cs, _ := connect(t)
+	var a writeOut
+	call(t, cs, "create_artifact", map[string]any{"title": "n", "type": "text/plain", "path": "n.txt", "content": "one\n"}, &a)
+	call(t, cs, "rewrite_artifact", map[string]any{"id": a.ID, "content": "two\n"}, nil)
+	for _, c := range []struct {
+		name, tool string
+		args       map[string]any
+		first      string
+	}{
+		{"read current", "read_artifact", map[string]any{"id": a.ID}, "two\n"},
+		{"read a version", "read_artifact", map[string]any{"id": a.ID, "version": 1}, "one\n"},
+		{"diff", "diff_versions", map[string]any{"id": a.ID}, "--- a/n.txt\n+++ b/n.txt\n@@ -1 +1 @@\n-one\n+two\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := call(t, cs, c.tool, c.args, nil)
+			if res.IsError || len(res.Content) != 2 {
+				t.Fatalf("%s: %d content blocks: %s", c.tool, len(res.Content), text(res))
+			}
+			if got := res.Content[0].(*sdk.TextContent).Text; got != c.first {
+				t.Errorf("first block %q, want %q", got, c.first)
+			}
+			var fromText, structured map[string]any
+			if err := json.Unmarshal([]byte(res.Content[1].(*sdk.TextContent).Text), &fromText); err != nil {
+				t.Fatalf("second block is not JSON: %v", err)
+			}
+			b, _ := json.Marshal(res.StructuredContent)
+			json.Unmarshal(b, &structured)
+			if !reflect.DeepEqual(fromText, structured) || fromText["id"] != a.ID {
+				t.Errorf("second block %v, want the structured result %v", fromText, structured)
+			}
+		})
 	}
 }

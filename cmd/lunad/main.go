@@ -18,6 +18,7 @@ import (
 	"github.com/lunad/lunad/daemon"
 	"github.com/lunad/lunad/gitstore"
 	"github.com/lunad/lunad/internal/gitdir"
+	"github.com/lunad/lunad/internal/version"
 	"github.com/lunad/lunad/runs"
 	"github.com/lunad/lunad/sandbox"
 	"github.com/lunad/lunad/workspace"
@@ -135,6 +136,10 @@ func lookupCommand(name string) *command {
 func (m *Main) Run(ctx context.Context, args []string) error {
 	if m.Getenv == nil {
 		m.Getenv = os.Getenv
+	}
+	if len(args) == 1 && args[0] == "--version" {
+		_, err := fmt.Fprintln(m.Stdout, "lunad", version.String())
+		return err
 	}
 	// Global flags before the command name.
 	i := 0

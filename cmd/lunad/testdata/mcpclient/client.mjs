@@ -193,7 +193,9 @@ async function scenario(client) {
   }
   const editSchema = byName.edit_artifact.inputSchema;
   assert.ok(editSchema.properties?.changes && editSchema.properties?.base_version, `edit_artifact input schema: ${JSON.stringify(editSchema)}`);
-  assert.deepEqual([...editSchema.required].sort(), ['changes', 'id']);
+  // Strict schemas: every argument required, the optional ones nullable.
+  assert.deepEqual([...editSchema.required].sort(), ['agent', 'base_version', 'changes', 'id', 'idempotency_key', 'message']);
+  assert.deepEqual(editSchema.properties.base_version.type, ['integer', 'null']);
   const { resourceTemplates } = await client.listResourceTemplates();
   const templates = resourceTemplates.map(t => t.uriTemplate);
   for (const want of ['luna://artifacts/{id}', 'luna://artifacts/{id}/versions/{n}']) {
