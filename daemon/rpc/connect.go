@@ -16,9 +16,9 @@ import (
 )
 
 // ErrNoDaemon: no usable daemon serves the workspace (none is listening, or
-// the one listening speaks another protocol version, serves another
-// root or runs with another configuration). Callers can fall back to
-// opening the workspace in-process (Open).
+// the one listening speaks another protocol version or serves another
+// root). Callers can fall back to opening the workspace in-process (Open).
+// A daemon that runs with another configuration is a *DiffersError.
 var ErrNoDaemon = errors.New("no lunad daemon serves this workspace")
 
 // errNotListening marks the ErrNoDaemon errors that starting a daemon
@@ -40,8 +40,9 @@ type ConnectOptions struct {
 	// (default 10s).
 	StartTimeout time.Duration
 	// Config, when set, must equal the daemon's ServeOptions.Config, or
-	// the daemon is not used (ErrNoDaemon): a client configured otherwise
-	// (another author, say) works in-process instead.
+	// the daemon is not used (*DiffersError, naming the setting): a
+	// client configured otherwise (another author, say) works in-process
+	// instead, or says what to do.
 	Config *Settings
 	// Reconnect restores a lost connection — a daemon killed or restarted
 	// — for a long-lived client (the language server, the MCP server): see
@@ -96,9 +97,8 @@ func connect(ctx context.Context, c *Client, state, root string, opts ConnectOpt
 				ErrNoDaemon, path, st.PID, st.Protocol, protocolVersion, st.PID)
 		case st.Root != root:
 			return fmt.Errorf("%w: the daemon at %s serves %s, not %s", ErrNoDaemon, path, st.Root, root)
-		case opts.Config != nil && (st.Config == nil || *st.Config != *opts.Config):
-			return fmt.Errorf("%w: the daemon at %s (pid %d) runs with another configuration (%s, here %s)",
-				ErrNoDaemon, path, st.PID, st.Config, opts.Config)
+		case opts.Config != nil:
+			return differs(st.PID, st.Config, opts.Config)
 		}
 		return nil
 	})
@@ -109,7 +109,7 @@ func connect(ctx context.Context, c *Client, state, root string, opts ConnectOpt
 		return ctx.Err()
 	case errors.Is(err, errNotListening):
 		return fmt.Errorf("%w: %w", ErrNoDaemon, err)
-	case errors.Is(err, ErrNoDaemon):
+	case errors.Is(err, ErrNoDaemon), errors.As(err, new(*DiffersError)):
 		return err
 	default:
 		return fmt.Errorf("%w: the daemon at %s does not answer: %v", ErrNoDaemon, path, err)
