@@ -44,6 +44,9 @@ type ConnectOptions struct {
 	// client configured otherwise (another author, say) works in-process
 	// instead, or says what to do.
 	Config *Settings
+	// StartArgs are more arguments to the `serve --auto` of AutoStart
+	// (a restarting daemon passes why, --restarted WHY).
+	StartArgs []string
 	// Reconnect restores a lost connection — a daemon killed or restarted
 	// — for a long-lived client (the language server, the MCP server): see
 	// Client. Without it, calls fail once the daemon is gone and
@@ -142,7 +145,7 @@ func start(ctx context.Context, c *Client, state, root string, opts ConnectOptio
 		return fmt.Errorf("start lunad daemon: %w", err)
 	}
 	offset, _ := logf.Seek(0, io.SeekEnd)
-	cmd := exec.Command(exe, "--dir", root, "serve", "--auto")
+	cmd := exec.Command(exe, append([]string{"--dir", root, "serve", "--auto"}, opts.StartArgs...)...)
 	cmd.Dir = root
 	cmd.Stderr = logf // stdin and stdout are /dev/null
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
