@@ -69,7 +69,9 @@ func stampOf(path string) (fileStamp, error) {
 // status and the log; an invalid file keeps the configuration in force.
 func (s *Server) followConfig(ctx context.Context, restart chan<- string) {
 	path := filepath.Join(s.o.Root, filepath.FromSlash(config.File))
-	last, _ := stampOf(path)
+	// No stamp is this one: the first look reloads, in case the file
+	// changed between the command's Load and now.
+	last := fileStamp{size: -1}
 	tick := time.NewTicker(reloadPoll)
 	defer tick.Stop()
 	for {
