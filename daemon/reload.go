@@ -30,6 +30,16 @@ type liveConfig struct {
 	loaded    time.Time
 	reloadErr string // why the file as it is now is not in force
 	pending   string // what changed that the daemon takes only once restarted
+	notice    string // what to tell the next client (Notice)
+}
+
+// takeNotice returns what to tell the next client, once.
+func (l *liveConfig) takeNotice() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.notice
+	l.notice = ""
+	return n
 }
 
 func (l *liveConfig) current() config.Config {
@@ -101,6 +111,7 @@ func (s *Server) reload() (restart string) {
 	defer l.mu.Unlock()
 	if err != nil {
 		l.reloadErr = err.Error()
+		l.notice = "the daemon keeps its configuration: " + l.reloadErr
 		s.log.Error("configuration not reloaded; the one in force stays", "file", config.File, "err", err)
 		return ""
 	}
@@ -115,14 +126,17 @@ func (s *Server) reload() (restart string) {
 	needs := config.NeedsRestart(changed)
 	if len(needs) == 0 {
 		s.log.Info("configuration reloaded", "changed", strings.Join(changed, ","))
+		l.notice = "the daemon reloaded " + keysOf(changed) + " from " + config.File
 		return ""
 	}
 	why := fmt.Sprintf("%s changed in %s", keysOf(needs), config.File)
 	l.pending = why
 	if s.o.Auto {
+		l.notice = "the daemon restarts once idle: " + why
 		s.log.Info("configuration reloaded; restarting when idle", "changed", strings.Join(changed, ","), "restart_for", strings.Join(needs, ","))
 		return why
 	}
+	l.notice = "the daemon takes " + why + " only once restarted: run `lunad daemon restart`"
 	s.log.Warn("configuration reloaded; restart the daemon to take all of it", "changed", strings.Join(changed, ","), "restart_for", strings.Join(needs, ","))
 	return ""
 }

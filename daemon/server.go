@@ -77,6 +77,9 @@ type Server struct {
 // is closed by Close, or by New itself when it fails.
 func New(ctx context.Context, o Options) (srv *Server, err error) {
 	s := &Server{o: o, restore: func() {}, live: &liveConfig{cfg: o.Config, loaded: time.Now()}}
+	if o.Restarted != "" {
+		s.live.notice = "the daemon restarted: " + o.Restarted
+	}
 	defer func() {
 		if err != nil {
 			s.Close() // err says why New failed; a failure to close is secondary
@@ -217,7 +220,7 @@ func (s *Server) serveOptions() rpc.ServeOptions {
 	d := s.o.Config.Daemon
 	return rpc.ServeOptions{IdleTimeout: s.o.IdleTimeout, Busy: func() bool { return s.svc.RunsInFlight() > 0 }, Logger: s.log,
 		MaxFrame: maxFrame(s.o.Store), Config: Settings(s.o.Store), MaxConns: d.MaxConnections, ConnIdleTimeout: config.Never(d.ConnIdleTimeout),
-		Status: s.status}
+		Status: s.status, Notice: s.live.takeNotice}
 }
 
 // Close closes what New opened, the service (and its runs engine) before

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lunad/lunad"
 	"github.com/lunad/lunad/daemon/rpc"
 )
 
@@ -195,4 +196,13 @@ func alive(pid int) bool {
 		return b[i+2] != 'Z'
 	}
 	return true
+}
+
+// noteDaemon tells the person what the daemon ws said it had to tell its
+// next client (a reload, a restart, a configuration file it could not
+// load), on stderr.
+func (m *Main) noteDaemon(ws lunad.Workspace) {
+	if c, ok := ws.(*rpc.Client); ok && c.Hello().Notice != "" {
+		fmt.Fprintf(m.Stderr, "lunad: note: %s\n", c.Hello().Notice)
+	}
 }

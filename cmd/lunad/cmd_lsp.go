@@ -70,6 +70,9 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg config.Con
 	// process, changes by other processes would not be followed.
 	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemon.Settings(opts)})
 	if err == nil {
+		if n := ws.(*rpc.Client).Hello().Notice; n != "" {
+			m.logger().Info(n)
+		}
 		return ws, nil
 	}
 	if errors.As(err, new(*rpc.DiffersError)) {

@@ -45,6 +45,29 @@ func (w *ws) waitStatus(what string, ok func(daemonStatus) bool) daemonStatus {
 	}
 }
 
+// waitNote runs `lunad list` until the daemon tells it the note (on
+// stderr, once) and returns the note's line.
+func (w *ws) waitNote(prefix string) string {
+	w.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := w.run("list")
+		if r.code != 0 {
+			w.t.Fatalf("list:\n%s", r)
+		}
+		if line, ok := strings.CutPrefix(r.stderr, "lunad: note: "+prefix); ok {
+			if again := w.run("list"); again.stderr != "" {
+				w.t.Fatalf("the note was told twice:\n%s", again)
+			}
+			return prefix + line
+		}
+		if r.stderr != "" || time.Now().After(deadline) {
+			w.t.Fatalf("want the note %q:\n%s", prefix, r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func (w *ws) writeConfig(content string) {
 	w.t.Helper()
 	path := filepath.Join(w.dir, ".luna", "config.toml")
@@ -73,7 +96,9 @@ func TestDaemonReloadsLLM(t *testing.T) {
 	}
 
 	w.writeConfig(fmt.Sprintf("[llm]\nprovider = \"openai\"\nbase_url = %q\nmodel = \"gpt-other\"\ntemperature = 0.0\nseed = 1\n", srv2.URL+"/v1"))
-	w.waitStatus("llm.model reloaded", func(st daemonStatus) bool { return st.Daemon.Config["llm.model"] == "gpt-other" })
+	if note := w.waitNote("the daemon reloaded"); note != "the daemon reloaded [llm] from .luna/config.toml\n" {
+		t.Fatalf("note: %q", note)
+	}
 	w.run("ask", "write a Python function that parses a TOML config")
 	if m2.count() == 0 || m1.count() != first {
 		t.Fatalf("after the change: first server %d requests (was %d), second %d", m1.count(), first, m2.count())
@@ -138,6 +163,8 @@ func TestDaemonKeepsConfigOnInvalidFile(t *testing.T) {
 	w.waitStatus("m1", func(st daemonStatus) bool { return st.Daemon.Config["llm.model"] == "m1" })
 
 	w.writeConfig("[llm]\nmodel = \"m2\"\n[runs]\nslots = \"many\"\n")
+	// A command reads the file too, and fails on it with the same
+	// message; lunad daemon status reads none.
 	st := w.waitStatus("the reload error", func(st daemonStatus) bool { return st.Daemon.ReloadError != "" })
 	if st.PID != pid || st.Daemon.Config["llm.model"] != "m1" || strings.Count(st.Daemon.ReloadError, "\n") != 0 ||
 		!strings.Contains(st.Daemon.ReloadError, "config.toml") || !strings.Contains(st.Daemon.ReloadError, "slots") {
@@ -146,6 +173,7 @@ func TestDaemonKeepsConfigOnInvalidFile(t *testing.T) {
 	if text := w.ok("daemon", "status"); !strings.Contains(text, "reload failed") {
 		t.Fatalf("daemon status:\n%s", text)
 	}
+	w.fail(1, st.Daemon.ReloadError, "list")
 	if log := p.stderr.String(); !strings.Contains(log, "configuration not reloaded; the one in force stays") {
 		t.Fatalf("log:\n%s", log)
 	}

@@ -152,7 +152,11 @@ func (c *serverConn) call(ctx context.Context, method string, params []byte) (an
 		if err := decodeParams(params, &p); err != nil {
 			return nil, err
 		}
-		return c.srv.status(), nil
+		st := c.srv.status()
+		if c.srv.opts.Notice != nil {
+			st.Notice = c.srv.opts.Notice()
+		}
+		return st, nil
 	case mSubscribe:
 		var p noParams
 		if err := decodeParams(params, &p); err != nil {

@@ -88,4 +88,7 @@ type Hello struct {
 	Served  uint64 `json:"served"`
 	Active  int    `json:"active"`
 	Clients int    `json:"clients"`
+	// Notice is what the daemon has to tell the next client about itself
+	// (ServeOptions.Notice), once.
+	Notice string `json:"notice,omitempty"`
 }

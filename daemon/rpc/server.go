@@ -65,6 +65,9 @@ type ServeOptions struct {
 	// Status, when set, is the assembled daemon's part of its status
 	// ("lunad/daemon", DaemonStatus).
 	Status func() DaemonInfo
+	// Notice, when set, is called at each client's hello: what it returns
+	// is told to that client (Hello.Notice).
+	Notice func() string
 	// Restart, when set, delivers why the daemon must restart: Serve
 	// then returns ErrRestart as soon as no call is in flight and Busy
 	// reports false (the requests in flight finish first, as at any
