@@ -68,7 +68,17 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg config.Con
 	// the editor. If none can be used, serve in-process; but a daemon that
 	// serves with another configuration is said, not worked around: in
 	// process, changes by other processes would not be followed.
-	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemon.Settings(opts)})
+	// The settings compared are read again at each reconnection: a
+	// daemon that restarted for a changed author is the one to use.
+	root := findRoot(dir)
+	reconfig := func() (*rpc.Settings, error) {
+		c, err := config.Load(root, m.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return daemon.Settings(storeOptions(c)), nil
+	}
+	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Reconfig: reconfig})
 	if err == nil {
 		if n := ws.(*rpc.Client).Hello().Notice; n != "" {
 			m.logger().Info(n)

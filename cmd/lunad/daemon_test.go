@@ -225,3 +225,31 @@ func TestMCPRefusesADifferentDaemon(t *testing.T) {
 		t.Fatalf("the daemon changed: pid %d, was %d", got, pid)
 	}
 }
+
+// `lunad mcp` follows its daemon through a restart for a changed
+// setting it compares (max_content): it reads its configuration again
+// when it reconnects, so the restarted daemon is the one it uses, and an
+// edit lands through it.
+func TestMCPFollowsARestart(t *testing.T) {
+	w, id := newWSWith(t, "a.md", "alpha\n")
+	p := startPeer(t, w, false, "--dir", w.dir, "mcp")
+	p.call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}`)
+	p.notify("notifications/initialized", `{}`)
+	pid := daemonPID(t, w)
+	t.Cleanup(func() { w.run("daemon", "stop") })
+	w.writeConfig("max_content = 1000000\n")
+	st := w.waitStatus("a restarted daemon", func(st daemonStatus) bool { return st.Running && st.PID != pid })
+	if st.Config == nil || st.Config.MaxContent != 1000000 {
+		t.Fatalf("status: %+v", st)
+	}
+	res := p.call(2, "tools/call", fmt.Sprintf(`{"name":"edit_artifact","arguments":{"id":%q,"changes":[{"search":"alpha\n","replace":"beta\n"}]}}`, id)).(map[string]any)
+	if res["isError"] == true {
+		t.Fatalf("edit_artifact after the restart: %v\n%s", res, p.stderr)
+	}
+	if got := w.show(id); got != "beta\n" {
+		t.Fatalf("content %q", got)
+	}
+	if got := daemonPID(t, w); got != st.PID {
+		t.Fatalf("the daemon is pid %d, want the restarted %d", got, st.PID)
+	}
+}

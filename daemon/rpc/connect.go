@@ -44,6 +44,12 @@ type ConnectOptions struct {
 	// client configured otherwise (another author, say) works in-process
 	// instead, or says what to do.
 	Config *Settings
+	// Reconfig, when set, is called at each connection (the first and
+	// every reconnection) for the Settings to compare, in place of
+	// Config: a long-lived client whose configuration file changed — and
+	// whose daemon restarted for it — asks for the new ones. Its error
+	// is the connection's.
+	Reconfig func() (*Settings, error)
 	// StartArgs are more arguments to the `serve --auto` of AutoStart
 	// (a restarting daemon passes why, --restarted WHY).
 	StartArgs []string
@@ -100,8 +106,15 @@ func connect(ctx context.Context, c *Client, state, root string, opts ConnectOpt
 				ErrNoDaemon, path, st.PID, st.Protocol, protocolVersion, st.PID)
 		case st.Root != root:
 			return fmt.Errorf("%w: the daemon at %s serves %s, not %s", ErrNoDaemon, path, st.Root, root)
-		case opts.Config != nil:
-			return differs(st.PID, st.Config, opts.Config)
+		case opts.Config != nil || opts.Reconfig != nil:
+			want := opts.Config
+			if opts.Reconfig != nil {
+				var err error
+				if want, err = opts.Reconfig(); err != nil {
+					return err
+				}
+			}
+			return differs(st.PID, st.Config, want)
 		}
 		return nil
 	})
