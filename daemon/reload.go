@@ -116,14 +116,19 @@ func (s *Server) reload() (restart string) {
 		return ""
 	}
 	l.reloadErr = ""
+	// l.cfg is the configuration the daemon opened with, but for [llm]:
+	// what differs from it is what a restart would take.
 	changed := config.Changed(l.cfg, cfg)
+	needs := config.NeedsRestart(changed)
+	if len(needs) == 0 && !s.o.Auto {
+		l.pending = "" // the file is back to what the daemon opened with
+	}
 	if len(changed) == 0 {
 		return ""
 	}
 	// Only [llm] is taken live (config.Reload): the rest stays as the
 	// daemon opened it, and so does the status that shows it.
 	l.cfg.LLM, l.loaded = cfg.LLM, time.Now()
-	needs := config.NeedsRestart(changed)
 	if len(needs) == 0 {
 		s.log.Info("configuration reloaded", "changed", strings.Join(changed, ","))
 		l.notice = "the daemon reloaded " + keysOf(changed) + " from " + config.File

@@ -196,6 +196,13 @@ func TestDaemonKeepsConfigOnInvalidFile(t *testing.T) {
 		t.Fatalf("status: %+v", st)
 	}
 
+	// Back to what the daemon opened with: nothing to restart for.
+	w.writeConfig("[llm]\nmodel = \"m3\"\n")
+	st = w.waitStatus("m3", func(st daemonStatus) bool { return st.Daemon.Config["llm.model"] == "m3" })
+	if st.Daemon.RestartPending != "" {
+		t.Fatalf("a restart still pending: %+v", st)
+	}
+
 	// lunad daemon stop: the foreground daemon exits 0.
 	if out := w.ok("daemon", "stop"); out != fmt.Sprintf("stopped the daemon (pid %d)\n", pid) {
 		t.Fatalf("daemon stop: %q", out)
