@@ -38,8 +38,15 @@ type AgentSource interface {
 // no one to ask, they are denied). The returned Agents is closed by the
 // engine's owner after the engine.
 func WithAgents(ro *runs.Options, ws AgentSource, cfg config.Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *GoalHost, error) {
+	return withAgents(ro, ws, cfg, func() config.Config { return cfg }, getenv, log, confirm)
+}
+
+// withAgents is WithAgents whose providers are made from the
+// configuration current returns when a stage calls its model: the
+// daemon's, which follows the file (reload.go).
+func withAgents(ro *runs.Options, ws AgentSource, cfg config.Config, current func() config.Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *GoalHost, error) {
 	providers := func(role string) (llm.Provider, llm.Config, error) {
-		c, err := cfg.LLMFor(role)
+		c, err := current().LLMFor(role)
 		if err != nil {
 			return nil, c, err
 		}

@@ -5,7 +5,11 @@
 // policy, GoalHost) and, with [queue] set, sends stages to workers over
 // NATS (OpenQueue), follows changes made outside lunad (daemon/watch),
 // and serves the socket protocol (daemon/rpc) until its context is done
-// or it is idle. It governs the process's memory limit while it serves
+// or it is idle. It follows its configuration file while it serves
+// (reload.go): [llm] is taken live; a change it cannot take live
+// (config.Reload) restarts a daemon a client started once it is idle
+// (Run returns rpc.ErrRestart; Successor starts the next one), and
+// is shown in the status (status.go) of one started by hand. It governs the process's memory limit while it serves
 // (memlimit.go) and trims the executable's mappings (daemon/exemem).
 //
 // Parsing flags and loading the configuration are the command line's

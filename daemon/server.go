@@ -49,6 +49,9 @@ type Options struct {
 	// Getenv reads the environment (the API keys, the sandbox's home,
 	// GOMEMLIMIT, the heap profile's file).
 	Getenv func(string) string
+	// Restarted is why the daemon before this one restarted into it
+	// (serve --restarted), shown in the status.
+	Restarted string
 }
 
 // Server is the assembled daemon. New opens what it serves, Run serves
@@ -64,6 +67,7 @@ type Server struct {
 	agents   *ask.Agents
 	svc      *workspace.Service
 	ln       net.Listener // nil: another daemon serves (Auto)
+	live     *liveConfig  // the configuration in force (reload.go)
 }
 
 // New opens the workspace at o.Dir for serving: the log, the memory
@@ -72,7 +76,10 @@ type Server struct {
 // if another daemon serves the workspace, unless o.Auto. What New opened
 // is closed by Close, or by New itself when it fails.
 func New(ctx context.Context, o Options) (srv *Server, err error) {
-	s := &Server{o: o, restore: func() {}}
+	s := &Server{o: o, restore: func() {}, live: &liveConfig{cfg: o.Config, loaded: time.Now()}}
+	if o.Restarted != "" {
+		s.live.notice = "the daemon restarted: " + o.Restarted
+	}
 	defer func() {
 		if err != nil {
 			s.Close() // err says why New failed; a failure to close is secondary
@@ -121,7 +128,7 @@ func (s *Server) configureRuns(ctx context.Context) error {
 	if s.queue != nil {
 		ro.NewProcess = s.queue.NewAgent // stages run on `lunad worker` processes
 	}
-	agents, goals, err := ConfigureRuns(s.svc, ro, s.o.Config, s.o.Getenv, s.log, nil)
+	agents, goals, err := configureRuns(s.svc, ro, s.o.Config, s.live.current, s.o.Getenv, s.log, nil)
 	if err != nil {
 		return err
 	}
@@ -131,8 +138,12 @@ func (s *Server) configureRuns(ctx context.Context) error {
 }
 
 // Run resumes the runs and serves the workspace until ctx is done, the
-// daemon has been idle for Options.IdleTimeout, or its listener fails
-// (the error). The requests in flight are finished first: their commits
+// daemon has been idle for Options.IdleTimeout, a client stopped it, its
+// listener fails (the error) or, for a daemon started by a client
+// (Auto), its configuration file changed in a way it cannot take live
+// and it is idle (rpc.ErrRestart: the caller starts its successor,
+// Successor). While it serves it follows the configuration file
+// (reload.go). The requests in flight are finished first: their commits
 // land and are answered. The watcher follows changes made outside lunad
 // for as long as Run serves; every goroutine Run starts has ended when it
 // returns. Run returns nil at once if the daemon gave way to another.
@@ -174,6 +185,11 @@ func (s *Server) Run(ctx context.Context) error {
 			s.log.Error("watcher stopped: changes made outside lunad are no longer followed", "err", err)
 		}
 	})
+	var restart chan string // nil: the daemon does not restart by itself
+	if s.o.Auto {
+		restart = make(chan string, 1)
+	}
+	wg.Go(func() { s.followConfig(ctx, restart) })
 	wg.Go(func() {
 		defer cancel()
 		select {
@@ -183,10 +199,16 @@ func (s *Server) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return
 		}
-		serveErr = rpc.Serve(ctx, s.svc, s.ln, s.serveOptions())
+		o := s.serveOptions()
+		o.Restart = restart
+		serveErr = rpc.Serve(ctx, s.svc, s.ln, o)
 	})
 	wg.Wait()
 	writeHeapProfile(s.o.Getenv, s.log)
+	if errors.Is(serveErr, rpc.ErrRestart) {
+		s.log.Info("daemon stopped to restart with the changed configuration", "reason", s.live.restartReason())
+		return serveErr
+	}
 	if serveErr != nil {
 		s.log.Error("daemon failed", "err", serveErr)
 	}
@@ -197,7 +219,8 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) serveOptions() rpc.ServeOptions {
 	d := s.o.Config.Daemon
 	return rpc.ServeOptions{IdleTimeout: s.o.IdleTimeout, Busy: func() bool { return s.svc.RunsInFlight() > 0 }, Logger: s.log,
-		MaxFrame: maxFrame(s.o.Store), Config: Settings(s.o.Store), MaxConns: d.MaxConnections, ConnIdleTimeout: config.Never(d.ConnIdleTimeout)}
+		MaxFrame: maxFrame(s.o.Store), Config: Settings(s.o.Store), MaxConns: d.MaxConnections, ConnIdleTimeout: config.Never(d.ConnIdleTimeout),
+		Status: s.status, Notice: s.live.takeNotice}
 }
 
 // Close closes what New opened, the service (and its runs engine) before

@@ -31,12 +31,18 @@ func OpenService(dir string, cfg config.Config, opts gitstore.Options) (*workspa
 // logger, the queue's process agents). The agents are closed by the
 // caller after svc, whose engine calls them.
 func ConfigureRuns(svc *workspace.Service, ro runs.Options, cfg config.Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *GoalHost, error) {
+	return configureRuns(svc, ro, cfg, func() config.Config { return cfg }, getenv, log, confirm)
+}
+
+// configureRuns is ConfigureRuns whose model providers follow current
+// (withAgents).
+func configureRuns(svc *workspace.Service, ro runs.Options, cfg config.Config, current func() config.Config, getenv func(string) string, log *slog.Logger, confirm policy.Confirmer) (*ask.Agents, *GoalHost, error) {
 	snapshot, err := cfg.Snapshot()
 	if err != nil {
 		return nil, nil, err
 	}
 	ro.Config, ro.Slots = snapshot, cfg.Runs.Slots
-	agents, goals, err := WithAgents(&ro, svc, cfg, getenv, log, confirm)
+	agents, goals, err := withAgents(&ro, svc, cfg, current, getenv, log, confirm)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 
@@ -64,10 +65,28 @@ func (m *Main) openWorkspaceWith(ctx context.Context, dir string, cfg config.Con
 	}
 	// The workspace's daemon (started if none runs) is the single writer
 	// and watches the repository, so changes made by other processes reach
-	// the editor. If it cannot be used, serve in-process.
-	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Config: daemon.Settings(opts)})
+	// the editor. If none can be used, serve in-process; but a daemon that
+	// serves with another configuration is said, not worked around: in
+	// process, changes by other processes would not be followed.
+	// The settings compared are read again at each reconnection: a
+	// daemon that restarted for a changed author is the one to use.
+	root := findRoot(dir)
+	reconfig := func() (*rpc.Settings, error) {
+		c, err := config.Load(root, m.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return daemon.Settings(storeOptions(c)), nil
+	}
+	ws, err := rpc.Connect(ctx, dir, rpc.ConnectOptions{AutoStart: true, Reconnect: true, Reconfig: reconfig})
 	if err == nil {
+		if n := ws.(*rpc.Client).Hello().Notice; n != "" {
+			m.logger().Info(n)
+		}
 		return ws, nil
+	}
+	if errors.As(err, new(*rpc.DiffersError)) {
+		return nil, err
 	}
 	svc, oerr := daemon.OpenService(dir, cfg, opts)
 	if oerr != nil {

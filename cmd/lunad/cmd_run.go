@@ -259,6 +259,7 @@ func (m *Main) withRunner(ctx context.Context, drives bool, f func(ws lunad.Work
 		return err
 	}
 	defer ws.Close()
+	m.noteDaemon(ws)
 	return f(ws)
 }
 

@@ -107,6 +107,7 @@ func (m *Main) withWorkspace(ctx context.Context, f func(ws lunad.Workspace) err
 	if m.Options == nil {
 		ws, err := rpc.Connect(ctx, m.workDir(), rpc.ConnectOptions{Config: daemon.Settings(opts)})
 		if err == nil {
+			m.noteDaemon(ws)
 			defer func() {
 				if cerr := ws.Close(); cerr != nil && err == nil {
 					err = cerr

@@ -119,7 +119,7 @@ func init() {
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
 		cmdAsk, cmdGoal, cmdDoctor, cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,
-		cmdServe, cmdLSP, cmdMCP,
+		cmdServe, cmdDaemon, cmdLSP, cmdMCP,
 	}
 }
 

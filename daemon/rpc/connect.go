@@ -16,9 +16,9 @@ import (
 )
 
 // ErrNoDaemon: no usable daemon serves the workspace (none is listening, or
-// the one listening speaks another protocol version, serves another
-// root or runs with another configuration). Callers can fall back to
-// opening the workspace in-process (Open).
+// the one listening speaks another protocol version or serves another
+// root). Callers can fall back to opening the workspace in-process (Open).
+// A daemon that runs with another configuration is a *DiffersError.
 var ErrNoDaemon = errors.New("no lunad daemon serves this workspace")
 
 // errNotListening marks the ErrNoDaemon errors that starting a daemon
@@ -40,9 +40,19 @@ type ConnectOptions struct {
 	// (default 10s).
 	StartTimeout time.Duration
 	// Config, when set, must equal the daemon's ServeOptions.Config, or
-	// the daemon is not used (ErrNoDaemon): a client configured otherwise
-	// (another author, say) works in-process instead.
+	// the daemon is not used (*DiffersError, naming the setting): a
+	// client configured otherwise (another author, say) works in-process
+	// instead, or says what to do.
 	Config *Settings
+	// Reconfig, when set, is called at each connection (the first and
+	// every reconnection) for the Settings to compare, in place of
+	// Config: a long-lived client whose configuration file changed — and
+	// whose daemon restarted for it — asks for the new ones. Its error
+	// is the connection's.
+	Reconfig func() (*Settings, error)
+	// StartArgs are more arguments to the `serve --auto` of AutoStart
+	// (a restarting daemon passes why, --restarted WHY).
+	StartArgs []string
 	// Reconnect restores a lost connection — a daemon killed or restarted
 	// — for a long-lived client (the language server, the MCP server): see
 	// Client. Without it, calls fail once the daemon is gone and
@@ -96,9 +106,15 @@ func connect(ctx context.Context, c *Client, state, root string, opts ConnectOpt
 				ErrNoDaemon, path, st.PID, st.Protocol, protocolVersion, st.PID)
 		case st.Root != root:
 			return fmt.Errorf("%w: the daemon at %s serves %s, not %s", ErrNoDaemon, path, st.Root, root)
-		case opts.Config != nil && (st.Config == nil || *st.Config != *opts.Config):
-			return fmt.Errorf("%w: the daemon at %s (pid %d) runs with another configuration (%s, here %s)",
-				ErrNoDaemon, path, st.PID, st.Config, opts.Config)
+		case opts.Config != nil || opts.Reconfig != nil:
+			want := opts.Config
+			if opts.Reconfig != nil {
+				var err error
+				if want, err = opts.Reconfig(); err != nil {
+					return err
+				}
+			}
+			return differs(st.PID, st.Config, want)
 		}
 		return nil
 	})
@@ -109,7 +125,7 @@ func connect(ctx context.Context, c *Client, state, root string, opts ConnectOpt
 		return ctx.Err()
 	case errors.Is(err, errNotListening):
 		return fmt.Errorf("%w: %w", ErrNoDaemon, err)
-	case errors.Is(err, ErrNoDaemon):
+	case errors.Is(err, ErrNoDaemon), errors.As(err, new(*DiffersError)):
 		return err
 	default:
 		return fmt.Errorf("%w: the daemon at %s does not answer: %v", ErrNoDaemon, path, err)
@@ -142,7 +158,7 @@ func start(ctx context.Context, c *Client, state, root string, opts ConnectOptio
 		return fmt.Errorf("start lunad daemon: %w", err)
 	}
 	offset, _ := logf.Seek(0, io.SeekEnd)
-	cmd := exec.Command(exe, "--dir", root, "serve", "--auto")
+	cmd := exec.Command(exe, append([]string{"--dir", root, "serve", "--auto"}, opts.StartArgs...)...)
 	cmd.Dir = root
 	cmd.Stderr = logf // stdin and stdout are /dev/null
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,11 +24,15 @@ func TestConnectErrors(t *testing.T) {
 		t.Fatalf("no daemon: %v %v", ws, err)
 	}
 	serveTest(t, svc, ServeOptions{Config: &Settings{Author: "ada"}})
-	if _, err := Connect(ctx, svc.Root(), ConnectOptions{Config: &Settings{Author: "bob"}}); !errors.Is(err, ErrNoDaemon) ||
-		!strings.Contains(err.Error(), "another configuration") {
+	// One message: the setting, both values and what to do — not "no
+	// daemon serves" followed by a daemon that does.
+	_, err := Connect(ctx, svc.Root(), ConnectOptions{Config: &Settings{Author: "bob"}})
+	want := fmt.Sprintf("the daemon serving this workspace (pid %d) runs with author \"ada\", this command with \"bob\": run `lunad daemon restart`", os.Getpid())
+	if errors.Is(err, ErrNoDaemon) || !errors.As(err, new(*DiffersError)) || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("another configuration: %v", err)
 	}
-	ws, err := Connect(ctx, filepath.Join(svc.Root(), ".luna"), ConnectOptions{Config: &Settings{Author: "ada"}})
+	var ws lunad.Workspace
+	ws, err = Connect(ctx, filepath.Join(svc.Root(), ".luna"), ConnectOptions{Config: &Settings{Author: "ada"}})
 	if err != nil {
 		t.Fatal(err)
 	}

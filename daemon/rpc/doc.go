@@ -23,5 +23,6 @@
 // accepts and caps the connections, conn.go serves one of them; socket.go
 // finds and binds the socket, connect.go and client.go are the client;
 // runs.go and index.go hold the calls of the workflow runs and of the
-// reference index.
+// reference index, lifecycle.go the daemon's status and stop and the
+// error of a daemon configured otherwise (DiffersError).
 package rpc

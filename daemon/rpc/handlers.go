@@ -152,7 +152,11 @@ func (c *serverConn) call(ctx context.Context, method string, params []byte) (an
 		if err := decodeParams(params, &p); err != nil {
 			return nil, err
 		}
-		return c.srv.status(), nil
+		st := c.srv.status()
+		if c.srv.opts.Notice != nil {
+			st.Notice = c.srv.opts.Notice()
+		}
+		return st, nil
 	case mSubscribe:
 		var p noParams
 		if err := decodeParams(params, &p); err != nil {
@@ -161,6 +165,16 @@ func (c *serverConn) call(ctx context.Context, method string, params []byte) (an
 		return c.subscribe()
 	case mIndex:
 		return c.index(ctx, params)
+	case mDaemon, mStop:
+		var p noParams
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		if method == mStop {
+			c.srv.requestStop()
+			return struct{}{}, nil
+		}
+		return c.srv.daemonStatus(), nil
 	}
 	f, ok := methods[method]
 	if !ok {

@@ -48,7 +48,9 @@ const (
 	mSearch    = "lunad/search_symbols"
 	mOutgoing  = "lunad/outgoing"
 	mSubscribe = "lunad/subscribe"
-	mEvent     = "lunad/event" // notification, daemon to client
+	mEvent     = "lunad/event"  // notification, daemon to client
+	mDaemon    = "lunad/daemon" // the daemon's status (lifecycle.go)
+	mStop      = "lunad/stop"   // the daemon stops (lifecycle.go)
 )
 
 // Settings is the configuration a daemon's answers depend on: who the
@@ -86,4 +88,7 @@ type Hello struct {
 	Served  uint64 `json:"served"`
 	Active  int    `json:"active"`
 	Clients int    `json:"clients"`
+	// Notice is what the daemon has to tell the next client about itself
+	// (ServeOptions.Notice), once.
+	Notice string `json:"notice,omitempty"`
 }

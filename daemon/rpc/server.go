@@ -29,6 +29,13 @@ const DefaultConnIdleTimeout = 10 * time.Minute
 // return the message).
 const refuseWait = time.Second
 
+// ErrRestart is Serve's error when it stopped for ServeOptions.Restart.
+var ErrRestart = errors.New("the daemon stopped to restart")
+
+// restartCheck is how often a restart waiting for the daemon to be idle
+// looks again.
+const restartCheck = 100 * time.Millisecond
+
 // ServeOptions configure Serve.
 type ServeOptions struct {
 	// IdleTimeout, when > 0, makes Serve return once no client has been
@@ -55,6 +62,17 @@ type ServeOptions struct {
 	// language server, the MCP server) waits for events and is never idle.
 	// It also bounds the time a client may take to send one message.
 	ConnIdleTimeout time.Duration
+	// Status, when set, is the assembled daemon's part of its status
+	// ("lunad/daemon", DaemonStatus).
+	Status func() DaemonInfo
+	// Notice, when set, is called at each client's hello: what it returns
+	// is told to that client (Hello.Notice).
+	Notice func() string
+	// Restart, when set, delivers why the daemon must restart: Serve
+	// then returns ErrRestart as soon as no call is in flight and Busy
+	// reports false (the requests in flight finish first, as at any
+	// stop).
+	Restart <-chan string
 }
 
 // server is one Serve call.
@@ -64,6 +82,7 @@ type server struct {
 	log      *slog.Logger
 	base     context.Context // parent of every request: never canceled, so shutdown lets requests finish
 	stopping chan struct{}   // closed when Serve stops
+	stopCall chan string     // a "lunad/stop" call's reason
 	started  time.Time
 	served   atomic.Uint64
 	active   atomic.Int64
@@ -91,6 +110,11 @@ func Serve(ctx context.Context, svc lunad.Workspace, ln net.Listener, opts Serve
 	accepted, acceptErr := srv.accept(ln)
 	idle := srv.idleTimer()
 	defer idle.Stop()
+	restart := srv.opts.Restart
+	var (
+		restartWhy string
+		recheck    <-chan time.Time // while a restart waits for the daemon to be idle
+	)
 	for {
 		select {
 		case nc := <-accepted:
@@ -116,6 +140,20 @@ func Serve(ctx context.Context, svc lunad.Workspace, ln net.Listener, opts Serve
 				continue
 			}
 			srv.shutdown(ln, fmt.Sprintf("no client for %v", srv.opts.IdleTimeout))
+			return nil
+		case why := <-restart:
+			restartWhy, restart = why, nil
+			srv.log.Info("daemon restarting when idle", "reason", why)
+			recheck = time.After(0)
+		case <-recheck:
+			if srv.active.Load() > 0 || (srv.opts.Busy != nil && srv.opts.Busy()) {
+				recheck = time.After(restartCheck)
+				continue
+			}
+			srv.shutdown(ln, "restart: "+restartWhy)
+			return ErrRestart
+		case why := <-srv.stopCall:
+			srv.shutdown(ln, why)
 			return nil
 		case <-ctx.Done():
 			srv.shutdown(ln, context.Cause(ctx).Error())
@@ -148,7 +186,7 @@ func (opts ServeOptions) withDefaults() ServeOptions {
 // ctx's values without its cancellation.
 func newServer(ctx context.Context, svc lunad.Workspace, opts ServeOptions) *server {
 	return &server{svc: svc, opts: opts, log: opts.Logger, base: context.WithoutCancel(ctx),
-		stopping: make(chan struct{}), started: time.Now(), conns: openConns{left: make(chan struct{}, 1)}}
+		stopping: make(chan struct{}), stopCall: make(chan string, 1), started: time.Now(), conns: openConns{left: make(chan struct{}, 1)}}
 }
 
 // accept starts the accept loop, which delivers the connections ln accepts
