@@ -224,3 +224,49 @@ func TestRemoveDeletedInWorkingTree(t *testing.T) {
 	}
 	checkRepo(t, s)
 }
+
+// TestRecordDeletion checks that Record takes a file the person deleted —
+// in the working tree, or by a commit made outside lunad — as the
+// artifact's removal, authored by the person, that undo brings back.
+func TestRecordDeletion(t *testing.T) {
+	for _, how := range []string{"working tree", "git rm"} {
+		t.Run(how, func(t *testing.T) {
+			ctx := context.Background()
+			s := newStore(t)
+			r, _ := s.Create(ctx, lunad.CreateSpec{Title: "c", Path: "src/c.py", Content: []byte("c = 1\n"), Change: lunad.Change{Agent: "coder"}})
+			id := r.Artifact.ID
+			if how == "working tree" {
+				os.Remove(filepath.Join(s.root, "src", "c.py"))
+			} else {
+				s.mu.Lock()
+				err := s.syncIndexLocked(ctx)
+				s.mu.Unlock()
+				if err != nil {
+					t.Fatal(err)
+				}
+				git(t, s.root, "rm", "-q", "src/c.py")
+				git(t, s.root, "commit", "-q", "-m", "drop c")
+			}
+			res, ok, err := s.Record(ctx, id, lunad.Change{})
+			if err != nil || !ok {
+				t.Fatalf("record: %v %v", ok, err)
+			}
+			if res.Version.Op != lunad.OpRemove || res.Version.Agent != "Ada" || res.Artifact.Status != lunad.StatusRemoved {
+				t.Fatalf("recorded: %+v", res)
+			}
+			if got := git(t, s.root, "log", "-1", "--format=%an <%ae>|%s"); got != "Ada <ada@example.com>|remove src/c.py (deleted outside lunad)\n" {
+				t.Fatalf("commit: %q", got)
+			}
+			if _, _, err := s.Record(ctx, id, lunad.Change{}); !errors.Is(err, lunad.ErrNotFound) || !strings.Contains(err.Error(), "was removed at v2") {
+				t.Fatalf("record again: %v", err)
+			}
+			if _, err := s.Undo(ctx, id, lunad.Change{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := currentContent(t, s, id, "src/c.py"); got != "c = 1\n" {
+				t.Fatalf("undo: %q", got)
+			}
+			checkRepo(t, s)
+		})
+	}
+}
