@@ -10,7 +10,7 @@ import (
 )
 
 // TestRemovedTargetIsBroken checks that references to a removed artifact
-// — by its path, and an explicit link by its ID —
+// — by its path, to one of its symbols, and an explicit link by its ID —
 // are broken and named, whether the removal is lunad's or a `git rm`
 // committed outside lunad, and that an undo makes them whole again.
 func TestRemovedTargetIsBroken(t *testing.T) {
@@ -35,16 +35,19 @@ func TestRemovedTargetIsBroken(t *testing.T) {
 				wstest.GitRun(t, s.Root(), "rm", "-q", "config.py")
 				wstest.GitRun(t, s.Root(), "commit", "-q", "-m", "drop config")
 			}
-			// The code span `parse_config` names no definition any more: it
-			// is no reference (as for any unknown name).
-			want := []string{
-				"guide.md link -> config.py# broken",
+			// The code span `parse_config` is broken since the recorded
+			// removal; unrecorded (git rm), it names no definition and is
+			// no reference, as for any unknown name, until recorded.
+			recorded := []string{
+				"guide.md code -> config.py#parse_config broken",
 				"guide.md explicit -> config.py# broken",
+				"guide.md link -> config.py# broken",
 			}
-			got := staleSet(t, s)
-			slices.Sort(got)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
+			want := recorded
+			if how == "git rm" {
+				want = recorded[1:]
+			}
+			if got := sortedStale(t, s); !slices.Equal(got, want) {
 				t.Fatalf("stale: %v\nwant %v", got, want)
 			}
 			rep, err := s.Refs(ctx, "guide.md")
@@ -64,6 +67,9 @@ func TestRemovedTargetIsBroken(t *testing.T) {
 				if _, err := s.Remove(ctx, lunad.RefRequest{Ref: cfg}); err != nil {
 					t.Fatal(err)
 				}
+				if got := sortedStale(t, s); !slices.Equal(got, recorded) {
+					t.Fatalf("stale once recorded: %v\nwant %v", got, recorded)
+				}
 			}
 			if _, err := s.Undo(ctx, lunad.RefRequest{Ref: cfg}); err != nil {
 				t.Fatal(err)
@@ -73,4 +79,11 @@ func TestRemovedTargetIsBroken(t *testing.T) {
 			}
 		})
 	}
+}
+
+func sortedStale(t *testing.T, s lunad.Referencer) []string {
+	t.Helper()
+	got := staleSet(t, s)
+	slices.Sort(got)
+	return got
 }
