@@ -101,12 +101,7 @@ func TestRemoveAndUndo(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.root, "config.py")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("redo left the file: %v", err)
 	}
-	if _, err := s.Undo(ctx, id, lunad.Change{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := currentContent(t, s, id, "config.py"); got != "x = 2\n" {
-		t.Fatalf("content after the second undo: %q", got)
-	}
+	undoTo(t, s, id, "config.py", "x = 2\n")
 	checkRepo(t, s)
 }
 
@@ -136,12 +131,7 @@ func TestRemovedPathReuse(t *testing.T) {
 	if _, err := s.Move(ctx, nu.Artifact.ID, "m.md", lunad.Change{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Undo(ctx, old.Artifact.ID, lunad.Change{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := currentContent(t, s, old.Artifact.ID, "n.md"); got != "old\n" {
-		t.Fatalf("restored: %q", got)
-	}
+	undoTo(t, s, old.Artifact.ID, "n.md", "old\n")
 	checkRepo(t, s)
 }
 
@@ -151,14 +141,7 @@ func TestRemovedOutsideLunad(t *testing.T) {
 	r, _ := s.Create(ctx, lunad.CreateSpec{Title: "config", Path: "config.py", Content: []byte("x = 1\n")})
 	id := r.Artifact.ID
 	s.Create(ctx, lunad.CreateSpec{Title: "other", Path: "other.md", Content: []byte("o\n")})
-	s.mu.Lock()
-	err := s.syncIndexLocked(ctx) // .git/index follows lunad's commits lazily
-	s.mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	git(t, s.root, "rm", "-q", "config.py")
-	git(t, s.root, "commit", "-q", "-m", "drop config")
+	gitRm(t, s, "config.py")
 
 	if got := listedPaths(t, s); !slices.Equal(got, []string{"other.md:active"}) {
 		t.Fatalf("list: %v", got)
@@ -166,7 +149,7 @@ func TestRemovedOutsideLunad(t *testing.T) {
 	if a, err := s.Artifact(ctx, id); err != nil || a.Status != lunad.StatusRemoved {
 		t.Fatalf("artifact: %+v %v", a, err)
 	}
-	_, _, err = s.Read(ctx, "config.py", "")
+	_, _, err := s.Read(ctx, "config.py", "")
 	want := "not found: the file config.py of artifact " + id + " was deleted outside lunad; `lunad rm " + id + "` records the removal, then `lunad undo " + id + "` brings it back"
 	if err == nil || err.Error() != want {
 		t.Fatalf("read: %v\nwant %s", err, want)
@@ -183,12 +166,7 @@ func TestRemovedOutsideLunad(t *testing.T) {
 	if rm.Version.Number != 2 || rm.Artifact.Status != lunad.StatusRemoved {
 		t.Fatalf("recorded removal: %+v", rm)
 	}
-	if _, err := s.Undo(ctx, id, lunad.Change{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := currentContent(t, s, id, "config.py"); got != "x = 1\n" {
-		t.Fatalf("after undo: %q", got)
-	}
+	undoTo(t, s, id, "config.py", "x = 1\n")
 	checkRepo(t, s)
 }
 
@@ -208,12 +186,7 @@ func TestRemoveDeletedInWorkingTree(t *testing.T) {
 	if len(h) != 3 || h[1].Op != lunad.OpHuman || h[2].Op != lunad.OpRemove {
 		t.Fatalf("history: %+v", h)
 	}
-	if _, err := s.Undo(ctx, id, lunad.Change{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := currentContent(t, s, id, "n.md"); got != "typed\n" {
-		t.Fatalf("undo: %q", got)
-	}
+	undoTo(t, s, id, "n.md", "typed\n")
 	// A file deleted by hand is recorded as removed.
 	os.Remove(filepath.Join(s.root, "n.md"))
 	if _, err := s.Remove(ctx, id, lunad.Change{}); err != nil {
@@ -238,14 +211,7 @@ func TestRecordDeletion(t *testing.T) {
 			if how == "working tree" {
 				os.Remove(filepath.Join(s.root, "src", "c.py"))
 			} else {
-				s.mu.Lock()
-				err := s.syncIndexLocked(ctx)
-				s.mu.Unlock()
-				if err != nil {
-					t.Fatal(err)
-				}
-				git(t, s.root, "rm", "-q", "src/c.py")
-				git(t, s.root, "commit", "-q", "-m", "drop c")
+				gitRm(t, s, "src/c.py")
 			}
 			res, ok, err := s.Record(ctx, id, lunad.Change{})
 			if err != nil || !ok {
@@ -260,13 +226,34 @@ func TestRecordDeletion(t *testing.T) {
 			if _, _, err := s.Record(ctx, id, lunad.Change{}); !errors.Is(err, lunad.ErrNotFound) || !strings.Contains(err.Error(), "was removed at v2") {
 				t.Fatalf("record again: %v", err)
 			}
-			if _, err := s.Undo(ctx, id, lunad.Change{}); err != nil {
-				t.Fatal(err)
-			}
-			if got := currentContent(t, s, id, "src/c.py"); got != "c = 1\n" {
-				t.Fatalf("undo: %q", got)
-			}
+			undoTo(t, s, id, "src/c.py", "c = 1\n")
 			checkRepo(t, s)
 		})
 	}
+}
+
+// undoTo undoes the latest change of artifact id and checks that its file
+// holds want.
+func undoTo(t *testing.T, s *Store, id, file, want string) {
+	t.Helper()
+	if _, err := s.Undo(context.Background(), id, lunad.Change{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := currentContent(t, s, id, file); got != want {
+		t.Fatalf("%s after undo: %q, want %q", file, got, want)
+	}
+}
+
+// gitRm removes file with git rm and commits, as a person would, after
+// bringing .git/index up to date (it follows lunad's commits lazily).
+func gitRm(t *testing.T, s *Store, file string) {
+	t.Helper()
+	s.mu.Lock()
+	err := s.syncIndexLocked(context.Background())
+	s.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	git(t, s.root, "rm", "-q", file)
+	git(t, s.root, "commit", "-q", "-m", "drop "+file)
 }
