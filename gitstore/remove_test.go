@@ -257,3 +257,32 @@ func gitRm(t *testing.T, s *Store, file string) {
 	git(t, s.root, "rm", "-q", file)
 	git(t, s.root, "commit", "-q", "-m", "drop "+file)
 }
+
+// TestRemoveRefusesSymlink: a directory of the artifact's path replaced by
+// a symlink out of the workspace makes Remove refuse, and the file the
+// link reaches stays.
+func TestRemoveRefusesSymlink(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	r, _ := s.Create(ctx, lunad.CreateSpec{Title: "n", Path: "d/n.md", Content: []byte("n\n")})
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "n.md"), []byte("not lunad's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(s.root, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(s.root, "d")); err != nil {
+		t.Fatal(err)
+	}
+	head := git(t, s.root, "rev-parse", "HEAD")
+	if _, err := s.Remove(ctx, r.Artifact.ID, lunad.Change{}); !errors.Is(err, lunad.ErrInvalid) || !strings.Contains(err.Error(), "symlink") {
+		t.Fatalf("remove through a symlink: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "n.md")); err != nil || string(b) != "not lunad's\n" {
+		t.Fatalf("the file outside: %q %v", b, err)
+	}
+	if git(t, s.root, "rev-parse", "HEAD") != head {
+		t.Fatal("a removal was committed")
+	}
+}
