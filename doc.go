@@ -16,7 +16,7 @@
 //
 // The files, one concern each: write.go, the vocabulary of writes (Change,
 // CreateSpec, Result) and one request struct per write operation, each with
-// its Change embedded (RefRequest for undo, redo and archive; RestoreRequest,
+// its Change embedded (RefRequest for undo, redo, archive and remove; RestoreRequest,
 // MoveRequest, LinkRequest, AckRequest, BranchRequest); workspace.go, the
 // Workspace interface (Reader, Writer, Brancher, Referencer, Subscriber and
 // io.Closer) with EditRequest, EditResult, Block, Match, Event, Point,

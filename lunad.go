@@ -9,9 +9,14 @@ const (
 	StatusActive   Status = "active"
 	StatusDraft    Status = "draft"
 	StatusArchived Status = "archived"
+	// StatusRemoved marks an artifact whose file was deleted (OpRemove):
+	// its metadata stays as a tombstone so that its ID, history and undo
+	// keep working, but it is not listed and its path is free.
+	StatusRemoved Status = "removed"
 )
 
-// Valid reports whether s is one of the known statuses.
+// Valid reports whether s is one of the statuses an artifact may be
+// created with or set to; StatusRemoved is reached only by a removal.
 func (s Status) Valid() bool {
 	return s == StatusActive || s == StatusDraft || s == StatusArchived
 }
@@ -27,6 +32,7 @@ const (
 	OpHuman   Op = "human"   // changes found in the working tree, committed before an agent edit
 	OpMove    Op = "move"    // the artifact's path changed
 	OpArchive Op = "archive" // status set to archived
+	OpRemove  Op = "remove"  // the file was deleted; the metadata stays, status removed
 	OpLink    Op = "link"    // an explicit link was added
 	OpUndo    Op = "undo"    // the most recent applied change was reverted
 	OpRedo    Op = "redo"    // the most recent undo was reverted

@@ -50,6 +50,9 @@ type Writer interface {
 	Restore(ctx context.Context, req RestoreRequest) (Result, error)
 	Move(ctx context.Context, req MoveRequest) (Result, error)
 	Archive(ctx context.Context, req RefRequest) (Result, error)
+	// Remove deletes an artifact's file; its metadata stays, with status
+	// removed, so that Undo brings it back (see StatusRemoved).
+	Remove(ctx context.Context, req RefRequest) (Result, error)
 	Link(ctx context.Context, req LinkRequest) (Result, error)
 	Ack(ctx context.Context, req AckRequest) (Result, error)
 }
@@ -158,7 +161,7 @@ type Subscriber interface {
 // Event says what changed in a workspace.
 type Event struct {
 	// Kind: "changed" (artifacts' content or metadata: IDs lists them),
-	// "created", "archived", "moved", "branch" (HEAD moved to another
+	// "created", "archived", "moved", "removed", "branch" (HEAD moved to another
 	// branch or commit: anything may have changed), or "resync" (events
 	// were dropped, or the daemon was reached again: re-read what you show).
 	Kind string `json:"kind"`

@@ -69,8 +69,8 @@ func (r Result) Ref() ArtifactRef {
 // operation (CreateSpec and EditRequest above are Create's and Edit's), so
 // that an operation is one type that every Workspace and adapter shares.
 
-// RefRequest is an undo, a redo or an archive of artifact Ref (an ID or a
-// path).
+// RefRequest is an undo, a redo, an archive or a removal of artifact Ref
+// (an ID or a path).
 type RefRequest struct {
 	Ref string
 	Change

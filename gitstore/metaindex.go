@@ -67,7 +67,9 @@ func (s *Store) metasAt(root plumbing.Hash) (*metaIndex, error) {
 			continue
 		}
 		if old, ok := x.Metas[id]; ok {
-			delete(x.byPath, old.Path)
+			if x.byPath[old.Path] == id {
+				delete(x.byPath, old.Path)
+			}
 			delete(x.Metas, id)
 		}
 		if ab[1].hash.IsZero() {
@@ -82,7 +84,9 @@ func (s *Store) metasAt(root plumbing.Hash) (*metaIndex, error) {
 			continue // a damaged metadata file is not an artifact
 		}
 		x.Metas[id] = m
-		x.byPath[m.Path] = id
+		if m.Status != lunad.StatusRemoved {
+			x.byPath[m.Path] = id
+		}
 	}
 	x.Tree, x.listed = want, nil
 	if len(changed) >= persistAfter {
@@ -113,7 +117,9 @@ func (s *Store) loadMetaCache() *metaIndex {
 	}
 	x.byPath = make(map[string]string, len(x.Metas))
 	for id, m := range x.Metas {
-		x.byPath[m.Path] = id
+		if m.Status != lunad.StatusRemoved {
+			x.byPath[m.Path] = id
+		}
 	}
 	return x
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/lunad/lunad"
 )
 
-// List returns every artifact on the current branch, sorted by path.
+// List returns every artifact on the current branch, sorted by path; a
+// removed artifact is not listed, nor one whose file a commit made outside
+// lunad deleted (a removal not recorded yet).
 func (s *Store) List(ctx context.Context) ([]lunad.Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -34,6 +36,9 @@ func (s *Store) List(ctx context.Context) ([]lunad.Artifact, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			if s.removed(root, m) {
+				continue
+			}
 			a := s.withVersion(m.artifact())
 			a.Links = slices.Clip(a.Links) // an append by a caller must copy
 			out = append(out, a)
@@ -45,7 +50,9 @@ func (s *Store) List(ctx context.Context) ([]lunad.Artifact, error) {
 }
 
 // Artifact returns one artifact's current metadata and version. ref is an
-// ID or a path. Returns ErrNotFound if there is no such artifact.
+// ID or a path. A removed artifact (by its ID) has status removed, and so
+// has one whose file a commit made outside lunad deleted. Returns
+// ErrNotFound if there is no such artifact.
 func (s *Store) Artifact(ctx context.Context, ref string) (lunad.Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -58,6 +65,11 @@ func (s *Store) Artifact(ctx context.Context, ref string) (lunad.Artifact, error
 		return lunad.Artifact{}, err
 	}
 	a, err := s.artifactAt(root, id)
+	if err == nil && a.Status != lunad.StatusRemoved {
+		if _, lerr := s.lookup(root, a.Path); errors.Is(lerr, lunad.ErrNotFound) {
+			a.Status = lunad.StatusRemoved // deleted outside lunad, not recorded yet
+		}
+	}
 	return s.withVersion(a), err
 }
 
@@ -66,8 +78,9 @@ func (s *Store) Artifact(ctx context.Context, ref string) (lunad.Artifact, error
 // of at least 4 hex digits of a lunad commit). ref is resolved on the
 // current branch, else — with a full commit hash — at that commit, so
 // that an artifact only another branch has is read at one of its commits.
-// Returns ErrNotFound for an unknown artifact, version or commit, or when
-// the artifact did not exist at that commit.
+// Returns ErrNotFound for an unknown artifact, version or commit, when
+// the artifact did not exist at that commit, and when it was removed
+// there (saying at which version, and how to bring it back).
 func (s *Store) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifact, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -115,6 +128,16 @@ func (s *Store) Read(ctx context.Context, ref, at string) ([]byte, lunad.Artifac
 		return nil, a, err
 	}
 	content, _, err := s.readFile(root, a.Path)
+	if a.Status == lunad.StatusRemoved || errors.Is(err, lunad.ErrNotFound) {
+		m := meta{ID: a.ID, Path: a.Path, Status: a.Status}
+		v := 0
+		if ver != nil {
+			v = ver.Number
+		} else if e := s.latest(id); e != nil {
+			v = e.version(id).Number
+		}
+		return nil, a, removedError(m, v)
+	}
 	if err != nil {
 		return nil, a, fmt.Errorf("read %s at %s: %w", a.Path, commit, err)
 	}

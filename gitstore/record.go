@@ -38,10 +38,14 @@ import (
 // committed): a save that lands while the commit is being made is not
 // overwritten, and stays a change for the next Record.
 //
-// Returns ErrNotFound for an unknown artifact; ErrInvalid (with ErrDirty)
-// for content that cannot be an artifact — binary, invalid UTF-8, over
-// Options.MaxContent — and ErrDirty for a file deleted in the working tree,
-// each saying what to do; the file is never touched.
+// A file the person deleted — in the working tree, or by a commit made
+// outside lunad (git rm) — is recorded as the artifact's removal
+// (operation remove, authored by the person), as Remove would.
+//
+// Returns ErrNotFound for an unknown or already removed artifact;
+// ErrInvalid (with ErrDirty) for content that cannot be an artifact —
+// binary, invalid UTF-8, over Options.MaxContent — saying what to do; the
+// file is never touched.
 func (s *Store) Record(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, bool, error) {
 	if err := validateChange(ch); err != nil {
 		return lunad.Result{}, false, err
@@ -62,8 +66,21 @@ func (s *Store) Record(ctx context.Context, ref string, ch lunad.Change) (lunad.
 		if err := t.checkBase(id, ch.BaseVersion); err != nil {
 			return lunad.Result{}, err
 		}
+		if m.Status == lunad.StatusRemoved {
+			return lunad.Result{}, removedError(m, s.latestVersion(id))
+		}
 		n := len(t.entries)
-		if err := t.commitHumanChanges(id, m); err != nil {
+		err = t.commitHumanChanges(id, m)
+		if isGone(err) {
+			// The person deleted the file: record its removal, as theirs.
+			changes, err := t.removal(m)
+			if err != nil {
+				return lunad.Result{}, err
+			}
+			recorded = true
+			return t.commitOp(id, newWrite(lunad.OpRemove, lunad.Change{}), "remove "+m.Path+" (deleted outside lunad)", nil, 0, changes)
+		}
+		if err != nil {
 			if errors.Is(err, lunad.ErrInvalid) {
 				err = fmt.Errorf("%w; save it as UTF-8 text of at most %d bytes, or bring back the committed version with `git checkout -- %s`", err, s.opts.MaxContent, m.Path)
 			}

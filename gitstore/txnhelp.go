@@ -100,8 +100,10 @@ func (t *txn) meta(id string) (meta, error) {
 
 // begin opens an operation on an artifact: it resolves ref, answers a
 // replayed idempotency key (replayed non-nil) or refuses a reused one
-// (ErrConflict), refuses to write through a symlink, commits a person's
-// unrecorded changes first, and checks the base version.
+// (ErrConflict), refuses a removed artifact (but for an undo, a redo or
+// a restore, which may bring it back), refuses to write through a symlink,
+// commits a person's unrecorded changes first, and checks the base
+// version.
 func (t *txn) begin(ref string, w *write) (id string, m meta, replayed *lunad.Result, err error) {
 	if id, m, err = t.resolve(ref); err != nil {
 		return "", m, nil, err
@@ -111,6 +113,12 @@ func (t *txn) begin(ref string, w *write) (id string, m meta, replayed *lunad.Re
 			return "", m, nil, err
 		}
 		return id, m, &r, nil
+	}
+	if m.Status == lunad.StatusRemoved {
+		if w.op != lunad.OpUndo && w.op != lunad.OpRedo && w.op != lunad.OpRestore {
+			return "", m, nil, removedError(m, t.s.latestVersion(id))
+		}
+		return id, m, nil, t.checkBase(id, w.ch.BaseVersion)
 	}
 	if err := t.checkWorkPath(m.Path); err != nil {
 		return "", m, nil, err
@@ -144,6 +152,9 @@ func (t *txn) commitHumanChanges(id string, m meta) error {
 		return nil // this batch already wrote the file
 	}
 	head, err := t.s.lookup(t.root, m.Path)
+	if errors.Is(err, lunad.ErrNotFound) {
+		return &goneError{fmt.Errorf("%w: the file %s of artifact %s is not in HEAD (a commit made outside lunad deleted it); `lunad rm %s` records the removal, then `lunad undo %s` brings it back", lunad.ErrNotFound, m.Path, id, id, id)}
+	}
 	if err != nil {
 		return err
 	}
@@ -167,7 +178,7 @@ func (t *txn) commitHumanChanges(id string, m meta) error {
 		return nil
 	}
 	if work.IsZero() {
-		return fmt.Errorf("%w: %s was deleted in the working tree; bring it back with `git checkout -- %s` first", lunad.ErrDirty, m.Path, m.Path)
+		return &goneError{fmt.Errorf("%w: %s was deleted in the working tree; bring it back with `git checkout -- %s`, or record the removal with `lunad rm %s`", lunad.ErrDirty, m.Path, m.Path, id)}
 	}
 	if conflict, err := t.s.unmerged(m.Path); err != nil {
 		return err
@@ -192,6 +203,15 @@ func (t *txn) commitHumanChanges(id string, m meta) error {
 func (t *txn) checkNewPath(p string) error {
 	if err := checkPath(p); err != nil {
 		return err
+	}
+	// No artifact claiming the path whose file a commit made outside lunad
+	// deleted: two artifacts never share a path.
+	x, err := t.s.metasAt(t.root)
+	if err != nil {
+		return err
+	}
+	if id, ok := x.byPath[p]; ok && t.s.removed(t.root, x.Metas[id]) {
+		return fmt.Errorf("%w: %s belongs to artifact %s, whose file was deleted outside lunad; record the removal with `lunad rm %s` first", lunad.ErrExists, p, id, id)
 	}
 	// No file, directory, or case-folded twin in the tree.
 	cur := t.root

@@ -120,11 +120,25 @@ func (t *txn) restoreTo(ref string, w *write, pick func(id string) (int, error))
 	if err != nil {
 		return lunad.Result{}, err
 	}
+	if want.Status == lunad.StatusRemoved {
+		// The state to bring back is a removal: remove the artifact again.
+		if m.Status == lunad.StatusRemoved {
+			return lunad.Result{}, fmt.Errorf("%w: artifact %s is already removed, as at version %d", lunad.ErrNotApplied, id, n)
+		}
+		changes, err := t.removal(m)
+		if err != nil {
+			return lunad.Result{}, err
+		}
+		what := strings.Join([]string{string(op), m.Path, "to version", strconv.Itoa(n), "(removed)"}, " ")
+		return t.commitOp(id, w, what, w.ch.Extra, n, changes)
+	}
 	content, _, err := t.s.readFile(root, want.Path)
 	if err != nil {
 		return lunad.Result{}, err
 	}
-	if want.Path != m.Path {
+	// A removed artifact's path is free: another artifact, or a file, may
+	// have taken it since.
+	if want.Path != m.Path || m.Status == lunad.StatusRemoved {
 		if err := t.checkNewPath(want.Path); err != nil {
 			return lunad.Result{}, fmt.Errorf("cannot restore path %s: %w", want.Path, err)
 		}

@@ -12,13 +12,13 @@
 // commits whose agent is the MCP client's name from its initialize
 // clientInfo, unless a call names `agent`.
 //
-// Resources: every artifact that is not archived is listed (paged) as
-// luna://artifacts/{id}, with its MIME type, lastModified and version; the
+// Resources: every artifact that is not archived nor removed is listed
+// (paged) as luna://artifacts/{id}, with its MIME type, lastModified and version; the
 // templates luna://artifacts/{id} and luna://artifacts/{id}/versions/{n}
 // read any artifact at any version. Follow turns the Workspace's events
 // into notifications/resources/updated for subscribers and
 // notifications/resources/list_changed when artifacts are created,
-// archived or moved.
+// archived, removed or moved.
 //
 // Errors are tool results with isError set, whose text says how to correct
 // the call: the closest lines for a SEARCH that does not match, the current

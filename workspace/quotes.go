@@ -34,6 +34,9 @@ func (ev *evaluator) explicitLinks(id string) ([]lunad.Reference, error) {
 		}
 		if !cur.present {
 			ref.State, ref.Reason = lunad.RefBroken, "artifact "+l.To+" no longer exists on this branch"
+			if gone, err := ev.s.store.Artifact(ev.ctx, l.To); err == nil && gone.Status == lunad.StatusRemoved {
+				ref.To.Path, ref.Reason = gone.Path, gone.Path+" (artifact "+l.To+") was removed"
+			}
 			out = append(out, ref)
 			continue
 		}

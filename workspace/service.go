@@ -337,6 +337,12 @@ func (s *Service) Archive(ctx context.Context, req lunad.RefRequest) (lunad.Resu
 	return s.published("archived", res, err)
 }
 
+// Remove deletes an artifact's file, keeping its metadata as removed.
+func (s *Service) Remove(ctx context.Context, req lunad.RefRequest) (lunad.Result, error) {
+	res, err := s.store.Remove(ctx, req.Ref, req.Change)
+	return s.published("removed", res, err)
+}
+
 // Link records an explicit link.
 func (s *Service) Link(ctx context.Context, req lunad.LinkRequest) (lunad.Result, error) {
 	res, err := s.store.Link(ctx, req.Src, req.Dst, req.Kind, req.Change)

@@ -18,10 +18,10 @@ import (
 // besides the commits, so the answer is right on any branch and after an
 // undo, a restore or a checkout of another state.
 
-// contentOps are the operations that set an artifact's content; moves,
-// links, archives and acks do not.
+// contentOps are the operations that set an artifact's content (a
+// removal deletes it); moves, links, archives and acks do not.
 var contentOps = map[lunad.Op]bool{lunad.OpCreate: true, lunad.OpAdopt: true, lunad.OpEdit: true,
-	lunad.OpHuman: true, lunad.OpUndo: true, lunad.OpRedo: true, lunad.OpRestore: true}
+	lunad.OpHuman: true, lunad.OpUndo: true, lunad.OpRedo: true, lunad.OpRestore: true, lunad.OpRemove: true}
 
 // evaluator answers staleness questions for one query, memoising
 // histories and parsed earlier versions.

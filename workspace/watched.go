@@ -40,14 +40,18 @@ func (s *Service) SyncGitIndex(ctx context.Context) error { return s.store.SyncI
 
 // Record commits the changes a person saved in an artifact's file as a
 // human version (see gitstore.Store.Record) and announces it with a
-// "changed" event. It reports false, committing nothing, when the file is
-// HEAD's.
+// "changed" event ("removed" for a file the person deleted). It reports
+// false, committing nothing, when the file is HEAD's.
 func (s *Service) Record(ctx context.Context, ref string, ch lunad.Change) (lunad.Result, bool, error) {
 	res, ok, err := s.store.Record(ctx, ref, ch)
 	if err != nil || !ok {
 		return res, ok, err
 	}
-	res, err = s.published("changed", res, nil)
+	kind := "changed"
+	if res.Version.Op == lunad.OpRemove {
+		kind = "removed"
+	}
+	res, err = s.published(kind, res, nil)
 	return res, true, err
 }
 

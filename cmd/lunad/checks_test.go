@@ -21,10 +21,16 @@ func (w *ws) git(args ...string) string {
 
 func gitIn(t *testing.T, dir, home string, args ...string) string {
 	t.Helper()
+	return gitEnv(t, dir, home, nil, args...)
+}
+
+// gitEnv is gitIn with more environment variables (KEY=VALUE).
+func gitEnv(t *testing.T, dir, home string, more []string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = env(home, "GIT_AUTHOR_NAME=Grace", "GIT_AUTHOR_EMAIL=grace@example.com",
-		"GIT_COMMITTER_NAME=Grace", "GIT_COMMITTER_EMAIL=grace@example.com")
+	cmd.Env = env(home, append([]string{"GIT_AUTHOR_NAME=Grace", "GIT_AUTHOR_EMAIL=grace@example.com",
+		"GIT_COMMITTER_NAME=Grace", "GIT_COMMITTER_EMAIL=grace@example.com"}, more...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

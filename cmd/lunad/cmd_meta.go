@@ -57,6 +57,19 @@ var cmdArchive = &command{
 	run: writeTo(lunad.Workspace.Archive),
 }
 
+var cmdRemove = &command{
+	name:    "rm",
+	args:    "ID|PATH",
+	summary: "delete an artifact's file; undo brings it back",
+	help: `
+One commit deletes the file and keeps the artifact's metadata with status
+removed: list no longer shows it, its path is free, references to it are
+broken, and undo brings back the file and metadata as a new version.
+Prints ID vVERSION COMMIT.`,
+	minArgs: 1, maxArgs: 1,
+	run: writeTo(lunad.Workspace.Remove),
+}
+
 var cmdLink = &command{
 	name:    "link",
 	args:    "SRC DST [--kind KIND]",

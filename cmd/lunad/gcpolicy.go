@@ -12,7 +12,7 @@ import "runtime/debug"
 // index (refs, stale, symbols, list, ...) and the servers keep the
 // default.
 var shortCommands = map[string]bool{
-	"create": true, "edit": true, "mv": true, "archive": true, "link": true,
+	"create": true, "edit": true, "mv": true, "archive": true, "rm": true, "link": true,
 	"undo": true, "redo": true, "restore": true, "show": true, "log": true,
 	"diff": true, "branch": true, "switch": true, "branches": true,
 }

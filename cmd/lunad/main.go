@@ -115,7 +115,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		cmdInit, cmdCreate, cmdList, cmdShow, cmdEdit, cmdLog, cmdDiff,
-		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdLink,
+		cmdUndo, cmdRedo, cmdRestore, cmdMove, cmdArchive, cmdRemove, cmdLink,
 		cmdBranch, cmdSwitch, cmdBranches,
 		cmdSymbols, cmdRefs, cmdStale, cmdAck,
 		cmdAsk, cmdGoal, cmdDoctor, cmdWorkflow, cmdRun, cmdDLQ, cmdWorker,

@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the want section of testdata/sc
 //   - in/NAME files: inputs for commands, referred to as in/NAME;
 //   - script: lunad command lines, one per line ('#' starts a comment),
 //     run in-process with a fixed clock, IDs and author; `git ARGS` runs the
-//     real git in the workspace;
+//     real git in the workspace (a commit at a fixed time);
 //   - want: the transcript: each command, its stdout and stderr, and its
 //     exit code when not 0. `go test -run TestScenarios -update` rewrites it.
 func TestScenarios(t *testing.T) {
@@ -146,7 +146,9 @@ func runScenario(t *testing.T, ar *txtar.Archive) string {
 				out += fmt.Sprintf("[exit %d]\n", code)
 			}
 		case "git":
-			out = gitIn(t, dir, root, args[1:]...)
+			// A commit made by hand has a fixed time, so that it and the
+			// commits after it have the same hashes on every run.
+			out = gitEnv(t, dir, root, []string{"GIT_AUTHOR_DATE=2026-01-01T01:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T01:00:00Z"}, args[1:]...)
 		default:
 			t.Fatalf("script line %q: commands are lunad or git", line)
 		}

@@ -401,6 +401,10 @@ func (c *Client) Archive(ctx context.Context, req lunad.RefRequest) (lunad.Resul
 	return call[lunad.Result](ctx, c, mArchive, fromRef(req))
 }
 
+func (c *Client) Remove(ctx context.Context, req lunad.RefRequest) (lunad.Result, error) {
+	return call[lunad.Result](ctx, c, mRemove, fromRef(req))
+}
+
 func (c *Client) Link(ctx context.Context, req lunad.LinkRequest) (lunad.Result, error) {
 	return call[lunad.Result](ctx, c, mLink, fromLink(req))
 }

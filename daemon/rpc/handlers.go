@@ -43,6 +43,7 @@ var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []b
 	mUndo:    op[writeParams](lunad.Workspace.Undo),
 	mRedo:    op[writeParams](lunad.Workspace.Redo),
 	mArchive: op[writeParams](lunad.Workspace.Archive),
+	mRemove:  op[writeParams](lunad.Workspace.Remove),
 	mRestore: op[restoreParams](lunad.Workspace.Restore),
 	mMove:    op[moveParams](lunad.Workspace.Move),
 	mLink:    op[linkParams](lunad.Workspace.Link),
@@ -101,7 +102,7 @@ var methods = map[string]func(ctx context.Context, s lunad.Workspace, params []b
 // (the rest at Debug), and not sent again after a broken connection unless
 // their params carry an idempotency key (Client.do).
 var writes = map[string]bool{mCreate: true, mEdit: true, mUndo: true, mRedo: true, mRestore: true, mMove: true,
-	mArchive: true, mLink: true, mAck: true, mBranch: true, mSwitch: true,
+	mArchive: true, mRemove: true, mLink: true, mAck: true, mBranch: true, mSwitch: true,
 	mRunStart: true, mRunCancel: true, mRunRetry: true, mRunPrune: true, mRunAccept: true, mRunDiscard: true}
 
 func args[P any](f func(context.Context, lunad.Workspace, P) (any, error)) func(context.Context, lunad.Workspace, []byte) (any, error) {

@@ -36,6 +36,7 @@ const (
 	mRestore   = "lunad/restore"
 	mMove      = "lunad/move"
 	mArchive   = "lunad/archive"
+	mRemove    = "lunad/remove"
 	mLink      = "lunad/link"
 	mAck       = "lunad/ack"
 	mBranch    = "lunad/branch"

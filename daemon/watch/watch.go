@@ -136,7 +136,7 @@ func Watch(ctx context.Context, s Service, opts Options) error {
 	w := &watcher{
 		s: s, opts: opts, log: opts.Logger, fs: fsw, sub: sub,
 		root: s.Root(), gitDir: co.GitDir, commonDir: co.CommonDir,
-		saved: map[string]int{}, self: map[string]int{}, conflicted: map[string]bool{},
+		saved: map[string]int{}, self: map[string]int{}, conflicted: map[string]bool{}, gone: map[string]string{},
 	}
 	w.own.reset()
 	if err := w.start(ctx); err != nil {
@@ -176,6 +176,9 @@ type watcher struct {
 
 	// Since the last handled burst.
 	saved map[string]int // working-tree paths written → failed attempts to record
+	// Artifacts whose file a commit made by hand on the branch deleted
+	// (git rm), by path: recorded as removed with the saves.
+	gone map[string]string
 	// Artifact files found in conflict (unmerged in git's index): not
 	// recorded; looked at again when the index changes (git add).
 	conflicted map[string]bool
@@ -473,9 +476,18 @@ func (w *watcher) syncHead(ctx context.Context) bool {
 			changed[a.ID] = true
 		}
 	}
-	for id := range w.arts {
+	for id, a := range w.arts {
 		if !after[id] {
 			changed[id] = true
+			if branch == w.branch && w.opts.RecordSaves {
+				// Maybe its file was deleted by a commit (git rm): record
+				// the removal (nothing is recorded if the artifact is not
+				// on the branch any more, as after a reset).
+				w.gone[a.Path] = id
+				if _, ok := w.saved[a.Path]; !ok {
+					w.saved[a.Path] = 0
+				}
+			}
 		}
 	}
 	if err := w.s.Reindex(ctx, content); err != nil && ctx.Err() == nil {
@@ -539,6 +551,10 @@ func (w *watcher) record(ctx context.Context) (int, bool) {
 	head := w.head // HEAD as this burst found it, then after each record (or the Service's writes)
 	for _, p := range paths {
 		id, ok := w.byPath[p]
+		gone, wasGone := w.gone[p]
+		if !ok && wasGone {
+			id, ok = gone, true
+		}
 		if !ok {
 			delete(w.saved, p) // not an artifact
 			continue
@@ -555,14 +571,23 @@ func (w *watcher) record(ctx context.Context) (int, bool) {
 			return n, true
 		}
 		res, ok, err := w.s.Record(ctx, id, lunad.Change{})
+		if err == nil || !errors.Is(err, lunad.ErrLocked) && !errors.Is(err, lunad.ErrConflict) {
+			delete(w.gone, p)
+		}
 		switch {
 		case err == nil:
 			delete(w.saved, p)
 			if ok {
 				head = res.Version.Commit
 				n++
-				w.log.Info("recorded a file saved by hand", "path", p, "artifact", id, "version", res.Version.Number, "commit", res.Version.Commit)
+				what := "recorded a file saved by hand"
+				if res.Version.Op == lunad.OpRemove {
+					what = "recorded a file deleted by hand as removed"
+				}
+				w.log.Info(what, "path", p, "artifact", id, "version", res.Version.Number, "commit", res.Version.Commit)
 			}
+		case wasGone && errors.Is(err, lunad.ErrNotFound):
+			delete(w.saved, p) // not on the branch any more, or recorded already
 		case ctx.Err() != nil:
 			return n, false
 		case errors.Is(err, lunad.ErrUnmerged):
