@@ -32,8 +32,19 @@ type rbEffects struct {
 }
 
 func (e *rbEffects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	return e.apply(ctx, writes, ch, e.s.ApplyWrites)
+}
+
+// ApplyWritesDeferred is the workspace service's too: the engine leaves a
+// stage commit's last sync to its append of STAGE_COMMITTED.
+func (e *rbEffects) ApplyWritesDeferred(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	return e.apply(ctx, writes, ch, e.s.ApplyWritesDeferred)
+}
+
+func (e *rbEffects) apply(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change,
+	commit func(context.Context, []lunad.StageWrite, lunad.Change) ([]lunad.ArtifactRef, string, bool, error)) ([]lunad.ArtifactRef, error) {
 	t0 := time.Now()
-	refs, _, replayed, err := e.s.ApplyWrites(ctx, writes, ch)
+	refs, _, replayed, err := commit(ctx, writes, ch)
 	e.d.add(time.Since(t0))
 	if err == nil && !replayed {
 		e.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -22,10 +23,13 @@ import (
 // call.
 
 type request struct {
-	op   func(*txn) (lunad.Result, error)
-	res  lunad.Result
-	err  error
-	done chan struct{}
+	op func(*txn) (lunad.Result, error)
+	// deferred: the fsync of the branch's directory may wait for the
+	// next syncfs (ApplyWritesDeferred).
+	deferred bool
+	res      lunad.Result
+	err      error
+	done     chan struct{}
 }
 
 type writeQueue struct {
@@ -49,10 +53,17 @@ func (q *writeQueue) wait() {
 
 // submit runs op in a batch and returns its result.
 func (s *Store) submit(ctx context.Context, op func(*txn) (lunad.Result, error)) (lunad.Result, error) {
+	return s.submitAs(ctx, op, false)
+}
+
+// submitAs is submit; deferred lets the batch leave the fsync of its
+// branch's directory to the next syncfs when every request of the batch
+// does (ApplyWritesDeferred).
+func (s *Store) submitAs(ctx context.Context, op func(*txn) (lunad.Result, error), deferred bool) (lunad.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return lunad.Result{}, err
 	}
-	r := &request{op: op, done: make(chan struct{})}
+	r := &request{op: op, deferred: deferred, done: make(chan struct{})}
 	q := &s.queue
 	q.mu.Lock()
 	if q.idle.L == nil {
@@ -148,7 +159,8 @@ func (s *Store) runBatchOnce(batch []*request) error {
 		}
 		return nil
 	}
-	t := &txn{s: s, branch: branch, start: tip, tip: tip, root: root, startRoot: root, files: map[string]fileChange{}, old: map[string]node{}, seen: map[string]plumbing.Hash{}}
+	t := &txn{s: s, branch: branch, start: tip, tip: tip, root: root, startRoot: root, files: map[string]fileChange{}, old: map[string]node{}, seen: map[string]plumbing.Hash{},
+		deferRef: !slices.ContainsFunc(batch, func(r *request) bool { return !r.deferred })}
 	for _, r := range batch {
 		mark := t.mark()
 		r.res, r.err = r.op(t)
@@ -199,6 +211,9 @@ type txn struct {
 	old        map[string]node          // state at start of each touched path (zero hash: absent)
 	seen       map[string]plumbing.Hash // working-tree blob found by the batch's check of a path (commitHumanChanges)
 	entries    []*entry
+	// deferRef: every request of the batch lets the fsync of the
+	// branch's directory wait for the next syncfs (ApplyWritesDeferred).
+	deferRef bool
 }
 
 type txnMark struct {

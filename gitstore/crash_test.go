@@ -230,6 +230,21 @@ func (w *crashWorkload) run(ctx context.Context, g int, rng *rand.Rand) {
 				w.ids = append(w.ids, r.Artifact.ID)
 				w.mu.Unlock()
 			}
+		case n == 2:
+			// A workflow stage's commit, whose last sync waits for the
+			// next write's syncfs (the killed process loses nothing).
+			what = "stage writes"
+			p := fmt.Sprintf("stage/p%d-g%d-%d.md", pid, g, i)
+			var refs []lunad.ArtifactRef
+			var commit string
+			refs, commit, _, err = w.s.ApplyWritesDeferred(ctx, []lunad.StageWrite{{Path: p, Content: "# stage\n"}},
+				lunad.Change{Agent: "stage", IdempotencyKey: fmt.Sprintf("crash-%d-%d-%d", pid, g, i)})
+			if err == nil {
+				r.Artifact.ID, r.Version.Number, r.Version.Commit = refs[0].ID, refs[0].Version, commit
+				w.mu.Lock()
+				w.ids = append(w.ids, refs[0].ID)
+				w.mu.Unlock()
+			}
 		case n == 1:
 			id := w.pick(rng)
 			what = "move " + id

@@ -115,6 +115,26 @@ const opApply lunad.Op = "apply"
 // that landed is logged as a warning (the commit stands, like
 // Result.Warning).
 func (s *Store) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) (refs []lunad.ArtifactRef, commit string, replayed bool, err error) {
+	return s.applyWritesAs(ctx, writes, ch, false)
+}
+
+// ApplyWritesDeferred is ApplyWrites for a commit whose durability may
+// wait for the next durable write: the commit is visible at once, its
+// objects and the branch's new value are synced, but the rename of the
+// branch is left without the fsync of its directory, to the syncfs the
+// next durable write of the repository begins with (see
+// Store.moveBranch; on a file system without syncfs it is fsynced here as
+// by ApplyWrites). A power loss before that write may lose the commit, and
+// only it; a killed process loses nothing. The workflow engine commits a
+// stage's writes so: the append of STAGE_COMMITTED follows at once, and
+// losing the commit with nothing written after it means committing it
+// again from the stage's recorded response, under the same idempotency
+// key. Errors as ApplyWrites'.
+func (s *Store) ApplyWritesDeferred(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) (refs []lunad.ArtifactRef, commit string, replayed bool, err error) {
+	return s.applyWritesAs(ctx, writes, ch, true)
+}
+
+func (s *Store) applyWritesAs(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change, deferred bool) (refs []lunad.ArtifactRef, commit string, replayed bool, err error) {
 	if err := validateChange(ch); err != nil {
 		return nil, "", false, err
 	}
@@ -127,12 +147,12 @@ func (s *Store) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch l
 	}
 	ch.Input = nil
 	w := newWrite(opApply, ch, input...)
-	res, err := s.submit(ctx, func(t *txn) (lunad.Result, error) {
+	res, err := s.submitAs(ctx, func(t *txn) (lunad.Result, error) {
 		var r lunad.Result
 		refs, commit, r, err = t.applyWrites(writes, w)
 		replayed = r.Replayed
 		return r, err
-	})
+	}, deferred)
 	if err != nil {
 		return nil, "", false, err
 	}

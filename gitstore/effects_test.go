@@ -381,3 +381,60 @@ func TestApplyWritesAdoptsTrackedFile(t *testing.T) {
 		checkRepo(t, s)
 	})
 }
+
+// TestApplyWritesDeferred: a deferred stage commit is visible at once and
+// leaves the fsync of the branch's directory to the next syncfs; without
+// syncfs, or not deferred, the directory is fsynced before it returns, and
+// Close fsyncs one no later write did.
+func TestApplyWritesDeferred(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	heads := filepath.Join(s.commonDir, "refs", "heads")
+	s.mu.Lock()
+	base := s.branchDirSyncs // the repository's creation's
+	s.mu.Unlock()
+	steps := []struct {
+		name              string
+		deferred, perFile bool
+		syncs             int    // fsyncs of refs/heads by the steps so far
+		unsynced          string // the directory left to the next syncfs
+	}{
+		{"durable", false, false, 1, ""},
+		{"deferred", true, false, 1, heads},
+		{"durable after a deferred one", false, false, 2, ""},
+		{"deferred without syncfs", true, true, 3, ""},
+		{"deferred again", true, false, 3, heads},
+	}
+	for i, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			s.mu.Lock()
+			s.objs.perFile = st.perFile
+			s.mu.Unlock()
+			apply := s.ApplyWrites
+			if st.deferred {
+				apply = s.ApplyWritesDeferred
+			}
+			w := []lunad.StageWrite{{Path: "out.md", Content: strings.Repeat("v\n", i+1)}}
+			_, commit, _, err := apply(ctx, w, stageChange(st.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if head := strings.TrimSpace(git(t, s.root, "rev-parse", "HEAD")); head != commit {
+				t.Fatalf("HEAD is %s, not the commit %s", head, commit)
+			}
+			s.mu.Lock()
+			n, dir := s.branchDirSyncs-base, s.unsyncedBranchDir
+			s.mu.Unlock()
+			if n != st.syncs || dir != st.unsynced {
+				t.Fatalf("%d fsyncs of the branch's directory, %q left unsynced; want %d, %q", n, dir, st.syncs, st.unsynced)
+			}
+		})
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s.unsyncedBranchDir != "" {
+		t.Fatal("Close left a deferred commit unsynced")
+	}
+	git(t, s.root, "fsck", "--strict", "--no-progress")
+}

@@ -157,6 +157,10 @@ func (w *objectWriter) writePack(objects []packObject, extra []*os.File) (string
 		os.Remove(tmpIdx)
 		return "", nil, fmt.Errorf("write pack: %w", err)
 	}
+	// Makes the pack's and the index's names durable before any ref
+	// names their objects: the caller's ref rename follows, and without
+	// this fsync its directory could reach the disk first. No other flush
+	// stands between the two renames; the syncfs above came before them.
 	if err := atomicfile.Sync(packDir); err != nil {
 		return "", nil, fmt.Errorf("write pack: %w", err)
 	}
@@ -174,6 +178,10 @@ func (w *objectWriter) flush(names []string, extra []*os.File) error {
 			}
 			w.dirHandle = f
 		}
+		// Makes durable the data of the temp files and of the ref locks
+		// given, and every metadata change of the file system made
+		// before it: the renames a deferred run append or stage commit
+		// left without their directory's fsync among them.
 		err := unix.Syncfs(int(w.dirHandle.Fd()))
 		if err == nil {
 			return nil

@@ -205,6 +205,8 @@ func (u *refUpdate) commit() error {
 	if err := u.rename(); err != nil {
 		return err
 	}
+	// Makes the rename, the ref's new value, durable: the step is
+	// acknowledged after it, and no later flush is sure to come.
 	if err := atomicfile.Sync(filepath.Dir(u.path)); err != nil {
 		return fmt.Errorf("update ref %s: %w", u.name, err)
 	}

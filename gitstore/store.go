@@ -90,6 +90,11 @@ type Store struct {
 	roots commitRoots
 	metas *metaIndex // see metasAt
 	runs  runLogs    // run event logs, see runlog.go
+	// unsyncedBranchDir: a deferred commit (ApplyWritesDeferred) renamed
+	// a branch in this directory and left its fsync to the next syncfs;
+	// branchDirSyncs counts the fsyncs of a branch's directory (tests).
+	unsyncedBranchDir string
+	branchDirSyncs    int
 	// runAppends groups concurrent appends to run logs (runbatch.go); it
 	// has its own mutex and is not guarded by mu.
 	runAppends runAppendQueue
@@ -273,6 +278,13 @@ func (s *Store) closeOnce() error {
 	}
 	s.closed = true
 	err := s.syncIndexLocked(context.Background())
+	if s.unsyncedBranchDir != "" {
+		// A deferred commit no later write made durable.
+		if serr := atomicfile.Sync(s.unsyncedBranchDir); err == nil {
+			err = serr
+		}
+		s.unsyncedBranchDir = ""
+	}
 	if s.runs.unsynced {
 		// A deferred append no later write made durable.
 		if serr := atomicfile.Sync(filepath.Join(s.commonDir, filepath.FromSlash(runRefPrefix))); err == nil {

@@ -85,7 +85,7 @@ func (t *txn) finish() error {
 		ref.abort()
 		return unpend(err)
 	}
-	if err := ref.commit(); err != nil {
+	if err := s.moveBranch(ref, t.deferRef); err != nil {
 		if h, rerr := readRef(s.commonDir, t.branch); rerr != nil || h != t.tip {
 			return unpend(err)
 		}
@@ -125,6 +125,33 @@ func (t *txn) finish() error {
 		}
 	}
 	s.idx.schedule(s)
+	return nil
+}
+
+// moveBranch renames the branch's lock over it. The fsync of its
+// directory makes the new value durable; deferred, it is left to the next
+// syncfs of the file system, which every durable write of a store begins
+// with (objectWriter.flush) and which writes out the rename with every
+// other metadata change: the move is then durable before any ref a later
+// write moves, and is lost by a power loss before that write only, never
+// torn (the objects and the lock's content were synced before the
+// rename). Without syncfs (perFile) it is fsynced at once. Close fsyncs a
+// directory no later write did.
+func (s *Store) moveBranch(ref *refUpdate, deferred bool) error {
+	if !deferred || s.objs.perFile {
+		s.branchDirSyncs++
+		if err := ref.commit(); err != nil {
+			return err
+		}
+		if s.unsyncedBranchDir == filepath.Dir(ref.path) {
+			s.unsyncedBranchDir = "" // the same fsync made it durable
+		}
+		return nil
+	}
+	if err := ref.rename(); err != nil {
+		return err
+	}
+	s.unsyncedBranchDir = filepath.Dir(ref.path)
 	return nil
 }
 

@@ -30,6 +30,34 @@ func (s *countingStore) AppendRunDeferred(ctx context.Context, id, after string,
 	return s.Store.(*gitstore.Store).AppendRunDeferred(ctx, id, after, recs)
 }
 
+// countingEffects records each stage commit among the appends of its
+// countingStore, as "WRITES <paths>", marked "(deferred)" when its last
+// sync is left to the next durable write.
+type countingEffects struct {
+	runs.Effects
+	cs *countingStore
+}
+
+func (e countingEffects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	e.recordWrites(writes, "")
+	return e.Effects.ApplyWrites(ctx, writes, ch)
+}
+
+func (e countingEffects) ApplyWritesDeferred(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	e.recordWrites(writes, " (deferred)")
+	return e.Effects.(effects).ApplyWritesDeferred(ctx, writes, ch)
+}
+
+func (e countingEffects) recordWrites(writes []lunad.StageWrite, mark string) {
+	line := "WRITES"
+	for _, w := range writes {
+		line += " " + w.Path
+	}
+	e.cs.mu.Lock()
+	e.cs.appends = append(e.cs.appends, []string{line + mark})
+	e.cs.mu.Unlock()
+}
+
 // expect fails t unless the appends recorded are want.
 func (s *countingStore) expect(t *testing.T, want [][]string) {
 	t.Helper()
@@ -54,9 +82,9 @@ func (s *countingStore) record(recs []lunad.RunRecord, mark string) {
 // TestDurableAppendsPerRun pins the engine's durable appends of a linear
 // run whose stages each write a file: the run's creation and its first
 // attempt are one append, each stage's outcome one, deferred to the commit
-// of its writes that follows, and each stage's commit goes with the next
-// step. Every append is a sync of the disk, so one more is a cost on every
-// run.
+// of its writes that follows, that commit's last sync deferred to the
+// append of STAGE_COMMITTED, which goes with the next step. Every durable
+// step is a sync of the disk, so one more is a cost on every run.
 func TestDurableAppendsPerRun(t *testing.T) {
 	a := &goAgent{fn: func(req lunad.StageRequest, _ int) lunad.StageResponse {
 		return lunad.StageResponse{Status: "ok", Writes: []lunad.StageWrite{{Path: "out/" + req.Stage + ".md", Content: req.Stage + "\n"}}}
@@ -65,6 +93,7 @@ func TestDurableAppendsPerRun(t *testing.T) {
 	w := newWorkspaceWith(t, nil, withAgent(a, func(o *runs.Options) {
 		cs.Store = o.Store
 		o.Store = cs
+		o.Effects = countingEffects{Effects: o.Effects, cs: cs}
 	}))
 	w.file(".luna/workflows/three.toml", "name = \"three\"\nversion = \"1\"\nstart = \"a\"\n"+
 		"[stages.a]\nagent = \"scribe\"\n[[stages.a.next]]\nto = \"b\"\n"+
@@ -77,10 +106,13 @@ func TestDurableAppendsPerRun(t *testing.T) {
 	want := [][]string{
 		{"RUN_CREATED", "STAGE_ENQUEUED a", "STAGE_STARTED a"},
 		{"STAGE_SUCCEEDED a (deferred)"},
+		{"WRITES out/a.md (deferred)"},
 		{"STAGE_COMMITTED a", "STAGE_ENQUEUED b", "STAGE_STARTED b"},
 		{"STAGE_SUCCEEDED b (deferred)"},
+		{"WRITES out/b.md (deferred)"},
 		{"STAGE_COMMITTED b", "STAGE_ENQUEUED c", "STAGE_STARTED c"},
 		{"STAGE_SUCCEEDED c (deferred)"},
+		{"WRITES out/c.md (deferred)"},
 		{"STAGE_COMMITTED c", "RUN_COMPLETED"},
 	}
 	cs.expect(t, want)

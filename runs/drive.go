@@ -356,10 +356,29 @@ func (e *Engine) stageChange(r *run, st *state, resp lunad.StageResponse) lunad.
 		IdempotencyKey: visitKey(r.id, st.stage, st.visit, st.created.WorkflowVersion), Extra: extra}
 }
 
+// deferringEffects is Effects that can leave a stage commit's last sync
+// to the next durable write of the repository (the workspace's, over
+// gitstore.Store.ApplyWritesDeferred): the commit is durable before any
+// ref that write moves.
+type deferringEffects interface {
+	ApplyWritesDeferred(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error)
+}
+
 // applyWrites commits a stage's writes as one commit with ch, through fx.
+// The commit's last sync is deferred when fx can: what follows it is
+// always a durable write of the same repository — the append of
+// STAGE_COMMITTED (or of the run's abort), or an acknowledgement's
+// commit — which makes it durable before the log says it was made. A
+// power loss before that loses the commit with nothing that names it;
+// the stage's recorded success has it committed again, once, under the
+// visit's key.
 func (e *Engine) applyWrites(ctx context.Context, r *run, st *state, fx Effects, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	apply := fx.ApplyWrites
+	if dfx, ok := fx.(deferringEffects); ok {
+		apply = dfx.ApplyWritesDeferred
+	}
 	return withRetries(ctx, e, r, st, "stage writes", func(ctx context.Context) ([]lunad.ArtifactRef, error) {
-		return fx.ApplyWrites(ctx, writes, ch)
+		return apply(ctx, writes, ch)
 	})
 }
 

@@ -58,6 +58,10 @@ type Effects interface {
 // Store that can defer an append's last sync (AppendRunDeferred, as
 // gitstore's) must be the repository Effects commits in: the engine
 // defers the append of a stage's success to the commit of its writes.
+// Likewise Effects that can defer a commit's last sync
+// (ApplyWritesDeferred, as the workspace's) must commit in the Store's
+// repository: the engine defers a stage's commit to the append of
+// STAGE_COMMITTED.
 type Options struct {
 	Root    string // the workspace: workflows are read from Root/.luna/workflows
 	Store   Store

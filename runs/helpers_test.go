@@ -135,6 +135,12 @@ func (e effects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch 
 	refs, _, _, err := e.s.ApplyWrites(ctx, writes, ch)
 	return refs, err
 }
+
+// ApplyWritesDeferred is the workspace service's too.
+func (e effects) ApplyWritesDeferred(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	refs, _, _, err := e.s.ApplyWritesDeferred(ctx, writes, ch)
+	return refs, err
+}
 func (e effects) Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.ArtifactRef, error) {
 	res, err := e.s.Ack(ctx, ref, symbol, ch)
 	return res.Ref(), err

@@ -146,6 +146,14 @@ func (e worktreeEffects) ApplyWrites(ctx context.Context, writes []lunad.StageWr
 	return refs, err
 }
 
+// ApplyWritesDeferred is ApplyWrites leaving the commit's last sync to
+// the engine's next append, a syncfs of the same file system (the run
+// refs and the run's branch are both in the repository's common dir).
+func (e worktreeEffects) ApplyWritesDeferred(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	refs, _, _, err := e.st.ApplyWritesDeferred(ctx, writes, ch)
+	return refs, err
+}
+
 func (e worktreeEffects) Ack(ctx context.Context, ref, symbol string, ch lunad.Change) (lunad.ArtifactRef, error) {
 	symbol, err := gitstore.CheckSymbol(symbol)
 	if err != nil {

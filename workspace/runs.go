@@ -110,7 +110,17 @@ func (s *Service) closeRuns() error {
 type effects struct{ s *Service }
 
 func (e effects) ApplyWrites(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
-	refs, commit, replayed, err := e.s.store.ApplyWrites(ctx, writes, ch)
+	return e.apply(e.s.store.ApplyWrites(ctx, writes, ch))
+}
+
+// ApplyWritesDeferred is ApplyWrites leaving the commit's last sync to
+// the engine's next append (gitstore.Store.ApplyWritesDeferred).
+func (e effects) ApplyWritesDeferred(ctx context.Context, writes []lunad.StageWrite, ch lunad.Change) ([]lunad.ArtifactRef, error) {
+	return e.apply(e.s.store.ApplyWritesDeferred(ctx, writes, ch))
+}
+
+// apply publishes what a stage commit changed.
+func (e effects) apply(refs []lunad.ArtifactRef, commit string, replayed bool, err error) ([]lunad.ArtifactRef, error) {
 	if err == nil && !replayed && len(refs) > 0 {
 		ids := make([]string, len(refs))
 		for i, r := range refs {
