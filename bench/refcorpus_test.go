@@ -23,7 +23,8 @@ import (
 // expected is the definition the place refers to (path#name or
 // path#Container.name, paths relative to the repository), "none" (not a
 // reference), "link-ok" or "link-broken"; kind is code, command, flag,
-// role (a MyST role: {func}`x`, {class}`x`, {doc}`x`, {term}`x`),
+// role (a MyST role: {func}`x`, {class}`x`, {doc}`x`, {term}`x`; or an
+// RST one: :meth:`x`, :data:`.x`),
 // directive (mkdocstrings :::), include (mdBook {{#include}}) or link.
 // The labels were written by reading the code, not from lunad's output.
 
