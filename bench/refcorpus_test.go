@@ -23,7 +23,8 @@ import (
 // expected is the definition the place refers to (path#name or
 // path#Container.name, paths relative to the repository), "none" (not a
 // reference), "link-ok" or "link-broken"; kind is code, command, flag,
-// role (a MyST role: {func}`x`, {class}`x`, {doc}`x`, {term}`x`),
+// role (a MyST role: {func}`x`, {class}`x`, {doc}`x`, {term}`x`; or an
+// RST one: :meth:`x`, :data:`.x`),
 // directive (mkdocstrings :::), include (mdBook {{#include}}) or link.
 // The labels were written by reading the code, not from lunad's output.
 
@@ -241,31 +242,39 @@ func sameTarget(want string, t treesitter.Target) bool {
 	return t.Name == sym
 }
 
-// heldOut says whether a repository of the corpus is held out. The rules
-// were written and tuned against the five repositories listed here (the
-// corpus as it was before any was held out); every other repository in
-// labels.tsv was labelled afterwards, by reading its code, and nobody
-// changing the rules may look at it. The floors hold on the five; the
-// held-out figures are printed, and there only a working link reported
-// broken fails, since a floor there would invite tuning the rules to them.
-func heldOut(repo string) bool {
+// The corpus' three sets, in the order the report gives them.
+const (
+	// setTuned: the five repositories the rules were written and tuned
+	// against (the corpus as it was before any was held out).
+	setTuned = "tuned"
+	// setHeldThenTuned: six repositories labelled as held out on
+	// 2026-12-02 and measured at main that morning (the figures are in
+	// docs/benchmarks.md); their misses were then read to change the
+	// rules, so from then on they are tuned against and no longer an
+	// honest measurement.
+	setHeldThenTuned = "held-out, then tuned"
+	// setHeldOut: every other repository in labels.tsv, labelled
+	// afterwards by reading its code. Nobody changing the rules may look
+	// at it; when someone does, its repositories move to a tuned set.
+	setHeldOut = "held-out"
+)
+
+// corpusSets lists the sets in report order.
+var corpusSets = []string{setTuned, setHeldThenTuned, setHeldOut}
+
+// corpusSet names the set a repository of the corpus belongs to.
+func corpusSet(repo string) string {
 	switch repo {
 	case "attrs", "cargo-generate", "glow", "ky", "mkdocs":
-		return false
+		return setTuned
+	case "ko", "python-dotenv", "tokei", "ureq", "uvicorn", "zoxide":
+		return setHeldThenTuned
 	}
-	return true
+	return setHeldOut
 }
 
-// corpusSet names the set a repository belongs to in the report.
-func corpusSet(repo string) string {
-	if heldOut(repo) {
-		return "held-out"
-	}
-	return "tuned"
-}
-
-// corpusReport is the table make bench prints: in all, per set (tuned,
-// held-out), per kind within each set and per repository, in that order.
+// corpusReport is the table make bench prints: in all, then per set (see
+// corpusSets) its total, its kinds and its repositories, in that order.
 func corpusReport(rs []corpusResult) (string, map[string]tally) {
 	groups := map[string]tally{}
 	for _, r := range rs {
@@ -284,33 +293,38 @@ func corpusReport(rs []corpusResult) (string, map[string]tally) {
 		return strings.Compare(reportOrder(a), reportOrder(b))
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-32s %6s %6s %6s %5s %5s %5s %9s %9s %6s %12s %12s\n", "group", "places", "prec", "rec", "tp", "fp", "fn", "not-a-ref", "sym-found", "links", "false-broken", "broken-found")
+	fmt.Fprintf(&b, "%-44s %6s %6s %6s %5s %5s %5s %9s %9s %6s %12s %12s\n", "group", "places", "prec", "rec", "tp", "fp", "fn", "not-a-ref", "sym-found", "links", "false-broken", "broken-found")
 	for _, k := range keys {
 		g := groups[k]
-		fmt.Fprintf(&b, "%-32s %6d %6s %6s %5d %5d %5d %9d %9s %6d %12d %12s\n", k, g.places, g.precision(), g.recall(), g.tp, g.fp, g.fn, g.tn,
+		fmt.Fprintf(&b, "%-44s %6d %6s %6s %5d %5d %5d %9d %9s %6d %12d %12s\n", k, g.places, g.precision(), g.recall(), g.tp, g.fp, g.fn, g.tn,
 			fmt.Sprintf("%d/%d", g.found, g.symbols), g.links, g.falseBroken, fmt.Sprintf("%d/%d", g.brokenLinks-g.missBroken, g.brokenLinks))
 	}
 	return b.String(), groups
 }
 
-// reportOrder sorts the report's groups: all first, then each set's total,
-// kinds and repositories, the tuned set before the held-out one.
+// reportOrder sorts the report's groups: all first, then each set in
+// corpusSets order with its total, kinds and repositories.
 func reportOrder(k string) string {
-	rank := map[string]string{"all": "0", "tuned all": "1", "tuned kind": "2", "tuned repo": "3", "held-out all": "4", "held-out kind": "5", "held-out repo": "6"}
-	for _, p := range []string{"tuned kind", "tuned repo", "held-out kind", "held-out repo"} {
-		if strings.HasPrefix(k, p+" ") {
-			return rank[p] + k
-		}
+	if k == "all" {
+		return "0"
 	}
-	return rank[k] + k
+	for i, set := range corpusSets {
+		rest, ok := strings.CutPrefix(k, set+" ")
+		if !ok {
+			continue
+		}
+		part := map[string]string{"all": "0", "kind": "1", "repo": "2"}[strings.SplitN(rest, " ", 2)[0]]
+		return fmt.Sprintf("%d%s %s", i+1, part, rest)
+	}
+	return "9" + k
 }
 
 // TestReferenceCorpus scores the reference graph on the labelled corpus
 // (make bench prints the table with -v; LUNAD_CORPUS_MISSES=1 lists every
-// wrong or missed place). On the tuned repositories the floors are the
-// figures measured when the rules were last changed, so a change that
-// loses precision or recall fails; on the held-out ones only a working
-// link reported broken fails (see heldOut).
+// wrong or missed place). Each set is held to what its history allows (see
+// corpusFailures): floors on the tuned set, a precision floor on the set
+// held out and then tuned, only a working link reported broken on the set
+// still held out.
 func TestReferenceCorpus(t *testing.T) {
 	rs := scoreCorpus(t)
 	table, groups := corpusReport(rs)
@@ -328,13 +342,18 @@ func TestReferenceCorpus(t *testing.T) {
 }
 
 // corpusFailures is what fails TestReferenceCorpus, given corpusReport's
-// groups: on the tuned repositories, a figure below its floor or a truly
-// broken link not reported; on the held-out ones, a working link reported
-// broken, or none labelled at all (the measurement would be gone).
+// groups. On the tuned set: a figure below its floor or a truly broken link
+// not reported. On the set held out and then tuned: a precision below
+// corpusFloor.precisionOnceHeldOut (its recall was measured while held
+// out; a recall floor there would invite tuning to its labels before they
+// are all met honestly), or a working link reported broken. On the set
+// still held out: only a working link reported broken, or none labelled at
+// all (the measurement would be gone), since any other floor would invite
+// tuning the rules to it.
 func corpusFailures(groups map[string]tally) []string {
 	var out []string
-	tuned, code := groups["tuned all"], groups["tuned kind code"]
-	code.add(groups["tuned kind role"]) // a MyST code role is a code span that says its kind
+	tuned, code := groups[setTuned+" all"], groups[setTuned+" kind code"]
+	code.add(groups[setTuned+" kind role"]) // a MyST code role is a code span that says its kind
 	if tuned.missBroken != 0 {
 		out = append(out, fmt.Sprintf("tuned repositories: %d of %d truly broken links not reported broken; want every one", tuned.missBroken, tuned.brokenLinks))
 	}
@@ -347,7 +366,14 @@ func corpusFailures(groups map[string]tally) []string {
 	if r := ratioOf(tuned.tp, tuned.tp+tuned.fn); r < corpusFloor.recall {
 		out = append(out, fmt.Sprintf("tuned repositories: recall %.3f, below the floor %.3f", r, corpusFloor.recall))
 	}
-	held := groups["held-out all"]
+	was := groups[setHeldThenTuned+" all"]
+	if p := ratioOf(was.tp, was.tp+was.fp); p < corpusFloor.precisionOnceHeldOut {
+		out = append(out, fmt.Sprintf("repositories held out, then tuned: precision %.3f, below the floor %.3f (LUNAD_CORPUS_MISSES=1 lists the wrong places)", p, corpusFloor.precisionOnceHeldOut))
+	}
+	if was.falseBroken > 0 {
+		out = append(out, fmt.Sprintf("repositories held out, then tuned: %d working links reported broken, want none (LUNAD_CORPUS_MISSES=1 lists them)", was.falseBroken))
+	}
+	held := groups[setHeldOut+" all"]
 	if held.places == 0 {
 		out = append(out, "no held-out repository in labels.tsv: every labelled repository is one the rules were tuned against")
 	}
@@ -360,11 +386,14 @@ func corpusFailures(groups map[string]tally) []string {
 // corpusFloor holds the targets the reference rules are held to and meet
 // on the tuned repositories (docs/benchmarks.md has the measured figures):
 // precision on code spans (and MyST code roles) at least 97%, recall at
-// least 80% of the labelled places, no working link reported broken.
+// least 80% of the labelled places, no working link reported broken; and on
+// the repositories held out, then tuned, precision over every labelled
+// place at least 97%.
 var corpusFloor = struct {
 	codePrecision, recall float64
 	falseBroken           int
-}{codePrecision: 0.97, recall: 0.80, falseBroken: 0}
+	precisionOnceHeldOut  float64
+}{codePrecision: 0.97, recall: 0.80, falseBroken: 0, precisionOnceHeldOut: 0.97}
 
 func ratioOf(n, d int) float64 {
 	if d == 0 {
@@ -373,34 +402,41 @@ func ratioOf(n, d int) float64 {
 	return float64(n) / float64(d)
 }
 
-// TestCorpusFailures holds the two sets of the corpus to their rules: the
-// floors on the tuned repositories, only a false broken link on the
-// held-out ones.
+// TestCorpusFailures holds the three sets of the corpus to their rules:
+// the floors on the tuned repositories, a precision floor and no false
+// broken link on those held out and then tuned, only a false broken link on
+// the held-out ones.
 func TestCorpusFailures(t *testing.T) {
 	good := tally{places: 10, tp: 9, fn: 1, symbols: 10, found: 9, links: 2, brokenLinks: 1}
 	for _, tc := range []struct {
-		name        string
-		tuned, held tally
-		tunedCode   tally
-		want        []string
+		name             string
+		tuned, was, held tally
+		tunedCode        tally
+		want             []string
 	}{
-		{name: "both good", tuned: good, held: good, tunedCode: tally{tp: 9}},
-		{name: "held-out recall and precision low pass", tuned: good, held: tally{places: 10, tp: 1, fp: 3, fn: 9, missBroken: 1, brokenLinks: 1}, tunedCode: tally{tp: 9}},
-		{name: "held-out false broken link fails", tuned: good, held: tally{places: 1, links: 1, falseBroken: 1}, tunedCode: tally{tp: 9},
+		{name: "all good", tuned: good, was: good, held: good, tunedCode: tally{tp: 9}},
+		{name: "held-out recall and precision low pass", tuned: good, was: good, held: tally{places: 10, tp: 1, fp: 3, fn: 9, missBroken: 1, brokenLinks: 1}, tunedCode: tally{tp: 9}},
+		{name: "held-out false broken link fails", tuned: good, was: good, held: tally{places: 1, links: 1, falseBroken: 1}, tunedCode: tally{tp: 9},
 			want: []string{"held-out repositories: 1 working links reported broken, want none (LUNAD_CORPUS_MISSES=1 lists them)"}},
-		{name: "tuned recall below floor fails", tuned: tally{places: 10, tp: 7, fn: 3}, held: good, tunedCode: tally{tp: 7},
+		{name: "held out then tuned low recall and missed broken link pass", tuned: good, was: tally{places: 10, tp: 2, fn: 8, brokenLinks: 1, missBroken: 1}, held: good, tunedCode: tally{tp: 9}},
+		{name: "held out then tuned precision at the floor passes", tuned: good, was: tally{places: 100, tp: 97, fp: 3}, held: good, tunedCode: tally{tp: 9}},
+		{name: "held out then tuned precision below the floor fails", tuned: good, was: tally{places: 100, tp: 96, fp: 4}, held: good, tunedCode: tally{tp: 9},
+			want: []string{"repositories held out, then tuned: precision 0.960, below the floor 0.970 (LUNAD_CORPUS_MISSES=1 lists the wrong places)"}},
+		{name: "held out then tuned false broken link fails", tuned: good, was: tally{places: 1, links: 1, falseBroken: 1}, held: good, tunedCode: tally{tp: 9},
+			want: []string{"repositories held out, then tuned: 1 working links reported broken, want none (LUNAD_CORPUS_MISSES=1 lists them)"}},
+		{name: "tuned recall below floor fails", tuned: tally{places: 10, tp: 7, fn: 3}, was: good, held: good, tunedCode: tally{tp: 7},
 			want: []string{"tuned repositories: recall 0.700, below the floor 0.800"}},
-		{name: "tuned code precision below floor fails", tuned: good, held: good, tunedCode: tally{tp: 9, fp: 1},
+		{name: "tuned code precision below floor fails", tuned: good, was: good, held: good, tunedCode: tally{tp: 9, fp: 1},
 			want: []string{"tuned repositories: precision on code spans 0.900, below the floor 0.970"}},
-		{name: "tuned missed broken link fails", tuned: tally{places: 10, tp: 9, fn: 1, links: 1, brokenLinks: 1, missBroken: 1}, held: good, tunedCode: tally{tp: 9},
+		{name: "tuned missed broken link fails", tuned: tally{places: 10, tp: 9, fn: 1, links: 1, brokenLinks: 1, missBroken: 1}, was: good, held: good, tunedCode: tally{tp: 9},
 			want: []string{"tuned repositories: 1 of 1 truly broken links not reported broken; want every one"}},
-		{name: "no held-out repository fails", tuned: good, tunedCode: tally{tp: 9},
+		{name: "no held-out repository fails", tuned: good, was: good, tunedCode: tally{tp: 9},
 			want: []string{"no held-out repository in labels.tsv: every labelled repository is one the rules were tuned against"}},
-		{name: "tuned false broken link fails", tuned: tally{places: 10, tp: 9, fn: 1, links: 1, falseBroken: 1}, held: good, tunedCode: tally{tp: 9},
+		{name: "tuned false broken link fails", tuned: tally{places: 10, tp: 9, fn: 1, links: 1, falseBroken: 1}, was: good, held: good, tunedCode: tally{tp: 9},
 			want: []string{"tuned repositories: 1 working links reported broken, want at most 0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := corpusFailures(map[string]tally{"tuned all": tc.tuned, "tuned kind code": tc.tunedCode, "held-out all": tc.held})
+			got := corpusFailures(map[string]tally{"tuned all": tc.tuned, "tuned kind code": tc.tunedCode, "held-out, then tuned all": tc.was, "held-out all": tc.held})
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("corpusFailures = %q, want %q", got, tc.want)
 			}
@@ -408,32 +444,37 @@ func TestCorpusFailures(t *testing.T) {
 	}
 }
 
-// TestCorpusReportSets checks that the report keeps the tuned and held-out
-// repositories apart, per kind and per repository, and counts the symbol
-// places found and the broken links found.
+// TestCorpusReportSets checks that the report keeps the three sets apart
+// (ky tuned; zoxide and ureq held out, then tuned; fd held out), per kind
+// and per repository, in set order, and counts the symbol places found
+// and the broken links found.
 func TestCorpusReportSets(t *testing.T) {
 	res := func(repo, kind string, out tally) corpusResult {
 		out.places = 1
 		return corpusResult{l: label{repo: repo, kind: kind}, out: out}
 	}
 	rs := []corpusResult{
+		res("fd", "flag", tally{tp: 1, symbols: 1, found: 1}),
 		res("ky", "code", tally{tp: 1, symbols: 1, found: 1}),
 		res("ky", "link", tally{links: 1, brokenLinks: 1}),
 		res("zoxide", "command", tally{fn: 1, symbols: 1}),
 		res("zoxide", "command", tally{fp: 1, fn: 1, symbols: 1, found: 1}),
 		res("zoxide", "link", tally{links: 1, brokenLinks: 1, missBroken: 1}),
 		res("ureq", "code", tally{tn: 1}),
+		res("fd", "code", tally{fn: 1, symbols: 1}),
 	}
 	table, groups := corpusReport(rs)
 	for _, tc := range []struct {
 		group string
 		want  tally
 	}{
-		{"all", tally{places: 6, tp: 1, fp: 1, fn: 2, tn: 1, symbols: 3, found: 2, links: 2, brokenLinks: 2, missBroken: 1}},
+		{"all", tally{places: 8, tp: 2, fp: 1, fn: 3, tn: 1, symbols: 5, found: 3, links: 2, brokenLinks: 2, missBroken: 1}},
 		{"tuned all", tally{places: 2, tp: 1, symbols: 1, found: 1, links: 1, brokenLinks: 1}},
-		{"held-out all", tally{places: 4, fp: 1, fn: 2, tn: 1, symbols: 2, found: 1, links: 1, brokenLinks: 1, missBroken: 1}},
-		{"held-out kind command", tally{places: 2, fp: 1, fn: 2, symbols: 2, found: 1}},
-		{"held-out repo ureq", tally{places: 1, tn: 1}},
+		{"held-out, then tuned all", tally{places: 4, fp: 1, fn: 2, tn: 1, symbols: 2, found: 1, links: 1, brokenLinks: 1, missBroken: 1}},
+		{"held-out, then tuned kind command", tally{places: 2, fp: 1, fn: 2, symbols: 2, found: 1}},
+		{"held-out, then tuned repo ureq", tally{places: 1, tn: 1}},
+		{"held-out all", tally{places: 2, tp: 1, fn: 1, symbols: 2, found: 1}},
+		{"held-out kind flag", tally{places: 1, tp: 1, symbols: 1, found: 1}},
 		{"tuned repo ky", tally{places: 2, tp: 1, symbols: 1, found: 1, links: 1, brokenLinks: 1}},
 	} {
 		t.Run(tc.group, func(t *testing.T) {
@@ -442,19 +483,23 @@ func TestCorpusReportSets(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := groups["tuned kind command"]; ok {
-		t.Error(`group "tuned kind command" exists; zoxide's commands are held out`)
+	for _, g := range []string{"tuned kind command", "held-out kind command", "held-out repo zoxide", "held-out, then tuned repo fd"} {
+		if _, ok := groups[g]; ok {
+			t.Errorf("group %q exists; zoxide is held out, then tuned, and fd held out", g)
+		}
 	}
 	var order []string
 	for _, line := range strings.Split(strings.TrimSpace(table), "\n")[1:] {
 		order = append(order, strings.Join(strings.Fields(line)[:len(strings.Fields(line))-11], " "))
 	}
 	want := []string{"all", "tuned all", "tuned kind code", "tuned kind link", "tuned repo ky",
-		"held-out all", "held-out kind code", "held-out kind command", "held-out kind link", "held-out repo ureq", "held-out repo zoxide"}
+		"held-out, then tuned all", "held-out, then tuned kind code", "held-out, then tuned kind command", "held-out, then tuned kind link",
+		"held-out, then tuned repo ureq", "held-out, then tuned repo zoxide",
+		"held-out all", "held-out kind code", "held-out kind flag", "held-out repo fd"}
 	if !slices.Equal(order, want) {
 		t.Errorf("report rows %q, want %q", order, want)
 	}
-	if !strings.Contains(table, "held-out repo zoxide") || !strings.Contains(table, "1/2") || !strings.Contains(table, "0/1") {
-		t.Errorf("report lacks the held-out symbols found (1/2) or broken links found (0/1):\n%s", table)
+	if !strings.Contains(table, "held-out, then tuned repo zoxide") || !strings.Contains(table, "1/2") || !strings.Contains(table, "0/1") {
+		t.Errorf("report lacks the symbols found (1/2) or broken links found (0/1):\n%s", table)
 	}
 }
