@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(uint8(7), []byte("# [[a]] `b` [c](d#e)\n\n```go\nfunc x() {}\n```\n"))
 	f.Add(uint8(3), []byte("def f(:\n\x00\xff"))
+	f.Add(uint8(7), []byte("| a | `b` |\n|---|:-:|\n| `c | [d](e) \\| |\n- | x | `y` |\n  |-|-|\n"))
 	f.Add(uint8(7), []byte("```python\nhttp = pkg.Client()\nwith A() as a:\n```\n\nThen `http.get(url)` and `a.b`.\n"))
 	f.Add(uint8(4), []byte("#[derive(Subcommand)]\nenum C { /// a \"x\n Serve, #[clap(name = \"b\")] B { x: Vec<u8> }, #[arg(\n"))
 	f.Add(uint8(4), []byte("#[derive(Subcommand)]\nenum C { A(X<Y>), ) ] > B, C }\nuse clap::Command;\nfn m() { Command::new(\"x\").arg(Arg::new(\"y\").long(\"yy\")); }\n"))
