@@ -18,7 +18,27 @@ func everyGated() []gated {
 			out = append(out, gs...)
 		}
 	}
-	return out
+	return append(out, clickPair())
+}
+
+// TestFlagAliasesAndCommandEnums: a clap #[derive(Parser)] enum's
+// variants are commands, as a Subcommand enum's are; a flag's clap
+// aliases and the --no-x half of a click boolean pair name the flag.
+func TestFlagAliasesAndCommandEnums(t *testing.T) {
+	cargo := "[package]\nname = \"tool\"\n"
+	parserEnum := "use clap::Parser;\n\n#[derive(Debug, Parser)]\n#[clap(\n    about,\n    version,\n)]\npub enum Cmd {\n    Add(Add),\n    Init(Init),\n}\n"
+	aliased := "#[derive(Parser)]\npub struct Init {\n    /// no aliases\n    #[clap(long, alias = \"no-aliases\")]\n    pub no_cmd: bool,\n    #[arg(long, visible_aliases = [\"old\", \"older\"])]\n    pub newer: bool,\n}\n"
+	click := "import click\n\n@click.command()\n@click.option(\n    \"--access-log/--no-access-log\",\n    is_flag=True,\n)\ndef main(access_log):\n    pass\n"
+	runProseCases(t, []proseCase{
+		{"a derive(Parser) enum's variant is a command", map[string]string{"Cargo.toml": cargo, "src/cmd.rs": parserEnum}, "Run `tool init`.\n", "src/cmd.rs#Cmd.init"},
+		{"a derive(Parser) enum's variant named alone", map[string]string{"Cargo.toml": cargo, "src/cmd.rs": parserEnum}, "`add` now takes paths.\n", "src/cmd.rs#Cmd.add"},
+		{"an enum after a derive(Parser) unit struct is no command", map[string]string{"Cargo.toml": cargo, "src/cmd.rs": "#[derive(Parser)]\npub struct Cli;\n\n#[derive(Debug)]\npub enum Color {\n    Red,\n    Green,\n}\n"}, "Run `tool green`.\n", "unresolved"},
+		{"clap alias names the flag", map[string]string{"src/cmd.rs": aliased}, "Use `--no-aliases`.\n", "src/cmd.rs#Init.no-cmd"},
+		{"clap aliases list names the flag", map[string]string{"src/cmd.rs": aliased}, "Use `--older`.\n", "src/cmd.rs#Init.newer"},
+		{"the flag itself still resolves", map[string]string{"src/cmd.rs": aliased}, "Use `--newer`.\n", "src/cmd.rs#Init.newer"},
+		{"click's --no-x names the pair's flag", map[string]string{"main.py": click}, "Pass `--no-access-log`.\n", "main.py#access-log"},
+		{"a --no-x nothing declares stays unresolved", map[string]string{"main.py": click}, "Pass `--no-date-header`.\n", "unresolved"},
+	})
 }
 
 // FuzzGatedRegexps: a gate is a literal every match of its expression

@@ -99,7 +99,8 @@ func nonCandidate(p string) bool {
 //   - a bare name binds only to visible definitions (not Hidden: exported
 //     or public, top-level or members) outside test, example, fixture,
 //     vendored and minified files, and never to a flag; a plain lower-case
-//     word ("toc", "get") binds to a top-level definition, not a member,
+//     word ("toc", "get") binds to a top-level definition or a command
+//     (declared in a function or an enum, named as a word), not a member,
 //     and a name written with a leading dot (".aread()") only to a member;
 //   - a member named through a variable the document's examples
 //     construct (http.get after http = Client()) binds to the type's
@@ -146,8 +147,8 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 			}
 		case strings.HasPrefix(r.Name, "."): // ".aread()": a member
 			keep = func(s Symbol) bool { return s.Container != "" && s.Kind != "flag" }
-		case len(quals) == 0 && plainWord(name):
-			keep = func(s Symbol) bool { return s.Container == "" && s.Kind != "flag" }
+		case len(quals) == 0 && plainWord(name): // a command is named as a plain word wherever it is declared
+			keep = func(s Symbol) bool { return (s.Container == "" || s.Kind == "command") && s.Kind != "flag" }
 		}
 		if c := g.instanceCandidates(r); len(c) == 1 {
 			g.settle(e, res, c)
