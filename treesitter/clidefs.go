@@ -218,7 +218,17 @@ func cliDefs(lang string, src []byte, add func(*def)) {
 // open (just after its '{') as clap subcommands: each kebab-cased, or as
 // #[clap(name = "x")] on the variant names it; one named by
 // #[command(name = "x")] is left to that pattern, which adds it.
-func subcommandVariants(src []byte, open int, add func(*def)) {
+//
+// Each command's container is the enum, named explicitly: the variant's
+// own definition (a constant, queries/rust.scm) encloses a tuple or
+// struct variant's name and would be taken for it.
+func subcommandVariants(src []byte, open int, addDef func(*def)) {
+	head := bytes.TrimRight(src[:open-1], " \t\r\n")
+	enum := string(head[bytes.LastIndexFunc(head, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) })+1:])
+	add := func(d *def) {
+		d.Container, d.explicitContainer = enum, true
+		addDef(d)
+	}
 	for _, v := range enumVariants(src, open) {
 		attrs := src[v.attrs:v.start]
 		if q := clapName().FindSubmatchIndex(attrs); q != nil {

@@ -112,7 +112,9 @@ func nonCandidate(p string) bool {
 //     (reexports.go); of several definitions of a bare name, the one
 //     its Python package or Rust crate root re-exports, when that is one;
 //   - a qualified name's qualifier matches a container case-insensitively
-//     (response.aread -> Response.aread), a file stem or a directory; a
+//     (response.aread -> Response.aread), a file stem or a directory; of
+//     several it fits, the one whose container it names exactly
+//     (namedContainer); a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches
 //     nothing is dropped when the rest then names exactly one definition.
 func (g *Graph) resolveProse(e *Entry, res *Resolution) {
@@ -171,6 +173,9 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 				break
 			}
 		}
+		if len(cands) > 1 && len(quals) > 0 { // Body::read_to_string: Body's, not BodyWithConfig's
+			cands = namedContainer(cands, quals[len(quals)-1])
+		}
 		if len(cands) > 1 && len(quals) == 0 { // the one its package re-exports (reexports.go)
 			cands = g.exportedOf(cands, name, keep)
 		}
@@ -214,6 +219,27 @@ func (g *Graph) proseCandidates(name string, quals []string, keep func(Symbol) b
 		cands = appendTarget(cands, symbolTarget(b, s))
 	}
 	return cands
+}
+
+// namedContainer keeps, of several candidates a qualifier fits (by
+// container, file stem or directory, without regard to case), the one
+// whose container the qualifier names exactly: Body::read_to_string in
+// src/body/mod.rs is Body's method, not BodyWithConfig's, which the
+// directory "body" also qualifies. A lower-case qualifier (ky.create) is
+// a module or a variable, whose type is not the container it spells
+// (KyInstance, not Ky): it names no container exactly. It returns cands
+// unchanged unless exactly one is.
+func namedContainer(cands []Target, qual string) []Target {
+	var keep []Target
+	for _, c := range cands {
+		if c.Container == qual {
+			keep = append(keep, c)
+		}
+	}
+	if len(keep) != 1 {
+		return cands
+	}
+	return keep
 }
 
 // underParent keeps, of several commands of one name, the one declared

@@ -348,3 +348,29 @@ func FuzzSpanName(f *testing.F) {
 		}
 	})
 }
+
+// TestRustPathsAndVariants: a Type::method qualifier picks the container
+// it names exactly over one its file or directory also fits; a crate
+// name reaches a top-level item of lib.rs; an enum's variants are
+// Enum::Variant definitions, also as a bare name; a clap subcommand
+// enum's variant is both a variant and a command.
+func TestRustPathsAndVariants(t *testing.T) {
+	cargo := "[package]\nname = \"fetch\"\n"
+	body := "pub struct Body {}\n\nimpl Body {\n    pub fn read_to_string(&mut self) -> String { todo!() }\n}\n\npub struct BodyWithConfig {}\n\nimpl BodyWithConfig {\n    pub fn read_to_string(self) -> String { todo!() }\n}\n"
+	lib := "mod body;\n\npub fn get(uri: &str) -> Request { todo!() }\n\nfn helper() {}\n"
+	other := "pub struct Agent {}\n\nimpl Agent {\n    pub fn get(&self, uri: &str) -> Request { todo!() }\n}\n"
+	tls := "pub enum RootCerts {\n    /// the platform's\n    PlatformVerifier,\n    Specific(Vec<u8>),\n}\n\npub enum Error {\n    TooManyRedirects,\n    Timeout { after: u64 },\n}\n"
+	cli := "#[derive(Subcommand)]\npub enum ImportFrom {\n    Atuin,\n    Fasd,\n}\n"
+	runProseCases(t, []proseCase{
+		{"Type::method picks the container named exactly", map[string]string{"Cargo.toml": cargo, "src/body/mod.rs": body}, "Call `Body::read_to_string()`.\n", "src/body/mod.rs#Body.read_to_string"},
+		{"the other type by its own name", map[string]string{"Cargo.toml": cargo, "src/body/mod.rs": body}, "Call `BodyWithConfig::read_to_string()`.\n", "src/body/mod.rs#BodyWithConfig.read_to_string"},
+		{"a directory qualifier alone stays ambiguous", map[string]string{"Cargo.toml": cargo, "src/body/mod.rs": body}, "Call `body::read_to_string()`.\n", "ambiguous"},
+		{"crate::fn reaches lib.rs's top-level fn", map[string]string{"Cargo.toml": cargo, "src/lib.rs": lib, "src/agent.rs": other}, "Use `fetch::get`.\n", "src/lib.rs#get"},
+		{"a crate path to what lib.rs does not define stays unresolved", map[string]string{"Cargo.toml": cargo, "src/lib.rs": lib, "src/agent.rs": other}, "Use `fetch::post`.\n", "unresolved"},
+		{"Enum::Variant", map[string]string{"src/tls.rs": tls}, "Set `RootCerts::PlatformVerifier`.\n", "src/tls.rs#RootCerts.PlatformVerifier"},
+		{"a tuple variant", map[string]string{"src/tls.rs": tls}, "Or `RootCerts::Specific`.\n", "src/tls.rs#RootCerts.Specific"},
+		{"a bare variant", map[string]string{"src/tls.rs": tls}, "It fails with `TooManyRedirects`.\n", "src/tls.rs#Error.TooManyRedirects"},
+		{"a subcommand variant is still a command", map[string]string{"Cargo.toml": cargo, "src/cli.rs": cli}, "Run `fetch import fasd`.\n", "src/cli.rs#ImportFrom.fasd"},
+		{"and a variant by its Rust name", map[string]string{"Cargo.toml": cargo, "src/cli.rs": cli}, "See `ImportFrom::Fasd`.\n", "src/cli.rs#ImportFrom.Fasd"},
+	})
+}
