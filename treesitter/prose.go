@@ -92,7 +92,7 @@ func nonCandidate(p string) bool {
 //   - a flag (--x) binds only to a flag definition;
 //   - a variable or placeholder (RoleVariable) binds only to a field or
 //     constant, never to a function or method; a module, crate or package
-//     (RoleModule) to nothing; a setting (RoleSetting, "the `nav`
+//     (RoleModule) to its file (moduleFiles); a setting (RoleSetting, "the `nav`
 //     setting", "the `plugins` configuration option") only to a field,
 //     a plain word included, preferring fields of a configuration type
 //     (configFields);
@@ -137,7 +137,8 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 		name, quals := parts[len(parts)-1], parts[:len(parts)-1]
 		keep := func(s Symbol) bool { return s.Kind != "flag" }
 		switch {
-		case r.Role == RoleModule: // a module, crate or package: not a definition lunad indexes
+		case r.Role == RoleModule: // a module, crate or package: its file, if the workspace has it
+			g.settle(e, res, g.moduleFiles(quals, name))
 			return
 		case r.Role == RoleParameter: // an option of an options type or a config class, never a function
 			keep = func(s Symbol) bool { return s.Kind == "field" }

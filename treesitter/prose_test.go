@@ -374,3 +374,20 @@ func TestRustPathsAndVariants(t *testing.T) {
 		{"and a variant by its Rust name", map[string]string{"Cargo.toml": cargo, "src/cli.rs": cli}, "See `ImportFrom::Fasd`.\n", "src/cli.rs#ImportFrom.Fasd"},
 	})
 }
+
+// TestModuleMentions: a name the words around it call a module binds to
+// the module's file, when exactly one file is that module; without the
+// words it is left alone.
+func TestModuleMentions(t *testing.T) {
+	py := map[string]string{"pyproject.toml": "[project]\nname = \"srv\"\n", "srv/__init__.py": "", "srv/workers.py": "class Worker:\n    pass\n", "srv/config.py": "X = 1\n"}
+	rs := map[string]string{"Cargo.toml": "[package]\nname = \"fetch\"\n", "src/lib.rs": "pub mod unversioned;\n", "src/unversioned/mod.rs": "pub mod transport;\n", "src/unversioned/transport.rs": "pub trait Transport {}\n"}
+	runProseCases(t, []proseCase{
+		{"a Python module by its dotted path", py, "The `srv.workers` module is deprecated.\n", "srv/workers.py#"},
+		{"a Python package", py, "The `srv` package.\n", "srv/__init__.py#"},
+		{"a Rust module directory, bare", rs, "They live under the `unversioned` module.\n", "src/unversioned/mod.rs#"},
+		{"through a shortcut reference link", rs, "They live under the [`unversioned`] module.\n\n[`unversioned`]: https://docs.rs/x\n", "src/unversioned/mod.rs#"},
+		{"a Rust path with the crate name", rs, "See the `fetch::unversioned::transport` module.\n", "src/unversioned/transport.rs#"},
+		{"a module the workspace lacks", py, "The `srv.gunicorn` module.\n", "unresolved"},
+		{"without the words a module path is left alone", py, "Options are in `srv.workers` or elsewhere.\n", "unresolved"},
+	})
+}

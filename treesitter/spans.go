@@ -154,8 +154,9 @@ var afterRoles = []string{RoleParameter, RoleCommand, RoleVariable, RoleModule, 
 const maxRoleWords = 40
 
 // spanRole reads the role the words right before and after a code span
-// give it; after a span that is a link's text ("[`nav`](#nav) setting")
-// the words after the link count.
+// give it; after a span that is a link's text ("[`nav`](#nav) setting",
+// "[`nav`][cfg] setting", "[`nav`] setting") the words after the link
+// count.
 func spanRole(before, after []byte) string {
 	if len(before) > 0 && roleBefore().Match(before) {
 		return RoleVariable
@@ -169,6 +170,8 @@ func spanRole(before, after []byte) string {
 		if i := bytes.IndexByte(after[1:], ']'); i > 0 {
 			after = after[i+2:]
 		}
+	case bytes.HasPrefix(after, []byte("]")): // a shortcut reference link: "[`unversioned`] module"
+		after = after[1:]
 	}
 	t := bytes.TrimLeft(after, " \t\n")
 	if len(t) == 0 || !strings.ContainsRune("apokscvml", rune(t[0])) { // no role word starts here
