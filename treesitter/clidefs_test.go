@@ -56,6 +56,7 @@ func FuzzGatedRegexps(f *testing.F) {
 		"use clap::{Arg, Command};\nfn c() -> Command {\n    Command::new(\"x\").subcommand(SubCommand::with_name(\"y\")).arg(Arg::new(\"p\").long(\"port\"))\n}\nstd::process::Command::new(\"git\");\nApp::new(\"z\");\n",
 		"#[derive(Subcommand)]\nenum C { Serve, #[clap(name = \"b\")] Build { x: Vec<u8> }, Last }\nstruct O {\n    #[clap(long)]\n    a_b: bool,\n    #[structopt(long = \"c\")]\n    c: u8,\n}\n",
 		"@click.command(context_settings=dict(a=[\"-h\"]))\ndef build_site():\n    pass\n",
+		"#[derive(Debug, Parser)]\n#[clap(about)]\npub enum Cmd { Add(Add), #[clap(name = \"z.lua\")] ZLua }\nstruct I {\n    #[clap(long, alias = \"no-aliases\", aliases = [\"a\", \"b\"])]\n    no_cmd: bool,\n}\n@click.option(\"--access-log/--no-access-log\", is_flag=True)\n",
 	} {
 		f.Add([]byte(s))
 	}
