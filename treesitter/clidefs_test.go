@@ -70,3 +70,18 @@ func FuzzGatedRegexps(f *testing.F) {
 		}
 	})
 }
+
+// TestFlagUnderCommandOnLine: a flag two commands declare binds to the
+// one of the command a command line on its line names.
+func TestFlagUnderCommandOnLine(t *testing.T) {
+	files := map[string]string{
+		"Cargo.toml": "[package]\nname = \"tool\"\n",
+		"src/cmd.rs": "#[derive(Parser)]\npub enum Cmd {\n    Add(Add),\n    Query(Query),\n}\n\npub struct Add {\n    #[clap(short, long)]\n    pub score: Option<f64>,\n}\n\npub struct Query {\n    #[clap(short, long)]\n    pub score: bool,\n}\n",
+	}
+	runProseCases(t, []proseCase{
+		{"the command on the line picks the flag", files, "- Added `--score` flag to `tool add`.\n", "src/cmd.rs#Add.score"},
+		{"the other command", files, "- Prints `--score` with `tool query`.\n", "src/cmd.rs#Query.score"},
+		{"no command on the line: ambiguous", files, "- Added `--score`.\n\nSee `tool add`.\n", "ambiguous"},
+		{"two commands on the line: ambiguous", files, "- `--score` for `tool add` and `tool query`.\n", "ambiguous"},
+	})
+}

@@ -89,7 +89,9 @@ func nonCandidate(p string) bool {
 //     of a two- or three-word line is this workspace's tool (isTool); of
 //     several, the one declared under the parent the line names before it
 //     (underParent);
-//   - a flag (--x) binds only to a flag definition;
+//   - a flag (--x) binds only to a flag definition; of several, the one
+//     declared under the command a command line on its line names
+//     (commandOnLine);
 //   - a variable or placeholder (RoleVariable) binds only to a field or
 //     constant, never to a function or method; a module, crate or package
 //     (RoleModule) to its file (moduleFiles); a setting (RoleSetting, "the `nav`
@@ -132,6 +134,9 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 		}
 	case RoleFlag:
 		cands = g.proseCandidates(r.Name, nil, func(s Symbol) bool { return s.Kind == "flag" })
+		if len(cands) > 1 {
+			cands = commandOnLine(e, r, cands)
+		}
 	default:
 		parts := splitQualified(r.Name)
 		name, quals := parts[len(parts)-1], parts[:len(parts)-1]
@@ -238,6 +243,31 @@ func namedContainer(cands []Target, qual string) []Target {
 		}
 	}
 	if len(keep) != 1 {
+		return cands
+	}
+	return keep
+}
+
+// commandOnLine keeps, of several flags of one name, the one declared
+// under the command a command line on the flag's line names ("Added
+// `--score` to `zoxide add`": the flag of Add, not of Query), by the
+// rules of underParent. It returns cands unchanged unless exactly one
+// command line there picks exactly one flag.
+func commandOnLine(e *Entry, flag Reference, cands []Target) []Target {
+	var keep []Target
+	for _, r := range e.references() {
+		if r.Role != RoleCommand || r.Span.Start.Line != flag.Span.Start.Line {
+			continue
+		}
+		words := strings.Fields(r.Name)
+		if picked := underParent(cands, words[len(words)-1]); len(picked) == 1 {
+			if keep != nil && keep[0] != picked[0] {
+				return cands // two command lines, two flags
+			}
+			keep = picked
+		}
+	}
+	if keep == nil {
 		return cands
 	}
 	return keep
