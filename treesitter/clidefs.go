@@ -23,15 +23,18 @@ import (
 //	        click add_command(cmd, "sub"), click @click.option("--name"),
 //	        argparse add_argument("--name")
 //	Rust:   clap #[command(name = "sub")], the variants of a
-//	        #[derive(Subcommand)] enum (kebab-case, or #[clap(name = "sub")]),
+//	        #[derive(Subcommand)] enum or of a #[derive(Parser)] enum (a
+//	        top-level command enum; kebab-case, or #[clap(name = "sub")]),
 //	        #[arg(long)] fields (clap 3's #[clap(long)], structopt's
 //	        #[structopt(long)]); the builder's Command::new("sub"),
 //	        App::new("sub"), SubCommand::with_name("sub") and .long("name")
 //	        in a file that uses clap (clapBuilder)
 //	JS/TS:  commander/yargs .command("sub ..."), .option("-n, --name")
 //
-// A short flag defined next to a long one (-n for --name) is not a
-// definition of its own but another name of the long flag (ShortFlag).
+// A short flag defined next to a long one (-n for --name), a long flag's
+// alias (clap's alias = "old-name") and the negative half of a click
+// boolean pair ("--x/--no-x") are not definitions of their own but other
+// names of the long flag (ShortFlag).
 //
 // The scan reads the text, not the syntax tree: a command built at run
 // time (a name from a variable) is not found, and a shape written in a
@@ -89,8 +92,8 @@ var cliPatterns = sync.OnceValue(func() map[string][]cliPattern {
 		},
 		LangRust: {
 			{gated: gate(`#\[command\([^\]]*\bname\s*=\s*"([A-Za-z][\w-]*)"`, "#[command("), kind: "command"},
-			{gated: gate(`(?s)#\[derive\([^)]*\bSubcommand\b[^)]*\)\][^{]*\benum\s+\w+\s*\{`, "Subcommand"), kind: "command", name: nil},
-			{gated: gate(`#\[(?:arg|clap|structopt)\(([^\]]*\blong\b[^\]]*)\)\]\s*(?:(?:///[^\n]*|#\[[^\n]*)\n\s*)*(?:pub(?:\([\w:]+\))?\s+)?(\w+)\s*:`, "#[arg(", "#[clap(", "#[structopt("), kind: "flag", name: clapFlagName},
+			{gated: gate(`(?s)#\[derive\([^)]*\b(?:Subcommand|Parser)\b[^)]*\)\][^{;]*\benum\s+\w+\s*\{`, "Subcommand", "Parser"), kind: "command", name: nil},
+			{gated: gate(`#\[(?:arg|clap|structopt)\(((?:[^\[\]]|\[[^\]]*\])*\blong\b(?:[^\[\]]|\[[^\]]*\])*)\)\]\s*(?:(?:///[^\n]*|#\[[^\n]*)\n\s*)*(?:pub(?:\([\w:]+\))?\s+)?(\w+)\s*:`, "#[arg(", "#[clap(", "#[structopt("), kind: "flag", name: clapFlagName},
 			{gated: gate(`\b(?:[\w:]*::)?(?:Command|App|SubCommand)::(?:new|with_name)\(\s*"([A-Za-z][\w-]*)"`, "Command::", "App::"), kind: "command", name: clapBuilder},
 			{gated: gate(`\.long\(\s*"([A-Za-z][\w-]+)"\s*\)`, ".long("), kind: "flag", name: clapBuilder},
 		},
@@ -103,7 +106,7 @@ var (
 	quotedName = lazyregexp.New(`^\s*(?:name\s*=\s*)?["']([A-Za-z][\w-]*)["']|\bname\s*=\s*["']([A-Za-z][\w-]*)["']`)
 	pyNextDef  = lazyregexp.New(`(?m)^\s*(?:async\s+)?def\s+(\w+)`) // the function under the decorators
 	clapLong   = lazyregexp.New(`\blong\s*=\s*"([A-Za-z][\w-]*)"`)
-	clapName   = lazyregexp.New(`#\[(?:command|clap)\([^\]]*\bname\s*=\s*"([A-Za-z][\w-]*)"`)
+	clapName   = lazyregexp.New(`#\[(?:command|clap)\([^\]]*\bname\s*=\s*"([A-Za-z][\w.-]*)"`)
 	// processCommand matches an import of a process-spawning Command
 	// (std, tokio, async-std): Command::new("git") in its file runs git.
 	processCommand = lazyregexp.New(`\buse\s+[\w:]*\bprocess::(?:Command\b|\{[^}]*\bCommand\b)`)
@@ -215,7 +218,17 @@ func cliDefs(lang string, src []byte, add func(*def)) {
 // open (just after its '{') as clap subcommands: each kebab-cased, or as
 // #[clap(name = "x")] on the variant names it; one named by
 // #[command(name = "x")] is left to that pattern, which adds it.
-func subcommandVariants(src []byte, open int, add func(*def)) {
+//
+// Each command's container is the enum, named explicitly: the variant's
+// own definition (a constant, queries/rust.scm) encloses a tuple or
+// struct variant's name and would be taken for it.
+func subcommandVariants(src []byte, open int, addDef func(*def)) {
+	head := bytes.TrimRight(src[:open-1], " \t\r\n")
+	enum := string(head[bytes.LastIndexFunc(head, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) })+1:])
+	add := func(d *def) {
+		d.Container, d.explicitContainer = enum, true
+		addDef(d)
+	}
 	for _, v := range enumVariants(src, open) {
 		attrs := src[v.attrs:v.start]
 		if q := clapName().FindSubmatchIndex(attrs); q != nil {
@@ -307,12 +320,14 @@ func variantAt(src []byte, from, to int) (variant, bool) {
 	return variant{}, false
 }
 
-// ShortFlag is a one-letter flag ("-n") and the long flag it abbreviates
-// ("name"), defined together: cobra's StringVarP(&v, "name", "n", ...),
-// urfave/cli's first alias when it is one letter,
-// click's and argparse's ("-n", "--name"), commander's "-n, --name",
-// clap's #[arg(short, long)] (the first letter of the long name) or
-// #[arg(short = 'n')].
+// ShortFlag is another name of a long flag ("name"), defined with it:
+// a one-letter flag ("-n": cobra's StringVarP(&v, "name", "n", ...),
+// urfave/cli's first alias when it is one letter, click's and argparse's
+// ("-n", "--name"), commander's "-n, --name", clap's #[arg(short, long)]
+// (the first letter of the long name) or #[arg(short = 'n')]), or a long
+// name without its dashes, as a flag reference names it ("no-name": the
+// second half of click's "--name/--no-name", clap's alias = "old-name",
+// visible_alias, aliases = ["a", "b"]).
 type ShortFlag struct{ Short, Long string }
 
 var shortPatterns = sync.OnceValue(func() map[string][]gated {
@@ -335,7 +350,34 @@ var shortFirst = sync.OnceValue(func() map[string][]gated {
 	}
 })
 
-var clapShort = lazyregexp.New(`\bshort\b(?:\s*=\s*'([A-Za-z0-9])')?`)
+var (
+	clapShort = lazyregexp.New(`\bshort\b(?:\s*=\s*'([A-Za-z0-9])')?`)
+	// clap's long aliases: alias = "x", visible_alias = "x",
+	// aliases = ["x", "y"], visible_aliases = ["x"] (short_alias is a
+	// one-letter flag's, not read)
+	clapAlias   = lazyregexp.New(`\b(?:visible_)?alias\s*=\s*"([A-Za-z][\w-]+)"|\b(?:visible_)?aliases\s*=\s*\[([^\]]*)\]`)
+	quotedWords = lazyregexp.New(`"([A-Za-z][\w-]+)"`)
+	// click's boolean pair "--x/--no-x" (submatches: x, no-x)
+	clickPair = sync.OnceValue(func() gated {
+		return gate(`@[\w.]*\boption\(\s*(?:["']-\w["'],\s*)?["']--([A-Za-z][\w-]+)\s*/\s*--([A-Za-z][\w-]+)["']`, ".option(", "@option(")
+	})
+)
+
+// clapAliases are the long aliases a clap #[arg(...)] attribute's text
+// gives its flag.
+func clapAliases(attrs []byte) []string {
+	var out []string
+	for _, m := range clapAlias().FindAllSubmatchIndex(attrs, -1) {
+		if m[2] >= 0 {
+			out = append(out, string(attrs[m[2]:m[3]]))
+			continue
+		}
+		for _, q := range quotedWords().FindAllSubmatch(attrs[m[4]:m[5]], -1) {
+			out = append(out, string(q[1]))
+		}
+	}
+	return out
+}
 
 // shortFlags reports the short flags src (in lang) defines next to a long
 // one, in file order of their patterns.
@@ -353,6 +395,11 @@ func shortFlags(lang string, src []byte) []ShortFlag {
 			out = append(out, ShortFlag{Short: "-" + short, Long: long})
 		}
 	}
+	if lang == LangPython { // click's boolean pair: --no-x is another name of --x
+		for _, m := range clickPair().findAll(src) {
+			out = append(out, ShortFlag{Short: string(src[m[4]:m[5]]), Long: string(src[m[2]:m[3]])})
+		}
+	}
 	for _, re := range shortFirst()[lang] {
 		for _, m := range re.findAll(src) {
 			out = append(out, ShortFlag{Short: "-" + string(src[m[2]:m[3]]), Long: string(src[m[4]:m[5]])})
@@ -360,20 +407,22 @@ func shortFlags(lang string, src []byte) []ShortFlag {
 	}
 	if lang == LangRust {
 		for _, p := range cliPatterns()[LangRust] {
-			if p.kind != "flag" {
+			if p.kind != "flag" || p.re.NumSubexp() < 2 { // the attribute pattern, not the builder's .long("x")
 				continue
 			}
 			for _, m := range p.findAll(src) {
-				sm := clapShort().FindSubmatchIndex(src[m[2]:m[3]])
-				if sm == nil {
-					continue
-				}
+				attrs := src[m[2]:m[3]]
 				_, _, long := clapFlagName(src, m)
-				short := long[:1]
-				if sm[2] >= 0 {
-					short = string(src[m[2]+sm[2] : m[2]+sm[3]])
+				if sm := clapShort().FindSubmatchIndex(attrs); sm != nil {
+					short := long[:1]
+					if sm[2] >= 0 {
+						short = string(attrs[sm[2]:sm[3]])
+					}
+					out = append(out, ShortFlag{Short: "-" + short, Long: long})
 				}
-				out = append(out, ShortFlag{Short: "-" + short, Long: long})
+				for _, a := range clapAliases(attrs) {
+					out = append(out, ShortFlag{Short: a, Long: long})
+				}
 			}
 		}
 	}

@@ -24,18 +24,24 @@ type ref struct {
 // collector gathers definitions and references, deduplicating nodes that
 // several patterns tag, and turns them into a File.
 type collector struct {
-	defs map[[3]int]*def // key: node start, node end, name start
+	// key: node start, node end, name start, and 1 for what a user types
+	// (a command or flag), which stands beside a code definition of the
+	// same text (a clap enum variant is a constant and a command)
+	defs map[[4]int]*def
 	refs map[[2]int]*ref // key: name span
 }
 
 func newCollector() *collector {
-	return &collector{defs: map[[3]int]*def{}, refs: map[[2]int]*ref{}}
+	return &collector{defs: map[[4]int]*def{}, refs: map[[2]int]*ref{}}
 }
 
 var kindRank = map[string]int{"method": 2, "function": 1}
 
 func (c *collector) addDef(d *def) {
-	key := [3]int{d.start, d.end, d.nameStart}
+	key := [4]int{d.start, d.end, d.nameStart, 0}
+	if d.Kind == "command" || d.Kind == "flag" {
+		key[3] = 1
+	}
 	if old := c.defs[key]; old != nil {
 		if kindRank[old.Kind] > kindRank[d.Kind] || old.explicitContainer && !d.explicitContainer {
 			return
@@ -104,7 +110,10 @@ func (c *collector) finish(f *File, src []byte, lines *Lines) *File {
 		if a.end != b.end {
 			return a.end > b.end
 		}
-		return a.nameStart < b.nameStart
+		if a.nameStart != b.nameStart {
+			return a.nameStart < b.nameStart
+		}
+		return a.Kind < b.Kind // a command or flag beside a code definition of the same text
 	})
 	// open holds the earlier definitions that may still contain a later
 	// one: those ending before d starts are dropped, so that the search for

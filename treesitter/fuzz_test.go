@@ -19,8 +19,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(uint8(7), []byte("# [[a]] `b` [c](d#e)\n\n```go\nfunc x() {}\n```\n"))
 	f.Add(uint8(3), []byte("def f(:\n\x00\xff"))
+	f.Add(uint8(7), []byte("| a | `b` |\n|---|:-:|\n| `c | [d](e) \\| |\n- | x | `y` |\n  |-|-|\n"))
 	f.Add(uint8(7), []byte("```python\nhttp = pkg.Client()\nwith A() as a:\n```\n\nThen `http.get(url)` and `a.b`.\n"))
 	f.Add(uint8(4), []byte("#[derive(Subcommand)]\nenum C { /// a \"x\n Serve, #[clap(name = \"b\")] B { x: Vec<u8> }, #[arg(\n"))
+	f.Add(uint8(4), []byte("#[derive(Parser)]\npub enum Cmd { Init(Init), #[clap(name = \"z.lua\")] ZLua, }\nstruct I { #[clap(long, visible_aliases = [\"x\", \"y\")] a: u8 }\n"))
+	f.Add(uint8(8), []byte("[project.scripts]\ndotenv = \"dotenv.__main__:cli\"\n\"q\" = 1\n[x]\n"))
 	f.Add(uint8(4), []byte("#[derive(Subcommand)]\nenum C { A(X<Y>), ) ] > B, C }\nuse clap::Command;\nfn m() { Command::new(\"x\").arg(Arg::new(\"y\").long(\"yy\")); }\n"))
 	types := []string{"code/go", "code/python", "code/javascript", "code/typescript", "code/rust", "code/java", "code/c", "text/markdown", "text/plain"}
 	p := NewParser()

@@ -146,7 +146,7 @@ func Languages() []string {
 // extractorVersion changes whenever the Go code that turns captures into
 // Files changes what it produces, or the rules Graph resolves references
 // by change what they resolve to; Schema folds it in with the queries.
-const extractorVersion = "7"
+const extractorVersion = "8"
 
 var schema = sync.OnceValue(func() string {
 	h := sha256.New()

@@ -23,6 +23,8 @@ func TestMarkdownInline(t *testing.T) {
 			[]string{"code load 0 ", "code load 2 ", "link Load 2 cfg.go#Load"}},
 		{"fenced code is a snippet, nothing inside it is a reference", "```text\n`x` [a](b.md) [[w]]\n```\n", []string{"snippet text 1 "}},
 		{"no wiki link inside a code span", "use `[[x]]` or [[y]]\n", []string{"wiki y 0 y"}},
+		{"code spans and links in table cells, also in a list item", "| a | b |\n| - | - |\n| x | `tool sub` and [c](c.md) |\n\n1. Import:\n\n   | P | C |\n   | - | - |\n   | y | `load()` |\n",
+			[]string{"code tool sub 2 ", "link c.md 2 c.md", "code load 8 "}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

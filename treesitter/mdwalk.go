@@ -27,6 +27,9 @@ const (
 	mdInline       = "inline"
 	mdParagraph    = "paragraph"
 	mdHTMLBlock    = "html_block"
+	// a pipe table's cell holds inline text the block grammar does not
+	// wrap in an inline node: the walk reports it as one (mdInline)
+	mdTableCell = "pipe_table_cell"
 )
 
 var mdSymbols struct {
@@ -37,10 +40,13 @@ var mdSymbols struct {
 // blockKind names a block node the walk acts on, or "".
 func blockKind(ts *sitter.Language, n *sitter.Node) string {
 	mdSymbols.once.Do(func() {
-		want := map[string]bool{mdSection: true, mdSetext: true, mdLinkRefDef: true, mdFenced: true, mdInline: true, mdHTMLBlock: true}
+		want := map[string]bool{mdSection: true, mdSetext: true, mdLinkRefDef: true, mdFenced: true, mdInline: true, mdHTMLBlock: true, mdTableCell: true}
 		mdSymbols.of = map[sitter.Symbol]string{}
 		for s := range sitter.Symbol(ts.SymbolCount()) {
 			if name := ts.SymbolName(s); want[name] && ts.SymbolType(s) == sitter.SymbolTypeRegular {
+				if name == mdTableCell {
+					name = mdInline
+				}
 				mdSymbols.of[s] = name
 			}
 		}

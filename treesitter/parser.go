@@ -293,6 +293,11 @@ func guardDigits(src []byte) []byte {
 // reStructuredText file by its scanner (and its code blocks by their
 // grammar), anything else to an empty File.
 func (p *Parser) parseScanned(lang string, content []byte) (*File, error) {
+	if lang == LangText && bytes.Contains(content, []byte(".scripts]")) { // a pyproject.toml's programs
+		col := newCollector()
+		scriptCommands(content, col.addDef)
+		return col.finish(&File{Language: lang}, content, NewLines(content)), nil
+	}
 	if lang != LangRST {
 		return &File{Language: lang}, nil
 	}

@@ -89,17 +89,20 @@ func nonCandidate(p string) bool {
 //     of a two- or three-word line is this workspace's tool (isTool); of
 //     several, the one declared under the parent the line names before it
 //     (underParent);
-//   - a flag (--x) binds only to a flag definition;
+//   - a flag (--x) binds only to a flag definition; of several, the one
+//     declared under the command a command line on its line names
+//     (commandOnLine);
 //   - a variable or placeholder (RoleVariable) binds only to a field or
 //     constant, never to a function or method; a module, crate or package
-//     (RoleModule) to nothing; a setting (RoleSetting, "the `nav`
+//     (RoleModule) to its file (moduleFiles); a setting (RoleSetting, "the `nav`
 //     setting", "the `plugins` configuration option") only to a field,
 //     a plain word included, preferring fields of a configuration type
 //     (configFields);
 //   - a bare name binds only to visible definitions (not Hidden: exported
 //     or public, top-level or members) outside test, example, fixture,
 //     vendored and minified files, and never to a flag; a plain lower-case
-//     word ("toc", "get") binds to a top-level definition, not a member,
+//     word ("toc", "get") binds to a top-level definition or a command
+//     (declared in a function or an enum, named as a word), not a member,
 //     and a name written with a leading dot (".aread()") only to a member;
 //   - a member named through a variable the document's examples
 //     construct (http.get after http = Client()) binds to the type's
@@ -111,7 +114,9 @@ func nonCandidate(p string) bool {
 //     (reexports.go); of several definitions of a bare name, the one
 //     its Python package or Rust crate root re-exports, when that is one;
 //   - a qualified name's qualifier matches a container case-insensitively
-//     (response.aread -> Response.aread), a file stem or a directory; a
+//     (response.aread -> Response.aread), a file stem or a directory; of
+//     several it fits, the one whose container it names exactly
+//     (namedContainer); a
 //     package-root qualifier (httpx.get, mdbook::Book) that matches
 //     nothing is dropped when the rest then names exactly one definition.
 func (g *Graph) resolveProse(e *Entry, res *Resolution) {
@@ -129,12 +134,16 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 		}
 	case RoleFlag:
 		cands = g.proseCandidates(r.Name, nil, func(s Symbol) bool { return s.Kind == "flag" })
+		if len(cands) > 1 {
+			cands = commandOnLine(e, r, cands)
+		}
 	default:
 		parts := splitQualified(r.Name)
 		name, quals := parts[len(parts)-1], parts[:len(parts)-1]
 		keep := func(s Symbol) bool { return s.Kind != "flag" }
 		switch {
-		case r.Role == RoleModule: // a module, crate or package: not a definition lunad indexes
+		case r.Role == RoleModule: // a module, crate or package: its file, if the workspace has it
+			g.settle(e, res, g.moduleFiles(quals, name))
 			return
 		case r.Role == RoleParameter: // an option of an options type or a config class, never a function
 			keep = func(s Symbol) bool { return s.Kind == "field" }
@@ -146,8 +155,8 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 			}
 		case strings.HasPrefix(r.Name, "."): // ".aread()": a member
 			keep = func(s Symbol) bool { return s.Container != "" && s.Kind != "flag" }
-		case len(quals) == 0 && plainWord(name):
-			keep = func(s Symbol) bool { return s.Container == "" && s.Kind != "flag" }
+		case len(quals) == 0 && plainWord(name): // a command is named as a plain word wherever it is declared
+			keep = func(s Symbol) bool { return (s.Container == "" || s.Kind == "command") && s.Kind != "flag" }
 		}
 		if c := g.instanceCandidates(r); len(c) == 1 {
 			g.settle(e, res, c)
@@ -169,6 +178,9 @@ func (g *Graph) resolveProse(e *Entry, res *Resolution) {
 				cands = nil // dropping the root is only safe when the rest is unique
 				break
 			}
+		}
+		if len(cands) > 1 && len(quals) > 0 { // Body::read_to_string: Body's, not BodyWithConfig's
+			cands = namedContainer(cands, quals[len(quals)-1])
 		}
 		if len(cands) > 1 && len(quals) == 0 { // the one its package re-exports (reexports.go)
 			cands = g.exportedOf(cands, name, keep)
@@ -213,6 +225,52 @@ func (g *Graph) proseCandidates(name string, quals []string, keep func(Symbol) b
 		cands = appendTarget(cands, symbolTarget(b, s))
 	}
 	return cands
+}
+
+// namedContainer keeps, of several candidates a qualifier fits (by
+// container, file stem or directory, without regard to case), the one
+// whose container the qualifier names exactly: Body::read_to_string in
+// src/body/mod.rs is Body's method, not BodyWithConfig's, which the
+// directory "body" also qualifies. A lower-case qualifier (ky.create) is
+// a module or a variable, whose type is not the container it spells
+// (KyInstance, not Ky): it names no container exactly. It returns cands
+// unchanged unless exactly one is.
+func namedContainer(cands []Target, qual string) []Target {
+	var keep []Target
+	for _, c := range cands {
+		if c.Container == qual {
+			keep = append(keep, c)
+		}
+	}
+	if len(keep) != 1 {
+		return cands
+	}
+	return keep
+}
+
+// commandOnLine keeps, of several flags of one name, the one declared
+// under the command a command line on the flag's line names ("Added
+// `--score` to `zoxide add`": the flag of Add, not of Query), by the
+// rules of underParent. It returns cands unchanged unless exactly one
+// command line there picks exactly one flag.
+func commandOnLine(e *Entry, flag Reference, cands []Target) []Target {
+	var keep []Target
+	for _, r := range e.references() {
+		if r.Role != RoleCommand || r.Span.Start.Line != flag.Span.Start.Line {
+			continue
+		}
+		words := strings.Fields(r.Name)
+		if picked := underParent(cands, words[len(words)-1]); len(picked) == 1 {
+			if keep != nil && keep[0] != picked[0] {
+				return cands // two command lines, two flags
+			}
+			keep = picked
+		}
+	}
+	if keep == nil {
+		return cands
+	}
+	return keep
 }
 
 // underParent keeps, of several commands of one name, the one declared

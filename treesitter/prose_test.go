@@ -181,6 +181,11 @@ func TestSpanName(t *testing.T) {
 		{"@babel/core", "", "-"},
 		{"glow config", "glow config", RoleCommand},
 		{"gh-deploy", "gh-deploy", RoleCommand},
+		{"dotenv set <key> <value>", "dotenv set", RoleCommand},
+		{"ko build ./cmd/app", "ko build", RoleCommand},
+		{"tool remote add [name]", "tool remote add", RoleCommand},
+		{"tool add more words <x>", "", "-"},
+		{"tool add <x> more", "", "-"},
 		{"x", "", "-"},
 		{".git", "", "-"},
 		{"ky.get(input).json()", "", "-"},
@@ -346,5 +351,48 @@ func FuzzSpanName(f *testing.F) {
 		if strings.ContainsAny(name, "()<> ") || len(strings.TrimPrefix(name, ".")) < 2 {
 			t.Fatalf("spanName(%q) = %q: not a name", code, name)
 		}
+	})
+}
+
+// TestRustPathsAndVariants: a Type::method qualifier picks the container
+// it names exactly over one its file or directory also fits; a crate
+// name reaches a top-level item of lib.rs; an enum's variants are
+// Enum::Variant definitions, also as a bare name; a clap subcommand
+// enum's variant is both a variant and a command.
+func TestRustPathsAndVariants(t *testing.T) {
+	cargo := "[package]\nname = \"fetch\"\n"
+	body := "pub struct Body {}\n\nimpl Body {\n    pub fn read_to_string(&mut self) -> String { todo!() }\n}\n\npub struct BodyWithConfig {}\n\nimpl BodyWithConfig {\n    pub fn read_to_string(self) -> String { todo!() }\n}\n"
+	lib := "mod body;\n\npub fn get(uri: &str) -> Request { todo!() }\n\nfn helper() {}\n"
+	other := "pub struct Agent {}\n\nimpl Agent {\n    pub fn get(&self, uri: &str) -> Request { todo!() }\n}\n"
+	tls := "pub enum RootCerts {\n    /// the platform's\n    PlatformVerifier,\n    Specific(Vec<u8>),\n}\n\npub enum Error {\n    TooManyRedirects,\n    Timeout { after: u64 },\n}\n"
+	cli := "#[derive(Subcommand)]\npub enum ImportFrom {\n    Atuin,\n    Fasd,\n}\n"
+	runProseCases(t, []proseCase{
+		{"Type::method picks the container named exactly", map[string]string{"Cargo.toml": cargo, "src/body/mod.rs": body}, "Call `Body::read_to_string()`.\n", "src/body/mod.rs#Body.read_to_string"},
+		{"the other type by its own name", map[string]string{"Cargo.toml": cargo, "src/body/mod.rs": body}, "Call `BodyWithConfig::read_to_string()`.\n", "src/body/mod.rs#BodyWithConfig.read_to_string"},
+		{"a directory qualifier alone stays ambiguous", map[string]string{"Cargo.toml": cargo, "src/body/mod.rs": body}, "Call `body::read_to_string()`.\n", "ambiguous"},
+		{"crate::fn reaches lib.rs's top-level fn", map[string]string{"Cargo.toml": cargo, "src/lib.rs": lib, "src/agent.rs": other}, "Use `fetch::get`.\n", "src/lib.rs#get"},
+		{"a crate path to what lib.rs does not define stays unresolved", map[string]string{"Cargo.toml": cargo, "src/lib.rs": lib, "src/agent.rs": other}, "Use `fetch::post`.\n", "unresolved"},
+		{"Enum::Variant", map[string]string{"src/tls.rs": tls}, "Set `RootCerts::PlatformVerifier`.\n", "src/tls.rs#RootCerts.PlatformVerifier"},
+		{"a tuple variant", map[string]string{"src/tls.rs": tls}, "Or `RootCerts::Specific`.\n", "src/tls.rs#RootCerts.Specific"},
+		{"a bare variant", map[string]string{"src/tls.rs": tls}, "It fails with `TooManyRedirects`.\n", "src/tls.rs#Error.TooManyRedirects"},
+		{"a subcommand variant is still a command", map[string]string{"Cargo.toml": cargo, "src/cli.rs": cli}, "Run `fetch import fasd`.\n", "src/cli.rs#ImportFrom.fasd"},
+		{"and a variant by its Rust name", map[string]string{"Cargo.toml": cargo, "src/cli.rs": cli}, "See `ImportFrom::Fasd`.\n", "src/cli.rs#ImportFrom.Fasd"},
+	})
+}
+
+// TestModuleMentions: a name the words around it call a module binds to
+// the module's file, when exactly one file is that module; without the
+// words it is left alone.
+func TestModuleMentions(t *testing.T) {
+	py := map[string]string{"pyproject.toml": "[project]\nname = \"srv\"\n", "srv/__init__.py": "", "srv/workers.py": "class Worker:\n    pass\n", "srv/config.py": "X = 1\n"}
+	rs := map[string]string{"Cargo.toml": "[package]\nname = \"fetch\"\n", "src/lib.rs": "pub mod unversioned;\n", "src/unversioned/mod.rs": "pub mod transport;\n", "src/unversioned/transport.rs": "pub trait Transport {}\n"}
+	runProseCases(t, []proseCase{
+		{"a Python module by its dotted path", py, "The `srv.workers` module is deprecated.\n", "srv/workers.py#"},
+		{"a Python package", py, "The `srv` package.\n", "srv/__init__.py#"},
+		{"a Rust module directory, bare", rs, "They live under the `unversioned` module.\n", "src/unversioned/mod.rs#"},
+		{"through a shortcut reference link", rs, "They live under the [`unversioned`] module.\n\n[`unversioned`]: https://docs.rs/x\n", "src/unversioned/mod.rs#"},
+		{"a Rust path with the crate name", rs, "See the `fetch::unversioned::transport` module.\n", "src/unversioned/transport.rs#"},
+		{"a module the workspace lacks", py, "The `srv.gunicorn` module.\n", "unresolved"},
+		{"without the words a module path is left alone", py, "Options are in `srv.workers` or elsewhere.\n", "unresolved"},
 	})
 }

@@ -148,7 +148,8 @@ func rustIdent(s string) bool {
 
 // rustReexported lists the definitions named name that the module path
 // quals names ("mdbook::book", "crate", "mdbook": a leading crate name or
-// crate is the crate root) re-exports, and keep accepts.
+// crate is the crate root) defines at its top level (ureq::get, a fn of
+// lib.rs) or else re-exports, and keep accepts.
 func (g *Graph) rustReexported(quals []string, name string, keep func(Symbol) bool) []Target {
 	if quals[0] == "crate" || g.isRoot(quals[0]) {
 		quals = quals[1:]
@@ -161,7 +162,11 @@ func (g *Graph) rustReexported(quals []string, name string, keep func(Symbol) bo
 				continue
 			}
 			if m := g.rustModuleFile(path.Dir(e.Path), e, quals); m != nil {
-				for _, t := range g.followRustExport(m, name, keep, 0) {
+				ts := topLevel(m, name, keep)
+				if len(ts) == 0 {
+					ts = g.followRustExport(m, name, keep, 0)
+				}
+				for _, t := range ts {
 					out = appendTarget(out, t)
 				}
 			}

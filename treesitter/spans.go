@@ -18,6 +18,10 @@ var (
 	// a command line: "tool sub", "mkdocs gh-deploy", "cargo generate" —
 	// two or three lower-case words and nothing else
 	commandLine = lazyregexp.New(`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*(?: [a-z][a-z0-9]*(?:-[a-z0-9]+)*){1,2}$`)
+	// a command line with arguments that are placeholders or paths:
+	// "dotenv set <key> <value>", "ko build ./cmd/app", "tool add [name]"
+	// (submatch 1: the command words)
+	commandArgs = lazyregexp.New(`^([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*(?: [a-z][a-z0-9]*(?:-[a-z0-9]+)*){1,2})(?: (?:<[^<>\s]+>|\[[^\[\]\s]+\]|\.{1,2}/\S*))+$`)
 	// a single dashed word ("gh-deploy") is no identifier: a command
 	dashedWord = lazyregexp.New(`^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$`)
 	// a long flag, optionally with its value: "--force", "--config <file>"
@@ -56,6 +60,9 @@ func spanName(code string) (name, role string, ok bool) {
 	}
 	if commandLine().MatchString(code) || dashedWord().MatchString(code) {
 		return code, RoleCommand, true
+	}
+	if m := commandArgs().FindStringSubmatch(code); m != nil {
+		return m[1], RoleCommand, true
 	}
 	if n, found := strings.CutSuffix(code, "="); found && !strings.HasSuffix(n, "=") {
 		code, role = n, RoleParameter
@@ -154,8 +161,9 @@ var afterRoles = []string{RoleParameter, RoleCommand, RoleVariable, RoleModule, 
 const maxRoleWords = 40
 
 // spanRole reads the role the words right before and after a code span
-// give it; after a span that is a link's text ("[`nav`](#nav) setting")
-// the words after the link count.
+// give it; after a span that is a link's text ("[`nav`](#nav) setting",
+// "[`nav`][cfg] setting", "[`nav`] setting") the words after the link
+// count.
 func spanRole(before, after []byte) string {
 	if len(before) > 0 && roleBefore().Match(before) {
 		return RoleVariable
@@ -169,6 +177,8 @@ func spanRole(before, after []byte) string {
 		if i := bytes.IndexByte(after[1:], ']'); i > 0 {
 			after = after[i+2:]
 		}
+	case bytes.HasPrefix(after, []byte("]")): // a shortcut reference link: "[`unversioned`] module"
+		after = after[1:]
 	}
 	t := bytes.TrimLeft(after, " \t\n")
 	if len(t) == 0 || !strings.ContainsRune("apokscvml", rune(t[0])) { // no role word starts here

@@ -9,6 +9,8 @@
 
 ; inline spans handed to the inline grammar (markdown_inline.scm)
 (inline) @inline
+; a pipe table's cell holds inline text without an inline node
+(pipe_table_cell) @inline
 
 ; fenced code blocks: the content, checked by lunad for quoted-snippet drift
 (fenced_code_block (info_string (language) @lang)? (code_fence_content) @reference.snippet)

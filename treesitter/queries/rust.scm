@@ -13,6 +13,10 @@
 
 (struct_item name: (type_identifier) @name) @definition.type
 (enum_item name: (type_identifier) @name) @definition.type
+; an enum's variants, named Enum::Variant (a constant of the enum)
+(enum_item
+  name: (type_identifier) @container
+  body: (enum_variant_list (enum_variant name: (identifier) @name) @definition.constant))
 (union_item name: (type_identifier) @name) @definition.type
 (trait_item name: (type_identifier) @name) @definition.type
 (type_item name: (type_identifier) @name) @definition.type
