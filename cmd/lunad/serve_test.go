@@ -181,7 +181,9 @@ func TestServe(t *testing.T) {
 	if out := w.ok("list"); !strings.Contains(out, "a.md") {
 		t.Fatalf("list: %q", out)
 	}
-	w.fail(4, "did you mean", "edit", id, "--search-file", w.file("s", "betta\n"), "--replace-file", w.file("r", "delta\n"))
+	// A misspelling of a line the file has gets a hint (text like no line
+	// of it gets none).
+	w.fail(4, "did you mean", "edit", id, "--search-file", w.file("s", "gamna\n"), "--replace-file", w.file("r", "delta\n"))
 	// Each command is a hello and its calls; list, show and edit went through the daemon.
 	if after := w.served(); after < before+6 {
 		t.Fatalf("the daemon served %d calls, want at least %d", after, before+6)
