@@ -3,6 +3,7 @@ package treesitter
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/lunad/lunad/internal/lazyregexp"
 )
@@ -25,22 +26,25 @@ import (
 // document, or constructed as two types, is left alone.
 
 // constructions are, per example language, the patterns whose submatches
-// "v" and "t" are the variable and the type constructed.
-var constructions = map[string][]func() *regexp.Regexp{
-	LangPython: {
-		lazyregexp.New(`(?m)^[ \t]*(?P<v>[A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:await[ \t]+)?(?:\w+\.)*(?P<t>[A-Z]\w*)\(`),
-		lazyregexp.New(`(?P<t2>[A-Z]\w*)\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)[ \t]+as[ \t]+(?P<v2>[A-Za-z_]\w*)`),
-	},
-	LangRust: {
-		lazyregexp.New(`\blet[ \t]+(?:mut[ \t]+)?(?P<v>[a-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\w+::)*(?P<t>[A-Z]\w*)(?:::(?:new\w*|default|open|load|create|with_\w+|from\w*)\(|[ \t]*\{)`),
-	},
-	LangGo: { // the first of several results: c, err := pkg.NewClient()
-		lazyregexp.New(`(?m)^[ \t]*(?:var[ \t]+)?(?P<v>[A-Za-z_]\w*)(?:[ \t]*,[ \t]*\w+)*[ \t]*:?=[ \t]*(?:\w+\.)?New(?P<t>[A-Z]\w*)\(`),
-		lazyregexp.New(`(?m)^[ \t]*(?:var[ \t]+)?(?P<v2>[A-Za-z_]\w*)[ \t]*:?=[ \t]*&?(?:\w+\.)?(?P<t2>[A-Z]\w*)\{`),
-	},
-	LangJavaScript: {newConstruction},
-	LangJava:       {newConstruction},
-}
+// "v" and "t" are the variable and the type constructed; made on first
+// use, so that a command that reads no document pays nothing for them.
+var constructions = sync.OnceValue(func() map[string][]func() *regexp.Regexp {
+	return map[string][]func() *regexp.Regexp{
+		LangPython: {
+			lazyregexp.New(`(?m)^[ \t]*(?P<v>[A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:await[ \t]+)?(?:\w+\.)*(?P<t>[A-Z]\w*)\(`),
+			lazyregexp.New(`(?P<t2>[A-Z]\w*)\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)[ \t]+as[ \t]+(?P<v2>[A-Za-z_]\w*)`),
+		},
+		LangRust: {
+			lazyregexp.New(`\blet[ \t]+(?:mut[ \t]+)?(?P<v>[a-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\w+::)*(?P<t>[A-Z]\w*)(?:::(?:new\w*|default|open|load|create|with_\w+|from\w*)\(|[ \t]*\{)`),
+		},
+		LangGo: { // the first of several results: c, err := pkg.NewClient()
+			lazyregexp.New(`(?m)^[ \t]*(?:var[ \t]+)?(?P<v>[A-Za-z_]\w*)(?:[ \t]*,[ \t]*\w+)*[ \t]*:?=[ \t]*(?:\w+\.)?New(?P<t>[A-Z]\w*)\(`),
+			lazyregexp.New(`(?m)^[ \t]*(?:var[ \t]+)?(?P<v2>[A-Za-z_]\w*)[ \t]*:?=[ \t]*&?(?:\w+\.)?(?P<t2>[A-Z]\w*)\{`),
+		},
+		LangJavaScript: {newConstruction},
+		LangJava:       {newConstruction},
+	}
+})
 
 var newConstruction = lazyregexp.New(`(?P<v>[A-Za-z_$][\w$]*)(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*(?:await[ \t]+)?new[ \t]+(?:[\w$]+\.)*(?P<t>[A-Z][\w$]*)[ \t]*[(<]`)
 
@@ -54,7 +58,7 @@ func instances(examples map[string][]string) map[string]string {
 			lang = LangJavaScript
 		}
 		for _, code := range codes {
-			for _, re := range constructions[lang] {
+			for _, re := range constructions()[lang] {
 				for _, at := range re().FindAllStringSubmatchIndex(code, -1) {
 					if chained(code, at[1]) {
 						continue // Path("a").read_text() is a string, not a Path
