@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -25,9 +26,15 @@ func TestVersion(t *testing.T) {
 	w, _ := newWSWith(t, "a.md", "alpha\n")
 	cmd := exec.Command(lunadBin, "--dir", w.dir, "mcp")
 	cmd.Env = env(w.home, "LUNAD_IDLE_TIMEOUT=2s")
-	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	// stdin stays open until the answer is read, as a client keeps it:
+	// the server ends at its end, abandoning what it has not answered.
+	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
@@ -41,6 +48,7 @@ func TestVersion(t *testing.T) {
 	}()
 	go func() { cmd.Wait(); close(done) }()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
+	stdin.Close()
 	var msg struct {
 		Result struct {
 			ServerInfo struct{ Name, Version string } `json:"serverInfo"`
